@@ -1,0 +1,87 @@
+"""What each array of a trace is: its symbol, its axes and how its values should be read.
+
+One registry serves every consumer: heatmap titles and axis labels, the colour map choice
+(signed values on a diverging map, weights on a sequential one), CSV headers and the figure
+titles. Axis names refer to `Trace.axis_labels()`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ArrayInfo:
+    """How to read one trace array.
+
+    `rows`/`cols` name the label set of each axis ("q_tokens", "k_tokens", "d_in", "d_head",
+    "concat", "width"); `rows` is None for a vector. `kind` is "signed" (diverging colours
+    centred on 0), "weights" (0..1, sequential), "mask" (True = masked) or "keep"
+    (True = kept by dropout).
+    """
+
+    name: str
+    symbol: str
+    title: str
+    rows: str | None
+    cols: str
+    per_head: bool
+    kind: str = "signed"
+
+
+ARRAY_INFO: dict[str, ArrayInfo] = {
+    info.name: info
+    for info in (
+        ArrayInfo("x", "X", "Embeddings X", "q_tokens", "d_in", False),
+        ArrayInfo("x_kv", "X_kv", "Key/value embeddings", "k_tokens", "d_in", False),
+        ArrayInfo("w_query", "W_q", "Query weights W_q", "d_in", "d_head", True),
+        ArrayInfo("w_key", "W_k", "Key weights W_k", "d_in", "d_head", True),
+        ArrayInfo("w_value", "W_v", "Value weights W_v", "d_in", "d_head", True),
+        ArrayInfo("b_query", "b_q", "Query bias b_q", None, "d_head", True),
+        ArrayInfo("b_key", "b_k", "Key bias b_k", None, "d_head", True),
+        ArrayInfo("b_value", "b_v", "Value bias b_v", None, "d_head", True),
+        ArrayInfo("queries", "Q", "Queries Q", "q_tokens", "d_head", True),
+        ArrayInfo("keys", "K", "Keys K", "k_tokens", "d_head", True),
+        ArrayInfo("values", "V", "Values V", "k_tokens", "d_head", True),
+        ArrayInfo("scores", "ω", "Scores ω = Q·Kᵀ", "q_tokens", "k_tokens", True),
+        ArrayInfo("scaled_scores", "ω̃", "Scaled scores", "q_tokens", "k_tokens", True),
+        ArrayInfo("mask", "M", "Mask (True = hidden)", "q_tokens", "k_tokens", False, "mask"),
+        ArrayInfo("masked_scores", "ω̃ₘ", "Masked scores", "q_tokens", "k_tokens", True),
+        ArrayInfo("weights", "α", "Attention weights", "q_tokens", "k_tokens", True, "weights"),
+        ArrayInfo(
+            "weights_neg_inf",
+            "α",
+            "Weights, −∞ then softmax",
+            "q_tokens",
+            "k_tokens",
+            True,
+            "weights",
+        ),
+        ArrayInfo(
+            "weights_renormalize",
+            "α",
+            "Weights, softmax then renormalize",
+            "q_tokens",
+            "k_tokens",
+            True,
+            "weights",
+        ),
+        ArrayInfo(
+            "dropout_keep", "keep", "Dropout keep-mask", "q_tokens", "k_tokens", True, "keep"
+        ),
+        ArrayInfo(
+            "weights_dropped",
+            "α_d",
+            "Weights after dropout",
+            "q_tokens",
+            "k_tokens",
+            True,
+            "weights",
+        ),
+        ArrayInfo("head_contexts", "Z", "Context per head Z = A·V", "q_tokens", "d_head", True),
+        ArrayInfo("concat", "Z_cat", "Concatenated heads", "q_tokens", "concat", False),
+        ArrayInfo("w_out", "W_o", "Output weights W_o", "concat", "width", False),
+        ArrayInfo("b_out", "b_o", "Output bias b_o", None, "width", False),
+        ArrayInfo("context", "out", "Context (output)", "q_tokens", "width", False),
+    )
+}

@@ -1,0 +1,139 @@
+"""compute(config) -> Trace: scaled dot-product attention with every intermediate kept.
+
+All heads run in one batched matmul, as `MultiHeadAttention` does after its reshapes; the stacked
+layout (`MultiHeadAttentionWrapper`) differs only in how the weights were drawn. The arithmetic
+follows the tutorials' classes operation for operation, so their printed numbers come out.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .config import AttentionConfig, ConfigError
+from .params import dropout_keep, parameters_for
+from .steps import build_steps
+from .trace import Trace, frozen_mapping
+
+
+def causal_padding_mask(n_q: int, n_k: int, causal: bool, valid_len: int | None) -> torch.Tensor:
+    """(n_q, n_k) bool, True where a query may not look: later keys (causal), padding keys."""
+    mask = torch.zeros(n_q, n_k, dtype=torch.bool)
+    if causal:
+        mask |= torch.ones(n_q, n_k, dtype=torch.bool).triu(diagonal=1)
+    if valid_len is not None:
+        mask[:, valid_len:] = True
+    return mask
+
+
+def _project(x: torch.Tensor, w: torch.Tensor | None, b: torch.Tensor | None) -> torch.Tensor:
+    if w is None:
+        return x.unsqueeze(0)  # (1, n, d_in): Q = K = V = X
+    out = x @ w  # (n, d_in) @ (heads, d_in, d_head) -> (heads, n, d_head)
+    if b is not None:
+        out = out + b[:, None, :]
+    return out
+
+
+def _check_finite(
+    inputs: tuple[torch.Tensor, ...],
+    scores: torch.Tensor,
+    scaled: torch.Tensor,
+    context: torch.Tensor,
+    temperature: float,
+) -> None:
+    """Huge but finite inputs can overflow float32 on the way; say where instead of drawing NaN."""
+    if not torch.isfinite(scaled).all() and torch.isfinite(scores).all():
+        raise ConfigError(
+            f"The temperature {temperature:g} is so small that the scaled scores overflow "
+            "float32: raise it.",
+            "temperature",
+        )
+    if not torch.isfinite(scores).all() or not torch.isfinite(context).all():
+        biggest = max(x.abs().max().item() for x in inputs)
+        raise ConfigError(
+            "The numbers overflowed float32 while multiplying (largest embedding magnitude "
+            f"{biggest:.3g}): use smaller embedding values.",
+            "embeddings",
+        )
+
+
+@torch.inference_mode()
+def compute(config: AttentionConfig) -> Trace:
+    """Run one attention computation and return all of its intermediates.
+
+    Raises ConfigError (with a message for the learner) when the config cannot be computed,
+    including when float32 overflows on huge embedding values.
+    """
+    config.validate()
+    params = parameters_for(config)
+    heads, n_q, n_k = config.heads, config.n_q, config.n_k
+
+    x = torch.tensor(config.embeddings, dtype=torch.float32)  # (n_q, d_in)
+    x_kv = torch.tensor(config.kv_embeddings, dtype=torch.float32) if config.is_cross else x
+
+    queries = _project(x, params.w_query, params.b_query)  # (heads, n_q, d_head)
+    keys = _project(x_kv, params.w_key, params.b_key)  # (heads, n_k, d_head)
+    values = _project(x_kv, params.w_value, params.b_value)  # (heads, n_k, d_head)
+
+    scores = queries @ keys.transpose(-1, -2)  # (heads, n_q, n_k)
+    divisor = config.scale_divisor
+    scaled = scores / divisor if divisor != 1 else scores
+
+    mask = causal_padding_mask(n_q, n_k, config.causal, config.valid_len)  # (n_q, n_k)
+    arrays: dict[str, torch.Tensor] = {}
+    if config.has_mask:
+        masked = scaled.masked_fill(mask, -torch.inf)
+        by_neg_inf = torch.softmax(masked, dim=-1)
+        by_renorm = torch.softmax(scaled, dim=-1).masked_fill(mask, 0.0)
+        by_renorm = by_renorm / by_renorm.sum(dim=-1, keepdim=True)
+        weights = by_neg_inf if config.mask_method == "neg_inf" else by_renorm
+        arrays["weights_neg_inf"] = by_neg_inf
+        arrays["weights_renormalize"] = by_renorm
+    else:
+        masked = scaled
+        weights = torch.softmax(scaled, dim=-1)
+
+    if config.dropout_active:
+        keep = dropout_keep(params, config.dropout, heads, n_q, n_k, config.head_layout)
+        dropped = weights * keep.div(1 - config.dropout)  # as F.dropout: x * (noise / (1 - p))
+        arrays["dropout_keep"] = keep.bool()
+    else:
+        dropped = weights
+
+    head_contexts = dropped @ values  # (heads, n_q, d_head)
+    concat = head_contexts.transpose(0, 1).reshape(n_q, config.width)  # (n_q, heads * d_head)
+    context = (
+        concat if params.w_out is None else concat @ params.w_out + params.b_out
+    )  # (n_q, width)
+
+    _check_finite((x, x_kv), scores, scaled, context, config.temperature)
+
+    arrays.update(
+        x=x,
+        queries=queries,
+        keys=keys,
+        values=values,
+        scores=scores,
+        scaled_scores=scaled,
+        mask=mask,
+        masked_scores=masked,
+        weights=weights,
+        weights_dropped=dropped,
+        head_contexts=head_contexts,
+        concat=concat,
+        context=context,
+    )
+    if config.is_cross:
+        arrays["x_kv"] = x_kv
+    for name in ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value", "w_out", "b_out"):
+        tensor = getattr(params, name)
+        if tensor is not None:
+            arrays[name] = tensor
+
+    numpy_arrays = {name: t.numpy() for name, t in arrays.items()}
+    shapes = {name: a.shape for name, a in numpy_arrays.items()}
+    return Trace(
+        config=config,
+        arrays=frozen_mapping(numpy_arrays),
+        steps=build_steps(config, shapes),
+    )

@@ -1,0 +1,366 @@
+"""The engine's input: one immutable description of an attention computation.
+
+A config is plain data (tuples, numbers, strings) so it can be hashed, cached, sent to a worker
+thread and written to a session file. Validation is separate from construction: the UI keeps
+what the learner typed even when it is not (yet) a valid computation, and asks `problems()`
+what to say next to which control.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+PROJECTIONS = ("none", "rand", "linear")
+HEAD_LAYOUTS = ("stacked", "split")
+MASK_METHODS = ("neg_inf", "renormalize")
+
+# Largest magnitude a float32 can hold; the engine computes in float32 like the tutorials.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+MAX_SEED = 2**63 - 1
+
+
+class ConfigError(ValueError):
+    """An attention config that cannot be computed, with a message meant for a learner.
+
+    `field` names the config field the message is about (the UI shows the message next to
+    that control); it is None when the problem is not tied to one field.
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a config cannot be computed."""
+
+    field: str
+    message: str
+
+
+def _as_tuple(value: Any) -> Any:
+    """Lists and arrays become tuples so a config is hashable; anything else is kept as given."""
+    if isinstance(value, np.ndarray):
+        return tuple(_as_tuple(v) for v in value.tolist())
+    if isinstance(value, list | tuple):
+        return tuple(_as_tuple(v) for v in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+@dataclass(frozen=True)
+class AttentionConfig:
+    """Everything that determines one attention computation.
+
+    Field meanings follow the tutorials' classes: `projection` "rand" is `SelfAttention_v1`
+    (each W is `torch.rand(d_in, d_out)`), "linear" is `SelfAttention_v2` / `CausalAttention`
+    (`nn.Linear`), "none" uses the embeddings themselves as Q, K and V. `qkv_bias` only exists
+    for "linear" projections and is ignored otherwise. Random draws follow
+    `torch.manual_seed(seed)` followed by building the module.
+    """
+
+    tokens: tuple[str, ...]
+    embeddings: tuple[tuple[float, ...], ...]
+    kv_tokens: tuple[str, ...] | None = None
+    kv_embeddings: tuple[tuple[float, ...], ...] | None = None
+    projection: str = "linear"
+    d_out: int = 2
+    num_heads: int = 1
+    head_layout: str = "stacked"
+    out_proj: bool = False
+    qkv_bias: bool = False
+    causal: bool = False
+    mask_method: str = "neg_inf"
+    valid_len: int | None = None
+    scale: bool = True
+    temperature: float = 1.0
+    dropout: float = 0.0
+    training: bool = True
+    seed: int = 123
+
+    def __post_init__(self) -> None:
+        for name in ("tokens", "embeddings", "kv_tokens", "kv_embeddings"):
+            object.__setattr__(self, name, _as_tuple(getattr(self, name)))
+        for name in ("d_out", "num_heads", "seed", "valid_len"):
+            value = getattr(self, name)
+            if isinstance(value, np.integer):
+                object.__setattr__(self, name, int(value))
+        for name in ("temperature", "dropout"):
+            value = getattr(self, name)
+            if isinstance(value, np.floating | np.integer):
+                object.__setattr__(self, name, float(value))
+
+    # ----------------------------------------------------------------- derived facts
+    @property
+    def is_cross(self) -> bool:
+        return self.kv_tokens is not None or self.kv_embeddings is not None
+
+    @property
+    def n_q(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def n_k(self) -> int:
+        return len(self.kv_tokens) if self.is_cross and self.kv_tokens is not None else self.n_q
+
+    @property
+    def d_in(self) -> int:
+        return len(self.embeddings[0]) if self.embeddings else 0
+
+    @property
+    def key_tokens(self) -> tuple[str, ...]:
+        return self.kv_tokens if self.is_cross and self.kv_tokens is not None else self.tokens
+
+    @property
+    def key_embeddings(self) -> tuple[tuple[float, ...], ...]:
+        if self.is_cross and self.kv_embeddings is not None:
+            return self.kv_embeddings
+        return self.embeddings
+
+    @property
+    def heads(self) -> int:
+        """Number of heads actually computed ("none" always has one)."""
+        return 1 if self.projection == "none" else self.num_heads
+
+    @property
+    def d_head(self) -> int:
+        """Width of one head's queries, keys and values: the d_k of the scaling."""
+        if self.projection == "none":
+            return self.d_in
+        if self.head_layout == "split":
+            return self.d_out // self.num_heads
+        return self.d_out
+
+    @property
+    def width(self) -> int:
+        """Width of the concatenated heads (and of the output)."""
+        return self.heads * self.d_head
+
+    @property
+    def has_mask(self) -> bool:
+        return self.causal or self.valid_len is not None
+
+    @property
+    def dropout_active(self) -> bool:
+        return self.training and self.dropout > 0
+
+    @property
+    def uses_bias(self) -> bool:
+        return self.projection == "linear" and self.qkv_bias
+
+    @property
+    def scale_divisor(self) -> float:
+        """What the raw scores are divided by: √d_k (when scaling) times the temperature."""
+        root = math.sqrt(self.d_head) if self.scale else 1.0
+        return root * self.temperature
+
+    # ----------------------------------------------------------------- validation
+    def problems(self) -> list[Problem]:
+        """Every reason this config cannot be computed, in the order of the controls."""
+        out: list[Problem] = []
+        out += _sequence_problems("tokens", "embeddings", self.tokens, self.embeddings, "")
+        if self.is_cross:
+            if self.kv_tokens is None or self.kv_embeddings is None:
+                out.append(
+                    Problem(
+                        "kv_tokens",
+                        "Cross-attention needs both key/value tokens and their embeddings.",
+                    )
+                )
+            else:
+                out += _sequence_problems(
+                    "kv_tokens", "kv_embeddings", self.kv_tokens, self.kv_embeddings, "key/value "
+                )
+                if not out and len(self.kv_embeddings[0]) != self.d_in:
+                    out.append(
+                        Problem(
+                            "kv_embeddings",
+                            f"The key/value embeddings have {len(self.kv_embeddings[0])} "
+                            f"dimensions but the query embeddings have {self.d_in}: both "
+                            "sequences must live in the same embedding space.",
+                        )
+                    )
+        out += self._choice_problems()
+        out += self._number_problems()
+        return out
+
+    def validate(self) -> None:
+        """Raise ConfigError with the first problem, if any."""
+        found = self.problems()
+        if found:
+            raise ConfigError(found[0].message, found[0].field)
+
+    def _choice_problems(self) -> list[Problem]:
+        out = []
+        for name, allowed in (
+            ("projection", PROJECTIONS),
+            ("head_layout", HEAD_LAYOUTS),
+            ("mask_method", MASK_METHODS),
+        ):
+            value = getattr(self, name)
+            if value not in allowed:
+                label = name.replace("_", " ")
+                out.append(
+                    Problem(
+                        name,
+                        f"Unknown {label} {value!r}: choose {_or_list(allowed)}.",
+                    )
+                )
+        for name in ("out_proj", "qkv_bias", "causal", "scale", "training"):
+            if not isinstance(getattr(self, name), bool):
+                out.append(Problem(name, f"{name} must be True or False."))
+        return out
+
+    def _number_problems(self) -> list[Problem]:
+        out = []
+        if not _is_int(self.d_out):
+            out.append(Problem("d_out", f"d_out must be a whole number (it is {self.d_out!r})."))
+        elif self.d_out < 1:
+            out.append(Problem("d_out", f"d_out must be at least 1 (it is {self.d_out})."))
+        if not _is_int(self.num_heads):
+            out.append(
+                Problem(
+                    "num_heads", f"The number of heads must be a whole number ({self.num_heads!r})."
+                )
+            )
+        elif self.num_heads < 1:
+            out.append(
+                Problem("num_heads", f"There must be at least one head (it is {self.num_heads}).")
+            )
+        elif self.projection == "none" and self.num_heads > 1:
+            out.append(
+                Problem(
+                    "num_heads",
+                    f"Without projections (Q = K = V = X) all {self.num_heads} heads would be "
+                    "identical: use one head, or the rand or linear projection.",
+                )
+            )
+        elif (
+            self.head_layout == "split"
+            and self.projection != "none"
+            and _is_int(self.d_out)
+            and self.d_out >= 1
+            and self.d_out % self.num_heads
+        ):
+            out.append(
+                Problem(
+                    "num_heads",
+                    f"d_out {self.d_out} cannot be split into {self.num_heads} heads: with the "
+                    "split layout d_out must be a multiple of the number of heads.",
+                )
+            )
+        if not _is_number(self.dropout) or not 0 <= self.dropout < 1:
+            out.append(
+                Problem(
+                    "dropout",
+                    f"Dropout must be at least 0 and below 1 (it is {self.dropout!r}): "
+                    "p is the chance of dropping each attention weight.",
+                )
+            )
+        if not _is_number(self.temperature) or not 0 < self.temperature < math.inf:
+            out.append(
+                Problem(
+                    "temperature",
+                    f"The temperature must be a positive number (it is {self.temperature!r}).",
+                )
+            )
+        if self.valid_len is not None:
+            n_k = self.n_k
+            if not _is_int(self.valid_len):
+                out.append(
+                    Problem(
+                        "valid_len",
+                        f"The valid length must be a whole number ({self.valid_len!r}).",
+                    )
+                )
+            elif not 1 <= self.valid_len <= max(n_k, 1):
+                out.append(
+                    Problem(
+                        "valid_len",
+                        f"Valid length {self.valid_len} is outside 1 to {n_k}: at least one key "
+                        f"must stay visible and there are {n_k} keys.",
+                    )
+                )
+        if self.causal is True and self.n_q != self.n_k:
+            out.append(
+                Problem(
+                    "causal",
+                    f"A causal mask needs as many queries as keys ({self.n_q} queries, "
+                    f"{self.n_k} keys): switch causal off for cross-attention.",
+                )
+            )
+        if not _is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
+            out.append(
+                Problem(
+                    "seed", f"The seed must be a whole number from 0 to 2^63-1 ({self.seed!r})."
+                )
+            )
+        return out
+
+
+def _sequence_problems(
+    tokens_field: str, emb_field: str, tokens: Any, embeddings: Any, what: str
+) -> list[Problem]:
+    """Problems of one token sequence and its embedding rows (`what` says which sequence)."""
+    if not isinstance(tokens, tuple) or not all(isinstance(t, str) for t in tokens):
+        return [Problem(tokens_field, f"The {what}tokens must be a list of strings.")]
+    if not tokens:
+        return [Problem(tokens_field, f"There are no {what}tokens: add at least one.")]
+    if not isinstance(embeddings, tuple) or not all(isinstance(r, tuple) for r in embeddings):
+        return [Problem(emb_field, f"The {what}embeddings must be a table of numbers.")]
+    if len(tokens) != len(embeddings):
+        return [
+            Problem(
+                emb_field,
+                f"There are {len(tokens)} {what}tokens but {len(embeddings)} embedding rows: "
+                "each token needs exactly one row.",
+            )
+        ]
+    width = len(embeddings[0])
+    if width == 0:
+        return [Problem(emb_field, f"The {what}embeddings need at least one dimension.")]
+    for i, (token, row) in enumerate(zip(tokens, embeddings, strict=True)):
+        name = f"{what}token {i + 1} ({token!r})"
+        if len(row) != width:
+            return [
+                Problem(
+                    emb_field,
+                    f"{name[0].upper()}{name[1:]} has {len(row)} numbers but token 1 has "
+                    f"{width}: every embedding needs the same number of dimensions.",
+                )
+            ]
+        for j, value in enumerate(row):
+            where = f"{name[0].upper()}{name[1:]}, dimension {j + 1}"
+            if not _is_number(value):
+                return [Problem(emb_field, f"{where} is not a number ({value!r}).")]
+            if math.isnan(value):
+                return [Problem(emb_field, f"{where} is NaN: every value must be a number.")]
+            if math.isinf(value):
+                return [Problem(emb_field, f"{where} is infinite: every value must be finite.")]
+            if abs(value) > FLOAT32_MAX:
+                return [
+                    Problem(
+                        emb_field,
+                        f"{where} is {value:g}, too large for float32 (about ±3.4e38), "
+                        "the precision the engine computes in.",
+                    )
+                ]
+    return []
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _or_list(items: tuple[str, ...]) -> str:
+    return ", ".join(items[:-1]) + " or " + items[-1]

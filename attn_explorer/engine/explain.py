@@ -1,0 +1,373 @@
+"""explain(trace, name, head, i, j): one cell's derivation, written out with its real numbers.
+
+Indices in the text count from 1, like the tutorials' x^(2) for "journey" and like the UI's
+labels; the function itself takes 0-based indices, like numpy. The last number of every
+derivation is the trace's own (float32) value, so a tooltip always agrees with the cell.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .arrays import ARRAY_INFO
+from .trace import Trace
+
+MAX_TERMS = 8  # longer sums show their first terms, an ellipsis and the last term
+
+
+def num(value: float) -> str:
+    """A number as the UI prints it: 4 decimals, or 4 significant digits when huge or tiny."""
+    value = float(value)
+    if math.isinf(value):
+        return "−∞" if value < 0 else "∞"
+    if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-4):
+        return f"{value:.4g}"
+    return f"{value:.4f}"
+
+
+def _factor(value: float) -> str:
+    text = num(value)
+    return f"({text})" if value < 0 else text
+
+
+def _sum_of_products(pairs: list[tuple[float, float]]) -> str:
+    terms = [f"{num(a)}×{_factor(b)}" for a, b in pairs]
+    if len(terms) > MAX_TERMS:
+        terms = [*terms[: MAX_TERMS - 2], "…", terms[-1]]
+        return " + ".join(terms) + f"  ({len(pairs)} terms)"
+    return " + ".join(terms) if terms else "0"
+
+
+def _token(tokens: tuple[str, ...], index: int) -> str:
+    return f"“{tokens[index]}”"
+
+
+def explain(trace: Trace, name: str, head: int, i: int, j: int) -> str:
+    """The derivation of `trace[name]` at row i, column j of head `head` (all 0-based).
+
+    For arrays without a head axis `head` is ignored; for vectors (biases) `i` must be 0.
+    Raises KeyError for an array the trace does not have and IndexError outside its shape.
+    """
+    if name not in trace.arrays:
+        raise KeyError(f"this trace has no array {name!r}")
+    info = ARRAY_INFO[name]
+    if info.per_head and not 0 <= head < trace.heads:
+        raise IndexError(f"head {head} is outside 0..{trace.heads - 1}")
+    matrix = trace.matrix(name, head if info.per_head else 0)
+    if not (0 <= i < matrix.shape[0] and 0 <= j < matrix.shape[1]):
+        raise IndexError(f"cell ({i}, {j}) is outside {name}'s shape {matrix.shape}")
+    h = head if info.per_head else 0
+    text = _EXPLAINERS[name](trace, name, h, i, j)
+    if info.per_head and trace.heads > 1:
+        text += f"\n(head {h + 1} of {trace.heads})"
+    return text
+
+
+# ---------------------------------------------------------------------------- inputs & weights
+def _embedding(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    tokens = trace.q_tokens if name == "x" else trace.k_tokens
+    which = "token" if name == "x" else "key/value token"
+    value = trace[name][i, j]
+    return (
+        f"x{i + 1}[{j + 1}] = {num(value)}\n"
+        f"Dimension {j + 1} of the embedding of {which} {i + 1} {_token(tokens, i)}, as typed."
+    )
+
+
+def _drawn_from(trace: Trace, name: str) -> str:
+    cfg = trace.config
+    if name in ("w_out", "b_out"):
+        n = cfg.width
+        return (
+            f"Drawn by nn.Linear({n}, {n})'s initialisation, uniform in ±1/√{n} = "
+            f"±{num(1 / math.sqrt(n))}, after the q/k/v projections, from torch.manual_seed"
+            f"({cfg.seed})."
+        )
+    if cfg.projection == "rand":
+        return (
+            "Drawn by torch.rand(d_in, d_out), uniform in [0, 1), from "
+            f"torch.manual_seed({cfg.seed})."
+        )
+    bound = 1 / math.sqrt(cfg.d_in)
+    return (
+        f"Drawn by nn.Linear({cfg.d_in}, {cfg.d_out})'s initialisation, uniform in ±1/√d_in = "
+        f"±{num(bound)}, from torch.manual_seed({cfg.seed})."
+    )
+
+
+def _weight(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    symbol = ARRAY_INFO[name].symbol
+    value = trace.matrix(name, h)[i, j]
+    if name == "w_out":
+        where = f"row {i + 1} (concatenated dimension), column {j + 1} (output dimension)"
+    else:
+        where = f"row {i + 1} (input dimension), column {j + 1} (dimension of the head)"
+    return f"{symbol}[{i + 1},{j + 1}] = {num(value)}\n{where}.\n{_drawn_from(trace, name)}"
+
+
+def _bias(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    symbol = ARRAY_INFO[name].symbol
+    value = trace.matrix(name, h)[0, j]
+    return f"{symbol}[{j + 1}] = {num(value)}\n{_drawn_from(trace, name)}"
+
+
+def _projection(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    letter = {"queries": "q", "keys": "k", "values": "v"}[name]
+    role = {"queries": "query", "keys": "key", "values": "value"}[name]
+    source = "x" if name == "queries" or not trace.config.is_cross else "x_kv"
+    tokens = trace.q_tokens if name == "queries" else trace.k_tokens
+    value = trace[name][h, i, j]
+    head = f"{letter}{i + 1}[{j + 1}]"
+    about = f"Dimension {j + 1} of the {role} of token {i + 1} {_token(tokens, i)}."
+    x_row = trace[source][i]
+    if f"w_{role}" not in trace.arrays:
+        return (
+            f"{head} = x{i + 1}[{j + 1}] = {num(value)}\n"
+            f"{about} No projection: {letter.upper()} = X."
+        )
+    w_col = trace[f"w_{role}"][h, :, j]
+    pairs = list(zip(x_row.tolist(), w_col.tolist(), strict=True))
+    w = ARRAY_INFO[f"w_{role}"].symbol
+    formula = f"{head} = x{i + 1}·{w}[:,{j + 1}]"
+    sums = _sum_of_products(pairs)
+    bias_name = f"b_{role}"
+    if bias_name in trace.arrays:
+        b = trace[bias_name][h, j]
+        formula += f" + {ARRAY_INFO[bias_name].symbol}[{j + 1}]"
+        sums += f" + {_factor(b)}"
+    return f"{formula} = {sums} = {num(value)}\n{about}"
+
+
+# ---------------------------------------------------------------------------- scores & mask
+def _mask_reason(trace: Trace, i: int, j: int) -> str:
+    cfg = trace.config
+    reasons = []
+    if cfg.causal and j > i:
+        reasons.append(f"key {j + 1} comes after query {i + 1} (causal mask)")
+    if cfg.valid_len is not None and j >= cfg.valid_len:
+        reasons.append(f"key {j + 1} is padding, beyond the valid length {cfg.valid_len}")
+    return " and ".join(reasons)
+
+
+def _scores(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    q = trace["queries"][h, i]
+    k = trace["keys"][h, j]
+    value = trace["scores"][h, i, j]
+    pairs = list(zip(q.tolist(), k.tolist(), strict=True))
+    return (
+        f"ω[{i + 1},{j + 1}] = q{i + 1}·k{j + 1} = {_sum_of_products(pairs)} = {num(value)}\n"
+        f"How much query {i + 1} {_token(trace.q_tokens, i)} matches key {j + 1} "
+        f"{_token(trace.k_tokens, j)}."
+    )
+
+
+def _divisor_text(trace: Trace) -> tuple[str, str]:
+    """The divisor symbolically and as a number, e.g. ('√2 · 0.5', '0.7071')."""
+    cfg = trace.config
+    parts = []
+    if cfg.scale:
+        parts.append(f"√{cfg.d_head}")
+    if cfg.temperature != 1:
+        parts.append(f"{cfg.temperature:g}")
+    return " · ".join(parts), num(cfg.scale_divisor)
+
+
+def _scaled(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    raw = trace["scores"][h, i, j]
+    value = trace["scaled_scores"][h, i, j]
+    symbolic, numeric = _divisor_text(trace)
+    if not symbolic:
+        return (
+            f"ω̃[{i + 1},{j + 1}] = ω[{i + 1},{j + 1}] = {num(value)}\n"
+            "Not scaled: √d_k scaling is off and T = 1."
+        )
+    if " · " in symbolic:
+        symbolic = f"({symbolic})"
+    why = []
+    if trace.config.scale:
+        why.append(f"√d_k with d_k = {trace.config.d_head}, the width of a key")
+    if trace.config.temperature != 1:
+        why.append(f"temperature T = {trace.config.temperature:g}")
+    return (
+        f"ω̃[{i + 1},{j + 1}] = ω[{i + 1},{j + 1}] / {symbolic} = {num(raw)} / {numeric} = "
+        f"{num(value)}\nDivided by {' and '.join(why)}."
+    )
+
+
+def _mask(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    reason = _mask_reason(trace, i, j)
+    if reason:
+        return f"M[{i + 1},{j + 1}] = True: hidden, because {reason}."
+    return (
+        f"M[{i + 1},{j + 1}] = False: query {i + 1} {_token(trace.q_tokens, i)} may attend to "
+        f"key {j + 1} {_token(trace.k_tokens, j)}."
+    )
+
+
+def _masked(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    reason = _mask_reason(trace, i, j)
+    if reason:
+        return (
+            f"ω̃ₘ[{i + 1},{j + 1}] = −∞: hidden, because {reason}.\n"
+            "exp(−∞) = 0, so its attention weight will be exactly 0."
+        )
+    value = trace["masked_scores"][h, i, j]
+    return f"ω̃ₘ[{i + 1},{j + 1}] = ω̃[{i + 1},{j + 1}] = {num(value)} (visible)."
+
+
+# ---------------------------------------------------------------------------- softmax & dropout
+def _softmax_neg_inf(trace: Trace, h: int, i: int, j: int, value: float) -> str:
+    row = trace["masked_scores"][h, i].astype(np.float64)
+    visible = np.flatnonzero(np.isfinite(row))
+    shift = float(row[visible].max())
+    shifted = abs(shift) > 30  # exp would overflow or hide the digits: subtract the row maximum
+    offset = shift if shifted else 0.0
+    exps = np.exp(row[visible] - offset)
+
+    def term(k: int) -> str:
+        return f"exp({num(row[k])} − {num(shift)})" if shifted else f"exp({num(row[k])})"
+
+    terms = [term(k) for k in visible]
+    if len(terms) > MAX_TERMS:
+        terms = [*terms[: MAX_TERMS - 2], "…", terms[-1]]
+    numerator = float(np.exp(row[j] - offset))
+    denominator = float(exps.sum())
+    lead = f"α[{i + 1},{j + 1}] = exp(ω̃ₘ[{i + 1},{j + 1}]) / Σ_j exp(ω̃ₘ[{i + 1},j])"
+    text = (
+        f"{lead} = {term(j)} / ({' + '.join(terms)}) = {num(numerator)} / {num(denominator)} "
+        f"= {num(value)}"
+    )
+    hidden = row.size - visible.size
+    if hidden:
+        text += f"\nThe {hidden} hidden key(s) add exp(−∞) = 0 to the sum."
+    if shifted:
+        text += f"\nThe row maximum {num(shift)} is subtracted first; softmax does not change."
+    return text
+
+
+def _softmax_renormalize(trace: Trace, h: int, i: int, j: int, value: float) -> str:
+    row = trace["scaled_scores"][h, i].astype(np.float64)
+    soft = np.exp(row - row.max())
+    soft /= soft.sum()
+    hidden = trace["mask"][i]
+    kept = float(soft[~hidden].sum())
+    return (
+        f"α[{i + 1},{j + 1}] = softmax(ω̃)[{i + 1},{j + 1}] / Σ_visible softmax(ω̃)[{i + 1},j] "
+        f"= {num(soft[j])} / {num(kept)} = {num(value)}\n"
+        "Method 1: softmax over the whole row, zero the hidden cells, divide by what is left."
+    )
+
+
+def _weights(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    value = float(trace[name][h, i, j])
+    reason = _mask_reason(trace, i, j)
+    if reason:
+        return f"α[{i + 1},{j + 1}] = 0: hidden, because {reason}."
+    method = trace.config.mask_method if name == "weights" else name.removeprefix("weights_")
+    if trace.config.has_mask and method == "renormalize":
+        text = _softmax_renormalize(trace, h, i, j, value)
+    else:
+        text = _softmax_neg_inf(trace, h, i, j, value)
+    return (
+        f"{text}\nQuery {i + 1} {_token(trace.q_tokens, i)} gives this share of its attention "
+        f"to key {j + 1} {_token(trace.k_tokens, j)}; the row sums to 1."
+    )
+
+
+def _keep(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    p = trace.config.dropout
+    if trace["dropout_keep"][h, i, j]:
+        return (
+            f"keep[{i + 1},{j + 1}] = 1: kept (probability 1 − p = {1 - p:g}), "
+            f"then scaled by 1/(1 − p) = {num(1 / (1 - p))}."
+        )
+    return f"keep[{i + 1},{j + 1}] = 0: dropped (probability p = {p:g}); the weight becomes 0."
+
+
+def _dropped(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    weight = trace["weights"][h, i, j]
+    value = trace["weights_dropped"][h, i, j]
+    cfg = trace.config
+    if "dropout_keep" not in trace.arrays:
+        why = "evaluation mode" if not cfg.training else "p = 0"
+        return f"α_d[{i + 1},{j + 1}] = α[{i + 1},{j + 1}] = {num(value)} (no dropout: {why})."
+    keep = int(trace["dropout_keep"][h, i, j])
+    return (
+        f"α_d[{i + 1},{j + 1}] = α[{i + 1},{j + 1}] × keep / (1 − p) = {num(weight)} × {keep} / "
+        f"{num(1 - cfg.dropout)} = {num(value)}"
+    )
+
+
+# ---------------------------------------------------------------------------- outputs
+def _head_context(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    weights = trace["weights_dropped"][h, i]
+    values = trace["values"][h, :, j]
+    value = trace["head_contexts"][h, i, j]
+    used = [k for k in range(weights.size) if weights[k] != 0]
+    pairs = [(float(weights[k]), float(values[k])) for k in used]
+    text = (
+        f"z{i + 1}[{j + 1}] = Σ_j α[{i + 1},j]·v_j[{j + 1}] = {_sum_of_products(pairs)} = "
+        f"{num(value)}"
+    )
+    skipped = weights.size - len(used)
+    if skipped:
+        text += f"\n{skipped} key(s) with weight 0 are left out of the sum."
+    return (
+        f"{text}\nDimension {j + 1} of the context of query {i + 1} {_token(trace.q_tokens, i)}: "
+        "a weighted average of the values."
+    )
+
+
+def _concat(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    d_head = trace.config.d_head
+    head, dim = divmod(j, d_head)
+    value = trace["concat"][i, j]
+    return (
+        f"Z_cat[{i + 1},{j + 1}] = z{i + 1}[{dim + 1}] of head {head + 1} = {num(value)}\n"
+        f"Columns {head * d_head + 1}–{(head + 1) * d_head} hold head {head + 1}'s context."
+    )
+
+
+def _context(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    value = trace["context"][i, j]
+    if "w_out" not in trace.arrays:
+        return (
+            f"out{i + 1}[{j + 1}] = Z_cat[{i + 1},{j + 1}] = {num(value)} (no output projection)."
+        )
+    pairs = list(zip(trace["concat"][i].tolist(), trace["w_out"][:, j].tolist(), strict=True))
+    bias = trace["b_out"][j]
+    return (
+        f"out{i + 1}[{j + 1}] = Z_cat{i + 1}·W_o[:,{j + 1}] + b_o[{j + 1}] = "
+        f"{_sum_of_products(pairs)} + {_factor(bias)} = {num(value)}"
+    )
+
+
+_EXPLAINERS = {
+    "x": _embedding,
+    "x_kv": _embedding,
+    "w_query": _weight,
+    "w_key": _weight,
+    "w_value": _weight,
+    "w_out": _weight,
+    "b_query": _bias,
+    "b_key": _bias,
+    "b_value": _bias,
+    "b_out": _bias,
+    "queries": _projection,
+    "keys": _projection,
+    "values": _projection,
+    "scores": _scores,
+    "scaled_scores": _scaled,
+    "mask": _mask,
+    "masked_scores": _masked,
+    "weights": _weights,
+    "weights_neg_inf": _weights,
+    "weights_renormalize": _weights,
+    "dropout_keep": _keep,
+    "weights_dropped": _dropped,
+    "head_contexts": _head_context,
+    "concat": _concat,
+    "context": _context,
+}

@@ -1,0 +1,144 @@
+"""The tutorials' examples as named configs: what a learner opens to check a printed number."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .config import AttentionConfig
+
+# "Your journey starts with one step": tutorial 000's running example (d_in = 3).
+JOURNEY_TOKENS = ("Your", "journey", "starts", "with", "one", "step")
+JOURNEY = (
+    (0.43, 0.15, 0.89),
+    (0.55, 0.87, 0.66),
+    (0.57, 0.85, 0.64),
+    (0.22, 0.58, 0.33),
+    (0.77, 0.25, 0.10),
+    (0.05, 0.80, 0.55),
+)
+
+# Tutorial 003's hand-computed example.
+HAPPY_TOKENS = ("I", "am", "happy")
+HAPPY = ((0.1, 0.2, 0.3), (0.4, 0.5, 0.6), (0.7, 0.8, 0.9))
+
+# Cross-attention (tutorials 002 and 004): a decoder's queries read an encoder's keys and values.
+# The decoder has begun translating the running example into Vietnamese.
+DECODER_TOKENS = ("<bos>", "Hành", "trình", "của")
+DECODER = (
+    (0.10, 0.10, 0.10),
+    (0.52, 0.80, 0.60),
+    (0.50, 0.84, 0.70),
+    (0.45, 0.20, 0.85),
+)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named example: `name` for the command line, `title` for the menu, `source` cites it."""
+
+    name: str
+    title: str
+    source: str
+    config: AttentionConfig
+
+
+_journey = AttentionConfig(tokens=JOURNEY_TOKENS, embeddings=JOURNEY)
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset(
+            "simple",
+            "Simple attention, no weights",
+            "Tutorial 000 §3.3: ω = X·Xᵀ, softmax, Z = A·X (no scaling).",
+            replace(_journey, projection="none", scale=False),
+        ),
+        Preset(
+            "v1",
+            "SelfAttention_v1 (torch.rand, seed 123)",
+            "Tutorial 000 §3.4 and 001: W = torch.rand(3, 2), scores / √2.",
+            replace(_journey, projection="rand", seed=123),
+        ),
+        Preset(
+            "v2",
+            "SelfAttention_v2 (nn.Linear, seed 789)",
+            "Tutorial 000 §3.4.2: nn.Linear(3, 2, bias=False) projections.",
+            replace(_journey, seed=789),
+        ),
+        Preset(
+            "causal",
+            "Causal mask (seed 789)",
+            "Tutorial 000 §3.5.1: the v2 weights with the future hidden.",
+            replace(_journey, seed=789, causal=True),
+        ),
+        Preset(
+            "dropout",
+            "Causal + dropout 0.5 (seed 123)",
+            "Tutorial 000 §3.5.2: dropout on the attention weights, kept cells × 2.",
+            replace(_journey, seed=123, causal=True, dropout=0.5),
+        ),
+        Preset(
+            "causal-class",
+            "CausalAttention (seed 123)",
+            "Tutorial 000 §3.5.3: the CausalAttention class, dropout 0.",
+            replace(_journey, seed=123, causal=True),
+        ),
+        Preset(
+            "wrapper",
+            "MultiHeadAttentionWrapper, 2 heads (seed 123)",
+            "Tutorial 000 §3.6.1: two CausalAttention heads, outputs concatenated.",
+            replace(_journey, seed=123, causal=True, num_heads=2),
+        ),
+        Preset(
+            "mha",
+            "MultiHeadAttention, split heads + out_proj (seed 123)",
+            "Tutorial 000 §3.6.2: one W of width 2 split into 2 heads, then out_proj.",
+            replace(
+                _journey, seed=123, causal=True, num_heads=2, head_layout="split", out_proj=True
+            ),
+        ),
+        Preset(
+            "happy",
+            "“I am happy”: Q = K = V = X",
+            "Tutorial 003: scaled dot-product attention by hand, divided by √3.",
+            AttentionConfig(tokens=HAPPY_TOKENS, embeddings=HAPPY, projection="none"),
+        ),
+        Preset(
+            "cross",
+            "Cross-attention: decoder reads encoder",
+            "Tutorials 002 and 004: queries from the decoder, keys and values from the encoder.",
+            AttentionConfig(
+                tokens=DECODER_TOKENS,
+                embeddings=DECODER,
+                kv_tokens=JOURNEY_TOKENS,
+                kv_embeddings=JOURNEY,
+                d_out=4,
+                num_heads=2,
+                head_layout="split",
+                out_proj=True,
+                seed=123,
+            ),
+        ),
+        Preset(
+            "padding",
+            "Padding mask (valid length 4)",
+            "Tutorial 002: keys beyond valid_lens are masked before softmax.",
+            AttentionConfig(
+                tokens=(*JOURNEY_TOKENS[:4], "<pad>", "<pad>"),
+                embeddings=(*JOURNEY[:4], (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)),
+                valid_len=4,
+                seed=123,
+            ),
+        ),
+    )
+}
+
+DEFAULT_PRESET = "causal-class"
+
+
+def preset(name: str) -> Preset:
+    """The preset called `name`; KeyError lists the known names."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise KeyError(f"no preset {name!r}; known presets: {', '.join(PRESETS)}") from None

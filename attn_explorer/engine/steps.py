@@ -1,0 +1,257 @@
+"""The ten stages of attention, in order, with formulas and whether this config uses each one.
+
+The list depends only on the structure of a config (flags and sizes), never on embedding
+values, so it is cached: dragging a value in the embedding editor reuses it.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from .config import AttentionConfig
+from .trace import Step
+
+# Order of the step-through; also the order of figure pages.
+STEP_KEYS = (
+    "embeddings",
+    "projections",
+    "scores",
+    "scale",
+    "mask",
+    "softmax",
+    "dropout",
+    "context",
+    "concat",
+    "out_proj",
+)
+
+
+def build_steps(config: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tuple[Step, ...]:
+    key = (
+        config.projection,
+        config.head_layout,
+        config.is_cross,
+        config.uses_bias,
+        config.scale,
+        config.temperature,
+        config.causal,
+        config.valid_len,
+        config.mask_method,
+        config.dropout,
+        config.training,
+        config.heads,
+        config.d_head,
+        config.out_proj,
+        tuple(sorted(shapes.items())),
+    )
+    return _build(key, config, shapes)
+
+
+_CACHE: dict[tuple, tuple[Step, ...]] = {}
+
+
+def _build(key: tuple, config: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tuple:
+    cached = _CACHE.get(key)
+    if cached is None:
+        if len(_CACHE) >= 256:
+            _CACHE.clear()
+        cached = _CACHE[key] = _make_steps(config, shapes)
+    return cached
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tuple[Step, ...]:
+    def step(
+        key: str,
+        title: str,
+        formula: str,
+        html: str,
+        reads: tuple[str, ...],
+        writes: tuple[str, ...],
+        reason: str = "",
+    ) -> Step:
+        names = [n for n in reads + writes if n in shapes]
+        return Step(
+            key=key,
+            title=title,
+            formula=formula,
+            formula_html=html,
+            reads=tuple(n for n in reads if n in shapes),
+            writes=tuple(n for n in writes if n in shapes),
+            shapes=MappingProxyType({n: shapes[n] for n in names}),
+            applies=not reason,
+            reason=reason,
+        )
+
+    x_kv = "X_kv" if cfg.is_cross else "X"
+    x_kv_html = "X<sub>kv</sub>" if cfg.is_cross else "X"
+    inputs = ("x", "x_kv") if cfg.is_cross else ("x",)
+    steps = [
+        step(
+            "embeddings",
+            "1. Embeddings X",
+            "X: one row of d_in numbers per token"
+            + ("; X_kv for the key/value sequence" if cfg.is_cross else ""),
+            "<b>X</b>: one row of d<sub>in</sub> numbers per token"
+            + ("; <b>X<sub>kv</sub></b> for the key/value sequence" if cfg.is_cross else ""),
+            (),
+            inputs,
+        )
+    ]
+
+    bias = " + b" if cfg.uses_bias else ""
+    bias_html = " + b" if cfg.uses_bias else ""
+    if cfg.projection == "none":
+        proj_reason = "No projection (projection 'none'): Q = K = V = X, as in tutorial 003."
+    else:
+        proj_reason = ""
+    steps.append(
+        step(
+            "projections",
+            "2. Projections Q, K, V",
+            f"Q = X·W_q{bias},  K = {x_kv}·W_k{bias},  V = {x_kv}·W_v{bias}",
+            f"Q = X·W<sub>q</sub>{bias_html}, &nbsp; K = {x_kv_html}·W<sub>k</sub>{bias_html}, "
+            f"&nbsp; V = {x_kv_html}·W<sub>v</sub>{bias_html}",
+            (*inputs, "w_query", "w_key", "w_value", "b_query", "b_key", "b_value"),
+            ("queries", "keys", "values"),
+            proj_reason,
+        )
+    )
+    steps.append(
+        step(
+            "scores",
+            "3. Scores ω = Q·Kᵀ",
+            "ω[i,j] = q_i · k_j  (ω = Q·Kᵀ)",
+            "ω = Q·K<sup>T</sup>, &nbsp; ω<sub>ij</sub> = q<sub>i</sub> · k<sub>j</sub>",
+            ("queries", "keys"),
+            ("scores",),
+        )
+    )
+
+    parts, parts_html = [], []
+    if cfg.scale:
+        parts.append(f"√d_k = √{cfg.d_head}")
+        parts_html.append(f"√d<sub>k</sub> = √{cfg.d_head}")
+    if cfg.temperature != 1:
+        parts.append(f"T = {_fmt(cfg.temperature)}")
+        parts_html.append(f"T = {_fmt(cfg.temperature)}")
+    if parts:
+        scale_reason = ""
+        divisor = " · ".join(p.split(" = ")[0] for p in parts)
+        formula = f"ω̃ = ω / ({divisor}),  {', '.join(parts)}"
+        divisor_html = " · ".join(p.split(" = ")[0] for p in parts_html)
+        html = f"ω̃ = ω / ({divisor_html}), &nbsp; {', '.join(parts_html)}"
+    else:
+        scale_reason = "Not scaled: √d_k scaling is off and the temperature is 1."
+        formula, html = "ω̃ = ω", "ω̃ = ω"
+    steps.append(
+        step(
+            "scale",
+            "4. Scaled scores",
+            formula,
+            html,
+            ("scores",),
+            ("scaled_scores",),
+            scale_reason,
+        )
+    )
+
+    what = []
+    if cfg.causal:
+        what.append("causal: key j > query i is hidden")
+    if cfg.valid_len is not None:
+        what.append(f"padding: keys after {cfg.valid_len} are hidden")
+    mask_reason = "" if what else "No mask: attention is not causal and there is no padding."
+    steps.append(
+        step(
+            "mask",
+            "5. Mask",
+            "ω̃ₘ[i,j] = −∞ where M[i,j], else ω̃[i,j]" + (f"  ({'; '.join(what)})" if what else ""),
+            "ω̃<sub>m</sub>[i,j] = −∞ where M[i,j], else ω̃[i,j]"
+            + (f" &nbsp; ({'; '.join(what)})" if what else ""),
+            ("scaled_scores", "mask"),
+            ("masked_scores",),
+            mask_reason,
+        )
+    )
+
+    if cfg.has_mask and cfg.mask_method == "renormalize":
+        sm = "α = softmax(ω̃) ⊙ (1 − M), each row divided by its sum (method 1)"
+        sm_html = "α = softmax(ω̃) ⊙ (1 − M), each row divided by its sum (method 1)"
+        sm_reads: tuple[str, ...] = ("scaled_scores", "mask")
+    else:
+        sm = "α[i,j] = exp(ω̃ₘ[i,j]) / Σ_j' exp(ω̃ₘ[i,j'])  (each row sums to 1)"
+        sm_html = (
+            "α<sub>ij</sub> = exp(ω̃<sub>ij</sub>) / Σ<sub>j'</sub> exp(ω̃<sub>ij'</sub>)"
+            " &nbsp; (each row sums to 1)"
+        )
+        sm_reads = ("masked_scores",)
+    steps.append(
+        step(
+            "softmax",
+            "6. Softmax",
+            sm,
+            sm_html,
+            sm_reads,
+            ("weights", "weights_neg_inf", "weights_renormalize"),
+        )
+    )
+
+    if not cfg.training:
+        drop_reason = "No dropout: evaluation mode (training is off)."
+    elif cfg.dropout == 0:
+        drop_reason = "No dropout: p = 0."
+    else:
+        drop_reason = ""
+    p = _fmt(cfg.dropout)
+    keep_scale = _fmt(1 / (1 - cfg.dropout)) if cfg.dropout < 1 else "∞"
+    steps.append(
+        step(
+            "dropout",
+            "7. Dropout",
+            f"α_d = α ⊙ keep / (1 − p),  keep ~ Bernoulli(1 − p),  "
+            f"p = {p}, 1/(1 − p) = {keep_scale}",
+            f"α<sub>d</sub> = α ⊙ keep / (1 − p), &nbsp; keep ~ Bernoulli(1 − p), &nbsp; "
+            f"p = {p}, 1/(1 − p) = {keep_scale}",
+            ("weights", "dropout_keep"),
+            ("weights_dropped",),
+            drop_reason,
+        )
+    )
+    steps.append(
+        step(
+            "context",
+            "8. Context Z = A·V",
+            "Z_h = α_d·V for each head h  (z_i = Σ_j α[i,j] v_j)",
+            "Z<sub>h</sub> = α<sub>d</sub>·V for each head h &nbsp; "
+            "(z<sub>i</sub> = Σ<sub>j</sub> α<sub>ij</sub> v<sub>j</sub>)",
+            ("weights_dropped", "values"),
+            ("head_contexts",),
+        )
+    )
+    steps.append(
+        step(
+            "concat",
+            "9. Concatenate heads",
+            f"Z_cat = [Z_1 | … | Z_{cfg.heads}]",
+            f"Z<sub>cat</sub> = [Z<sub>1</sub> | … | Z<sub>{cfg.heads}</sub>]",
+            ("head_contexts",),
+            ("concat",),
+            "" if cfg.heads > 1 else "One head: nothing to concatenate.",
+        )
+    )
+    steps.append(
+        step(
+            "out_proj",
+            "10. Output projection",
+            "out = Z_cat·W_o + b_o",
+            "out = Z<sub>cat</sub>·W<sub>o</sub> + b<sub>o</sub>",
+            ("concat", "w_out", "b_out"),
+            ("context",),
+            "" if cfg.out_proj else "No output projection (out_proj is off): out = Z_cat.",
+        )
+    )
+    return tuple(steps)

@@ -1,0 +1,104 @@
+"""Every invalid config is refused with a ConfigError that names the field and says why."""
+
+import math
+
+import pytest
+
+from attn_explorer.engine import AttentionConfig, ConfigError, compute
+
+X3 = ((0.1, 0.2), (0.3, 0.4), (0.5, 0.6))
+T3 = ("a", "b", "c")
+
+
+def config(**fields) -> AttentionConfig:
+    base = dict(tokens=T3, embeddings=X3)
+    base.update(fields)
+    return AttentionConfig(**base)
+
+
+CASES = [
+    # (fields, field named by the error, words the message must contain)
+    (dict(tokens=(), embeddings=()), "tokens", "no tokens"),
+    (dict(embeddings=((0.1, 0.2), (0.3,), (0.5, 0.6))), "embeddings", "same number"),
+    (dict(embeddings=((0.1, math.nan), (0.3, 0.4), (0.5, 0.6))), "embeddings", "NaN"),
+    (dict(embeddings=((0.1, 0.2), (math.inf, 0.4), (0.5, 0.6))), "embeddings", "infinite"),
+    (dict(embeddings=((0.1, 0.2), (-math.inf, 0.4), (0.5, 0.6))), "embeddings", "infinite"),
+    (dict(embeddings=((0.1, 0.2), (1e308, 0.4), (0.5, 0.6))), "embeddings", "float32"),
+    (dict(embeddings=((0.1, "x"), (0.3, 0.4), (0.5, 0.6))), "embeddings", "not a number"),
+    (dict(tokens=("a", "b")), "embeddings", "2 tokens but 3 embedding rows"),
+    (dict(embeddings=((), (), ())), "embeddings", "at least one dimension"),
+    (dict(d_out=0), "d_out", "at least 1"),
+    (dict(d_out=-3), "d_out", "at least 1"),
+    (dict(d_out=2.5), "d_out", "whole number"),
+    (dict(num_heads=0), "num_heads", "at least one head"),
+    (
+        dict(d_out=5, num_heads=2, head_layout="split"),
+        "num_heads",
+        "d_out 5 cannot be split into 2 heads",
+    ),
+    (dict(projection="none", num_heads=2), "num_heads", "identical"),
+    (dict(dropout=1.0), "dropout", "below 1"),
+    (dict(dropout=-0.1), "dropout", "at least 0"),
+    (dict(dropout=math.nan), "dropout", "below 1"),
+    (dict(valid_len=0), "valid_len", "outside 1 to 3"),
+    (dict(valid_len=4), "valid_len", "outside 1 to 3"),
+    (
+        dict(kv_tokens=("x", "y"), kv_embeddings=((1.0, 2.0), (3.0, 4.0)), valid_len=3),
+        "valid_len",
+        "outside 1 to 2",
+    ),
+    (
+        dict(kv_tokens=("x", "y"), kv_embeddings=((1.0, 2.0), (3.0, 4.0)), causal=True),
+        "causal",
+        "3 queries, 2 keys",
+    ),
+    (dict(kv_tokens=("x",)), "kv_tokens", "both"),
+    (
+        dict(kv_tokens=("x",), kv_embeddings=((1.0, 2.0, 3.0),)),
+        "kv_embeddings",
+        "same embedding space",
+    ),
+    (dict(temperature=0.0), "temperature", "positive"),
+    (dict(temperature=-1.0), "temperature", "positive"),
+    (dict(temperature=math.inf), "temperature", "positive"),
+    (
+        dict(projection="conv"),
+        "projection",
+        "Unknown projection 'conv': choose none, rand or linear",
+    ),
+    (dict(head_layout="mixed"), "head_layout", "choose stacked or split"),
+    (dict(mask_method="zero"), "mask_method", "choose neg_inf or renormalize"),
+    (dict(seed=-1), "seed", "whole number from 0"),
+    (dict(causal="yes"), "causal", "True or False"),
+]
+
+
+@pytest.mark.parametrize(("fields", "field", "words"), CASES)
+def test_invalid_config_is_refused(fields, field, words):
+    cfg = config(**fields)
+    with pytest.raises(ConfigError) as caught:
+        compute(cfg)
+    assert caught.value.field == field
+    assert words in str(caught.value)
+
+
+def test_problems_lists_every_problem_at_once():
+    cfg = config(d_out=0, dropout=2.0, temperature=0.0)
+    assert [p.field for p in cfg.problems()] == ["d_out", "dropout", "temperature"]
+
+
+def test_overflowing_values_are_refused_not_drawn_as_nan():
+    with pytest.raises(ConfigError, match="overflowed float32") as caught:
+        compute(config(embeddings=((1e30, 1e30), (0.3, 0.4), (0.5, 0.6)), projection="none"))
+    assert caught.value.field == "embeddings"
+    with pytest.raises(ConfigError, match="temperature 1e-40 is so small") as caught:
+        compute(config(projection="none", temperature=1e-40))
+    assert caught.value.field == "temperature"
+
+
+def test_lists_and_arrays_become_hashable_tuples():
+    import numpy as np
+
+    cfg = AttentionConfig(tokens=["a", "b"], embeddings=np.array([[1.0, 2.0], [3.0, 4.0]]))
+    assert cfg.embeddings == ((1.0, 2.0), (3.0, 4.0))
+    assert hash(cfg) == hash(AttentionConfig(tokens=("a", "b"), embeddings=((1, 2), (3, 4))))

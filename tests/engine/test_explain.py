@@ -1,0 +1,114 @@
+"""explain() writes each cell's derivation with the numbers the user sees."""
+
+import pytest
+
+from attn_explorer.engine import compute, explain, preset
+
+
+@pytest.fixture(scope="module")
+def v1():
+    return compute(preset("v1").config)
+
+
+def test_score_derivation_matches_the_tutorial(v1):
+    text = explain(v1, "scores", 0, 1, 0)
+    assert text.startswith("ω[2,1] = q2·k1 = 0.4306×0.3669 + 1.4551×0.7646 = 1.2705")
+    assert "“journey”" in text and "“Your”" in text
+
+
+def test_query_derivation(v1):
+    assert explain(v1, "queries", 0, 1, 0).startswith(
+        "q2[1] = x2·W_q[:,1] = 0.5500×0.2961 + 0.8700×0.2517 + 0.6600×0.0740 = 0.4306"
+    )
+
+
+def test_scaled_score(v1):
+    assert explain(v1, "scaled_scores", 0, 1, 0).startswith(
+        "ω̃[2,1] = ω[2,1] / √2 = 1.2705 / 1.4142 = 0.8984"
+    )
+
+
+def test_softmax_fraction(v1):
+    text = explain(v1, "weights", 0, 1, 0)
+    assert text.startswith(
+        "α[2,1] = exp(ω̃ₘ[2,1]) / Σ_j exp(ω̃ₘ[2,j]) = exp(0.8984) / (exp(0.8984) + exp(1.3098)"
+    )
+    assert "= 2.4556 / 16.3685 = 0.1500" in text
+
+
+def test_context_weighted_sum(v1):
+    assert explain(v1, "head_contexts", 0, 1, 0).startswith(
+        "z2[1] = Σ_j α[2,j]·v_j[1] = 0.1500×0.1855 + 0.2264×0.3951"
+    )
+    assert "= 0.3061" in explain(v1, "head_contexts", 0, 1, 0)
+    assert explain(v1, "context", 0, 1, 1).startswith("out2[2] = Z_cat[2,2] = 0.8210")
+
+
+def test_masked_cells_say_why():
+    trace = compute(preset("causal").config)
+    assert explain(trace, "mask", 0, 1, 3) == (
+        "M[2,4] = True: hidden, because key 4 comes after query 2 (causal mask)."
+    )
+    assert explain(trace, "masked_scores", 0, 1, 3).startswith("ω̃ₘ[2,4] = −∞")
+    assert explain(trace, "weights", 0, 1, 3).startswith("α[2,4] = 0: hidden")
+    assert "The 4 hidden key(s) add exp(−∞) = 0" in explain(trace, "weights", 0, 1, 1)
+
+
+def test_renormalize_method_is_explained_as_method_1():
+    trace = compute(preset("causal").config)
+    text = explain(trace, "weights_renormalize", 0, 1, 0)
+    assert text.startswith("α[2,1] = softmax(ω̃)[2,1] / Σ_visible softmax(ω̃)[2,j]")
+    assert text.split("\n")[0].endswith("= 0.5517")
+
+
+def test_padding_reason():
+    trace = compute(preset("padding").config)
+    assert "beyond the valid length 4" in explain(trace, "mask", 0, 0, 5)
+
+
+def test_dropout_cells():
+    trace = compute(preset("dropout").config)
+    keep = trace.dropout_keep[0]
+    i, j = map(int, next(zip(*keep.nonzero(), strict=True)))
+    w = trace.weights[0, i, j]
+    assert explain(trace, "weights_dropped", 0, i, j).startswith(
+        f"α_d[{i + 1},{j + 1}] = α[{i + 1},{j + 1}] × keep / (1 − p) = "
+        f"{w:.4f} × 1 / 0.5000 = {2 * w:.4f}"
+    )
+    assert "scaled by 1/(1 − p) = 2.0000" in explain(trace, "dropout_keep", 0, i, j)
+
+
+def test_output_projection_and_heads():
+    trace = compute(preset("mha").config)
+    text = explain(trace, "context", 0, 0, 0)
+    assert text.startswith("out1[1] = Z_cat1·W_o[:,1] + b_o[1] = -0.4519×(-0.1668) + 0.2216×0.2270")
+    assert text.endswith("= 0.3190")
+    assert explain(trace, "weights", 1, 2, 0).endswith("(head 2 of 2)")
+    assert explain(trace, "concat", 0, 1, 1).startswith("Z_cat[2,2] = z2[1] of head 2 = ")
+
+
+def test_long_sums_are_shortened():
+    from attn_explorer.engine import AttentionConfig
+
+    trace = compute(
+        AttentionConfig(tokens=("a", "b"), embeddings=[[0.1] * 20, [0.2] * 20], d_out=3)
+    )
+    assert "(20 terms)" in explain(trace, "queries", 0, 0, 0)
+
+
+def test_every_array_of_every_preset_explains(v1):
+    for name in ("simple", "v1", "dropout", "mha", "cross", "padding"):
+        trace = compute(preset(name).config)
+        for array in trace.names:
+            matrix = trace.matrix(array, 0)
+            text = explain(trace, array, 0, matrix.shape[0] - 1, matrix.shape[1] - 1)
+            assert text and "nan" not in text.lower()
+
+
+def test_out_of_range_is_an_error(v1):
+    with pytest.raises(IndexError):
+        explain(v1, "scores", 0, 6, 0)
+    with pytest.raises(IndexError):
+        explain(v1, "scores", 1, 0, 0)
+    with pytest.raises(KeyError):
+        explain(v1, "w_out", 0, 0, 0)
