@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,8 @@ class Problem:
 
 def _as_tuple(value: Any) -> Any:
     """Lists and arrays become tuples so a config is hashable; anything else is kept as given."""
+    if type(value) is tuple and all(type(row) is tuple for row in value):
+        return value  # already a table of tuples (the UI's case): no per-element rebuild
     if isinstance(value, np.ndarray):
         return tuple(_as_tuple(v) for v in value.tolist())
     if isinstance(value, list | tuple):
@@ -325,6 +328,8 @@ def _sequence_problems(
     width = len(embeddings[0])
     if width == 0:
         return [Problem(emb_field, f"The {what}embeddings need at least one dimension.")]
+    if _all_finite_numbers(embeddings, width):
+        return []
     for i, (token, row) in enumerate(zip(tokens, embeddings, strict=True)):
         name = f"{what}token {i + 1} ({token!r})"
         if len(row) != width:
@@ -352,6 +357,29 @@ def _sequence_problems(
                     )
                 ]
     return []
+
+
+# The last few tables found valid, compared by identity: a slider move reuses the same table
+# object, so only an edit pays for checking it again.
+_CHECKED: list[tuple] = []
+
+
+def _all_finite_numbers(embeddings: tuple, width: int) -> bool:
+    """Fast path for big tables: C-level type and range checks instead of a Python loop.
+
+    False means "look closer", and the caller's loop then finds the first bad value.
+    """
+    if any(seen is embeddings for seen in _CHECKED):
+        return True
+    if set(map(len, embeddings)) != {width}:
+        return False
+    if not set(map(type, chain.from_iterable(embeddings))) <= {float, int}:
+        return False
+    values = np.array(embeddings, dtype=np.float64)
+    if not np.all(np.abs(values) <= FLOAT32_MAX):  # False for NaN and ±inf too
+        return False
+    _CHECKED[:] = [embeddings, *_CHECKED[:3]]
+    return True
 
 
 def _is_int(value: Any) -> bool:
