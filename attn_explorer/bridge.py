@@ -1,0 +1,138 @@
+"""Runs the engine on one worker QThread: the newest config wins, stale results are dropped.
+
+At most one computation is in flight. A request made while the worker is busy replaces any
+earlier pending request, so a burst of slider moves costs one computation for the move being
+computed plus one for the newest; everything in between is never computed. Every request
+gets a generation number, and a result whose generation is older than the newest request is
+never delivered (the napari / ndv pattern). The UI thread never imports or runs torch.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from .engine import AttentionConfig, ConfigError, Trace
+
+
+@dataclass(frozen=True)
+class Result:
+    """A delivered computation: its generation, its trace and how long the engine took."""
+
+    generation: int
+    trace: Trace
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Failure:
+    generation: int
+    message: str
+    field: str | None
+
+
+class _Worker(QObject):
+    """Lives on the engine thread; computes what it is handed and reports back."""
+
+    done = Signal(object)  # Result | Failure
+
+    @Slot()
+    def warm_up(self) -> None:
+        # Import torch here, on the engine thread, while the window is being shown.
+        from .engine.attention import compute  # noqa: F401
+
+    @Slot(int, object)
+    def run(self, generation: int, config: AttentionConfig) -> None:
+        from .engine.attention import compute
+
+        start = time.perf_counter()
+        try:
+            trace = compute(config)
+        except ConfigError as error:
+            self.done.emit(Failure(generation, str(error), error.field))
+        except Exception as error:  # the window must survive any engine bug, and say so
+            self.done.emit(
+                Failure(generation, f"Engine error: {type(error).__name__}: {error}", None)
+            )
+        else:
+            self.done.emit(Result(generation, trace, time.perf_counter() - start))
+
+
+class EngineBridge(QObject):
+    """The UI's handle on the engine thread. Create once, `request()` often, `shutdown()` once."""
+
+    computed = Signal(object)  # Result, only for the newest request
+    failed = Signal(object)  # Failure, only for the newest request
+    _submit = Signal(int, object)
+    _warm = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread = QThread()
+        self._thread.setObjectName("attn-engine")
+        self._worker = _Worker()
+        self._worker.moveToThread(self._thread)
+        self._submit.connect(self._worker.run)
+        self._warm.connect(self._worker.warm_up)
+        self._worker.done.connect(self._on_done)
+        self._thread.finished.connect(self._worker.deleteLater)
+        self._generation = 0
+        self._pending: tuple[int, AttentionConfig] | None = None
+        self._in_flight = False
+        self.computations = 0  # how many configs the worker was actually given
+        self._thread.start()
+        self._warm.emit()
+
+    @property
+    def generation(self) -> int:
+        """The generation of the newest request."""
+        return self._generation
+
+    @property
+    def busy(self) -> bool:
+        return self._in_flight or self._pending is not None
+
+    def request(self, config: AttentionConfig) -> int:
+        """Ask for `config` to be computed; returns its generation."""
+        self._generation += 1
+        self._pending = (self._generation, config)
+        if not self._in_flight:
+            self._dispatch()
+        return self._generation
+
+    def cancel_pending(self) -> None:
+        """Forget the newest request: its result, if one is in flight, will not be shown."""
+        self._pending = None
+        self._generation += 1
+
+    def _dispatch(self) -> None:
+        if self._pending is None or not self._thread.isRunning():
+            return
+        generation, config = self._pending
+        self._pending = None
+        self._in_flight = True
+        self.computations += 1
+        self._submit.emit(generation, config)
+
+    @Slot(object)
+    def _on_done(self, outcome: Result | Failure) -> None:
+        self._in_flight = False
+        self._dispatch()
+        if outcome.generation != self._generation:
+            return  # stale: a newer request exists
+        if isinstance(outcome, Result):
+            self.computed.emit(outcome)
+        else:
+            self.failed.emit(outcome)
+
+    def shutdown(self) -> None:
+        """Stop the engine thread, waiting for a running computation to finish."""
+        self._pending = None
+        if self._thread.isRunning():
+            self._thread.quit()
+            self._thread.wait()
+
+    def is_running(self) -> bool:
+        return self._thread.isRunning()

@@ -1,0 +1,139 @@
+"""Command line: `attn-explorer` opens the window; `--screenshot` saves it and exits.
+
+attn-explorer [--preset NAME] [--tokens N] [--d-in D] [--set FIELD=VALUE ...]
+              [--screenshot OUT.png]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import fields, replace
+
+import numpy as np
+
+from .engine import PRESETS, preset
+from .state import Controls, ExplorerState, TokenSequence, default_state
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit status 2."""
+
+
+def _parse_value(field: str, text: str) -> object:
+    kinds = {f.name: type(getattr(Controls(), f.name)) for f in fields(Controls)}
+    if field not in kinds:
+        raise UsageError(f"--set: unknown field {field!r}; known: {', '.join(kinds)}")
+    kind = kinds[field]
+    try:
+        if kind is bool:
+            if text.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+                raise ValueError
+            return text.lower() in ("true", "1", "yes", "on")
+        return kind(text)
+    except ValueError:
+        raise UsageError(f"--set {field}: {text!r} is not a valid {kind.__name__}") from None
+
+
+def random_sequence(n: int, d_in: int, seed: int = 0) -> TokenSequence:
+    """`n` tokens t1..tn with reproducible values in [0, 1), two decimals like the tutorials'."""
+    values = np.random.default_rng(seed).uniform(0, 1, size=(n, d_in)).round(2)
+    return TokenSequence(tuple(f"t{i + 1}" for i in range(n)), tuple(map(tuple, values.tolist())))
+
+
+def add_state_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--preset", metavar="NAME", help=f"start from an example: {', '.join(PRESETS)}"
+    )
+    parser.add_argument("--tokens", type=int, metavar="N", help="use N random tokens instead")
+    parser.add_argument(
+        "--d-in",
+        type=int,
+        default=None,
+        metavar="D",
+        help="embedding width for --tokens (default 3)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="set a control, e.g. --set num_heads=4 --set causal=true",
+    )
+
+
+def state_from_args(args: argparse.Namespace, base: ExplorerState | None = None) -> ExplorerState:
+    if args.preset:
+        try:
+            state = ExplorerState.from_config(preset(args.preset).config)
+        except KeyError as error:
+            raise UsageError(str(error.args[0])) from None
+    else:
+        state = base or default_state()
+    if args.tokens is not None:
+        if not 1 <= args.tokens <= 4096:
+            raise UsageError("--tokens must be between 1 and 4096")
+        d_in = args.d_in or state.queries.d_in or 3
+        if not 1 <= d_in <= 1024:
+            raise UsageError("--d-in must be between 1 and 1024")
+        sequence = random_sequence(args.tokens, d_in)
+        state = replace(state, queries=sequence, kv=sequence)
+        state = state.with_controls(
+            cross=False, valid_len=min(state.controls.valid_len, args.tokens)
+        )
+    changes = {}
+    for item in args.set:
+        field, sep, text = item.partition("=")
+        if not sep:
+            raise UsageError(f"--set needs FIELD=VALUE, got {item!r}")
+        changes[field.strip()] = _parse_value(field.strip(), text.strip())
+    return state.with_controls(**changes) if changes else state
+
+
+def gui_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="attn-explorer", description="A desktop lab for attention."
+    )
+    add_state_arguments(parser)
+    parser.add_argument(
+        "--screenshot", metavar="OUT.png", help="save the window once drawn, then exit"
+    )
+    parser.add_argument(
+        "--size", default="1500x940", metavar="WxH", help="window size (default 1500x940)"
+    )
+    parser.add_argument(
+        "--all-heads", action="store_true", help="start with all heads side by side"
+    )
+    args = parser.parse_args(argv)
+    try:
+        state = state_from_args(args)
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except UsageError as error:
+        parser.exit(2, f"attn-explorer: {error}\n")
+    except ValueError:
+        parser.exit(2, f"attn-explorer: --size must look like 1500x940, not {args.size!r}\n")
+
+    from .ui.app import create_app
+    from .ui.main_window import MainWindow
+
+    app = create_app()
+    window = MainWindow(state)
+    window.resize(width, height)
+    if args.all_heads:
+        window.board.show_all_heads(True)
+    window.show()
+    if args.screenshot:
+        from .ui.screenshot import save_when_drawn
+
+        return save_when_drawn(app, window, args.screenshot)
+    status = app.exec()
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return gui_main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

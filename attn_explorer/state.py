@@ -1,0 +1,132 @@
+"""What a learner has set up, as plain immutable data: the window edits it, sessions store it.
+
+`ExplorerState` is richer than an `AttentionConfig`: it keeps controls that are switched off
+(the valid length while padding is off, the key/value tokens while cross-attention is off) and
+what the learner is looking at, so nothing typed is lost by toggling a checkbox and a saved
+session reopens where it was left. `config()` derives the engine's input from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+
+from .engine import AttentionConfig
+from .engine.presets import DEFAULT_PRESET, preset
+
+
+@dataclass(frozen=True)
+class TokenSequence:
+    """Token names and their embedding rows (n x d_in floats)."""
+
+    tokens: tuple[str, ...]
+    embeddings: tuple[tuple[float, ...], ...]
+
+    @property
+    def d_in(self) -> int:
+        return len(self.embeddings[0]) if self.embeddings else 0
+
+
+@dataclass(frozen=True)
+class Controls:
+    """Every control of the window that feeds the engine (the embedding tables aside)."""
+
+    projection: str = "linear"
+    d_out: int = 2
+    num_heads: int = 1
+    head_layout: str = "stacked"
+    out_proj: bool = False
+    qkv_bias: bool = False
+    causal: bool = False
+    mask_method: str = "neg_inf"
+    padding: bool = False
+    valid_len: int = 1
+    scale: bool = True
+    temperature: float = 1.0
+    dropout: float = 0.0
+    training: bool = True
+    seed: int = 123
+    cross: bool = False
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+
+@dataclass(frozen=True)
+class ViewState:
+    """Where the learner is looking: survives saving and reopening a session."""
+
+    tab: str = "matrices"  # "matrices", "heads" or "steps"
+    head: int = 0
+    query: int = 1  # the followed query token (0-based); the tutorials follow x^(2)
+    stage: str = "embeddings"
+    heads_array: str = "weights"
+
+
+@dataclass(frozen=True)
+class ExplorerState:
+    queries: TokenSequence
+    kv: TokenSequence | None = None
+    controls: Controls = field(default_factory=Controls)
+    view: ViewState = field(default_factory=ViewState)
+
+    def config(self) -> AttentionConfig:
+        c = self.controls
+        cross = c.cross and self.kv is not None
+        return AttentionConfig(
+            tokens=self.queries.tokens,
+            embeddings=self.queries.embeddings,
+            kv_tokens=self.kv.tokens if cross else None,
+            kv_embeddings=self.kv.embeddings if cross else None,
+            projection=c.projection,
+            d_out=c.d_out,
+            num_heads=c.num_heads,
+            head_layout=c.head_layout,
+            out_proj=c.out_proj,
+            qkv_bias=c.qkv_bias,
+            causal=c.causal,
+            mask_method=c.mask_method,
+            valid_len=c.valid_len if c.padding else None,
+            scale=c.scale,
+            temperature=c.temperature,
+            dropout=c.dropout,
+            training=c.training,
+            seed=c.seed,
+        )
+
+    @classmethod
+    def from_config(cls, config: AttentionConfig, view: ViewState | None = None) -> ExplorerState:
+        kv = None
+        if config.kv_tokens is not None and config.kv_embeddings is not None:
+            kv = TokenSequence(config.kv_tokens, config.kv_embeddings)
+        controls = Controls(
+            projection=config.projection,
+            d_out=config.d_out,
+            num_heads=config.num_heads,
+            head_layout=config.head_layout,
+            out_proj=config.out_proj,
+            qkv_bias=config.qkv_bias,
+            causal=config.causal,
+            mask_method=config.mask_method,
+            padding=config.valid_len is not None,
+            valid_len=config.valid_len if config.valid_len is not None else config.n_k,
+            scale=config.scale,
+            temperature=config.temperature,
+            dropout=config.dropout,
+            training=config.training,
+            seed=config.seed,
+            cross=kv is not None,
+        )
+        return cls(
+            queries=TokenSequence(config.tokens, config.embeddings),
+            kv=kv,
+            controls=controls,
+            view=view or ViewState(),
+        )
+
+    def with_controls(self, **changes: object) -> ExplorerState:
+        return replace(self, controls=replace(self.controls, **changes))
+
+
+def default_state() -> ExplorerState:
+    return ExplorerState.from_config(preset(DEFAULT_PRESET).config)

@@ -1,0 +1,66 @@
+"""Turning what a user types or pastes into numbers, with messages that say what was wrong.
+
+Qt-free, so the same rules serve the table editor, paste, and CSV import.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+class InputError(ValueError):
+    """Text that is not an acceptable embedding value; the message is shown to the user."""
+
+
+def parse_number(text: str) -> float:
+    """A finite float from user text; "0,55" (decimal comma) is accepted as 0.55."""
+    stripped = text.strip().replace("\u2212", "-")  # a typographic minus, as pasted from docs
+    if not stripped:
+        raise InputError("The cell is empty: type a number.")
+    if "," in stripped and "." not in stripped and stripped.count(",") == 1:
+        stripped = stripped.replace(",", ".")
+    try:
+        value = float(stripped)
+    except ValueError:
+        shown = stripped if len(stripped) <= 20 else stripped[:19] + "…"
+        raise InputError(f"“{shown}” is not a number.") from None
+    if math.isnan(value):
+        raise InputError("NaN is not allowed: type a finite number.")
+    if math.isinf(value):
+        raise InputError("Infinity is not allowed: type a finite number.")
+    if abs(value) > FLOAT32_MAX:
+        raise InputError(f"{value:g} is too large for float32 (at most about ±3.4e38).")
+    return value
+
+
+def split_block(text: str) -> list[list[str]]:
+    """Cells of a pasted block: tab-separated (spreadsheets), else comma- or semicolon-separated.
+
+    Trailing empty lines are dropped; an empty block gives [].
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        return []
+    if any("\t" in line for line in lines):
+        separator = "\t"
+    elif any(";" in line for line in lines):
+        separator = ";"
+    elif any("," in line for line in lines):
+        separator = ","
+    else:
+        return [re.split(r"\s+", line.strip()) for line in lines]
+    return [[cell.strip() for cell in line.split(separator)] for line in lines]
+
+
+def clean_token(text: str) -> str:
+    """A token name as typed; refuses only the empty name (a token must be something)."""
+    if text == "":
+        raise InputError("A token needs a name (a space is allowed).")
+    return text

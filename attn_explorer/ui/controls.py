@@ -1,0 +1,357 @@
+"""The control panel: every engine field as a widget, with problems explained in place.
+
+Widgets only report edits to the document and re-show the document's values; they never
+adjust one another. A control that does not matter in the current setting is disabled with a
+tooltip saying why, but keeps its value.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..engine import PRESETS, Problem
+from .document import Document
+from .widgets import ErrorLabel, SliderSpin
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("ControlsPanel", text)
+
+
+PROJECTIONS = [
+    ("none", "none: Q = K = V = X"),
+    ("rand", "rand: torch.rand (v1)"),
+    ("linear", "linear: nn.Linear (v2)"),
+]
+LAYOUTS = [("stacked", "stacked: one W per head"), ("split", "split: one W, split")]
+MASK_METHODS = [("neg_inf", "−∞, then softmax"), ("renormalize", "softmax, zero, renormalize")]
+
+
+class ControlsPanel(QWidget):
+    """Sliders, boxes and checkboxes for every field of the attention config."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.doc = document
+        self.errors: dict[str, ErrorLabel] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+
+        self.preset = QComboBox()
+        self.preset.addItem(_tr("Load a tutorial example…"), None)
+        for name, preset in PRESETS.items():
+            self.preset.addItem(preset.title, name)
+            self.preset.setItemData(
+                self.preset.count() - 1, preset.source, Qt.ItemDataRole.ToolTipRole
+            )
+        self.preset.setToolTip(
+            _tr("Replace tokens, embeddings and settings with a tutorial's example.")
+        )
+        layout.addWidget(self.preset)
+
+        model = self._group(layout, _tr("Projection and heads"))
+        self.seed = SliderSpin(0, 9999)
+        self._row(
+            model,
+            "seed",
+            _tr("Seed"),
+            self.seed,
+            _tr(
+                "torch.manual_seed(seed) right before the projections are built: seed 123 "
+                "gives SelfAttention_v1's weights, 789 SelfAttention_v2's."
+            ),
+        )
+        self.projection = self._combo(PROJECTIONS)
+        self._row(
+            model,
+            "projection",
+            _tr("Projection"),
+            self.projection,
+            _tr(
+                "none: Q = K = V = X (tutorial 003). rand: each W is torch.rand(d_in, d_out) "
+                "(SelfAttention_v1). linear: each W is nn.Linear(d_in, d_out) "
+                "(SelfAttention_v2, CausalAttention)."
+            ),
+        )
+        self.d_out = SliderSpin(1, 64)
+        self._row(
+            model,
+            "d_out",
+            _tr("d_out"),
+            self.d_out,
+            _tr(
+                "Width of each projection W (d_in × d_out). With split heads, every head "
+                "gets d_out / heads of it."
+            ),
+        )
+        self.heads = SliderSpin(1, 16)
+        self._row(
+            model,
+            "num_heads",
+            _tr("Heads"),
+            self.heads,
+            _tr("Number of attention heads, each with its own queries, keys and values."),
+        )
+        self.layout_box = self._combo(LAYOUTS)
+        self._row(
+            model,
+            "head_layout",
+            _tr("Head layout"),
+            self.layout_box,
+            _tr(
+                "stacked: independent heads of width d_out, outputs concatenated "
+                "(MultiHeadAttentionWrapper). split: one projection of width d_out split "
+                "into heads of d_out / heads (MultiHeadAttention)."
+            ),
+        )
+        flags = QHBoxLayout()
+        self.qkv_bias = QCheckBox(_tr("q/k/v bias"))
+        self.out_proj = QCheckBox(_tr("Output projection"))
+        flags.addWidget(self.qkv_bias)
+        flags.addWidget(self.out_proj)
+        model.addRow(flags)
+        self._error(model, "qkv_bias")
+        self._error(model, "out_proj")
+        self.qkv_bias.setToolTip(
+            _tr("Give the nn.Linear projections a bias (linear projection only).")
+        )
+        self.out_proj.setToolTip(
+            _tr(
+                "A final nn.Linear(width, width) with bias over the "
+                "concatenated heads, as MultiHeadAttention's out_proj."
+            )
+        )
+
+        scores = self._group(layout, _tr("Scores and softmax"))
+        self.scale = QCheckBox(_tr("Divide by √d_k"))
+        self.scale.setToolTip(
+            _tr(
+                "Scaled dot-product attention: divide the scores by the square "
+                "root of a key's width, so that softmax does not saturate."
+            )
+        )
+        scores.addRow(self.scale)
+        self._error(scores, "scale")
+        self.temperature = SliderSpin(0.01, 100.0, step=0.05, decimals=2, log=True)
+        self._row(
+            scores,
+            "temperature",
+            _tr("Temperature"),
+            self.temperature,
+            _tr(
+                "Divide the scores further by T: T < 1 sharpens the weights toward one-hot, "
+                "T > 1 flattens them toward uniform."
+            ),
+        )
+
+        mask = self._group(layout, _tr("Mask"))
+        self.causal = QCheckBox(_tr("Causal: hide later tokens"))
+        self.causal.setToolTip(_tr("Query i may only attend to keys 1…i (decoder self-attention)."))
+        mask.addRow(self.causal)
+        self._error(mask, "causal")
+        padding_row = QHBoxLayout()
+        self.padding = QCheckBox(_tr("Padding: valid length"))
+        self.valid_len = QSpinBox()
+        self.valid_len.setRange(1, 4096)
+        self.valid_len.setKeyboardTracking(False)
+        padding_row.addWidget(self.padding)
+        padding_row.addWidget(self.valid_len)
+        padding_row.addStretch(1)
+        mask.addRow(padding_row)
+        self._error(mask, "valid_len")
+        tip = _tr(
+            "Keys at positions after the valid length are padding and are masked, as "
+            "valid_lens in tutorial 002."
+        )
+        self.padding.setToolTip(tip)
+        self.valid_len.setToolTip(tip)
+        self.mask_method = self._combo(MASK_METHODS)
+        self._row(
+            mask,
+            "mask_method",
+            _tr("Method"),
+            self.mask_method,
+            _tr(
+                "Method 2: fill hidden scores with −∞, then softmax. Method 1: softmax, "
+                "zero the hidden weights, divide each row by its sum. Both give the same "
+                "weights (tutorial 000, 3.5.1)."
+            ),
+        )
+
+        drop = self._group(layout, _tr("Dropout"))
+        self.dropout = SliderSpin(0.0, 0.9, step=0.05, decimals=2)
+        self._row(
+            drop,
+            "dropout",
+            _tr("p"),
+            self.dropout,
+            _tr(
+                "Probability of dropping each attention weight while training; kept "
+                "weights are multiplied by 1/(1 − p)."
+            ),
+        )
+        self.training = QCheckBox(_tr("Training mode (dropout active)"))
+        self.training.setToolTip(_tr("Off: evaluation mode, as after model.eval(): no dropout."))
+        drop.addRow(self.training)
+        self._error(drop, "training")
+
+        seq = self._group(layout, _tr("Sequences"))
+        self.cross = QCheckBox(_tr("Cross-attention: keys/values from a second sequence"))
+        self.cross.setToolTip(
+            _tr(
+                "Queries come from the first table, keys and values from the "
+                "“Keys & values” table (encoder–decoder attention)."
+            )
+        )
+        seq.addRow(self.cross)
+        self._error(seq, "kv_tokens")
+        self._error(seq, "kv_embeddings")
+        self._error(seq, "other")
+        layout.addStretch(1)
+
+        self._connect()
+        self.sync()
+        self.doc.controlsChanged.connect(self.sync)
+
+    # ------------------------------------------------------------------ building helpers
+    def _group(self, layout: QVBoxLayout, title: str) -> QFormLayout:
+        box = QGroupBox(title)
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(box)
+        return form
+
+    def _combo(self, items: list[tuple[str, str]]) -> QComboBox:
+        box = QComboBox()
+        for value, label in items:
+            box.addItem(_tr(label), value)
+        return box
+
+    def _row(self, form: QFormLayout, field: str, label: str, widget: QWidget, tip: str) -> None:
+        title = QLabel(label)
+        title.setToolTip(tip)
+        widget.setToolTip(tip)
+        title.setBuddy(widget)
+        form.addRow(title, widget)
+        self._error(form, field)
+
+    def _error(self, form: QFormLayout, field: str) -> None:
+        label = ErrorLabel()
+        form.addRow(label)
+        self.errors[field] = label
+
+    def _connect(self) -> None:
+        set_control = self.doc.set_control
+        self.seed.valueChanged.connect(lambda v: set_control("seed", int(v)))
+        self.d_out.valueChanged.connect(lambda v: set_control("d_out", int(v)))
+        self.heads.valueChanged.connect(lambda v: set_control("num_heads", int(v)))
+        self.dropout.valueChanged.connect(lambda v: set_control("dropout", round(float(v), 4)))
+        self.temperature.valueChanged.connect(
+            lambda v: set_control("temperature", round(float(v), 4))
+        )
+        self.valid_len.valueChanged.connect(lambda v: set_control("valid_len", int(v)))
+        for box, field in (
+            (self.projection, "projection"),
+            (self.layout_box, "head_layout"),
+            (self.mask_method, "mask_method"),
+        ):
+            box.currentIndexChanged.connect(
+                lambda _i, b=box, f=field: set_control(f, b.currentData())
+            )
+        for check, field in (
+            (self.qkv_bias, "qkv_bias"),
+            (self.out_proj, "out_proj"),
+            (self.scale, "scale"),
+            (self.causal, "causal"),
+            (self.padding, "padding"),
+            (self.training, "training"),
+            (self.cross, "cross"),
+        ):
+            check.toggled.connect(lambda on, f=field: set_control(f, bool(on)))
+
+    # ------------------------------------------------------------------ showing the document
+    def sync(self) -> None:
+        """Show the document's controls (no signals back to it)."""
+        c = self.doc.controls
+        for spin, value in (
+            (self.seed, c.seed),
+            (self.d_out, c.d_out),
+            (self.heads, c.num_heads),
+            (self.dropout, c.dropout),
+            (self.temperature, c.temperature),
+        ):
+            spin.setValue(value)
+        widgets = [self.valid_len, self.projection, self.layout_box, self.mask_method]
+        widgets += [self.qkv_bias, self.out_proj, self.scale, self.causal, self.padding]
+        widgets += [self.training, self.cross]
+        for w in widgets:
+            w.blockSignals(True)
+        self.valid_len.setValue(c.valid_len)
+        self.projection.setCurrentIndex(self.projection.findData(c.projection))
+        self.layout_box.setCurrentIndex(self.layout_box.findData(c.head_layout))
+        self.mask_method.setCurrentIndex(self.mask_method.findData(c.mask_method))
+        for check, value in (
+            (self.qkv_bias, c.qkv_bias),
+            (self.out_proj, c.out_proj),
+            (self.scale, c.scale),
+            (self.causal, c.causal),
+            (self.padding, c.padding),
+            (self.training, c.training),
+            (self.cross, c.cross),
+        ):
+            check.setChecked(value)
+        for w in widgets:
+            w.blockSignals(False)
+        self._update_enabled()
+
+    def _update_enabled(self) -> None:
+        c = self.doc.controls
+        projected = c.projection != "none"
+        self._enable(
+            self.d_out,
+            projected,
+            _tr("With projection “none”, Q, K and V are X itself: there is no d_out."),
+        )
+        self._enable(self.layout_box, projected, _tr("With projection “none” there is one head."))
+        self._enable(
+            self.qkv_bias, c.projection == "linear", _tr("Only nn.Linear projections have a bias.")
+        )
+        self._enable(
+            self.mask_method,
+            c.causal or c.padding,
+            _tr("No mask is active: the method only matters with a causal or padding mask."),
+        )
+        self._enable(
+            self.valid_len, c.padding, _tr("Tick “Padding” to mask keys after this length.")
+        )
+
+    def _enable(self, widget: QWidget, enabled: bool, why: str) -> None:
+        widget.setEnabled(enabled)
+        base = widget.property("baseTip")
+        if base is None:
+            base = widget.toolTip()
+            widget.setProperty("baseTip", base)
+        widget.setToolTip(base if enabled else f"{base}\n\n{_tr('Disabled:')} {why}")
+
+    def show_problems(self, problems: list[Problem]) -> None:
+        """Show each problem under its control; clear the others."""
+        by_field: dict[str, list[str]] = {}
+        for problem in problems:
+            target = problem.field if problem.field in self.errors else "other"
+            if problem.field in ("tokens", "embeddings"):
+                continue  # the embedding editor shows these
+            by_field.setdefault(target, []).append(problem.message)
+        for field, label in self.errors.items():
+            label.show_message("\n".join(by_field.get(field, [])))

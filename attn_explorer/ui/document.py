@@ -1,0 +1,157 @@
+"""The open document: both embedding tables, the controls, and one undo stack for all edits.
+
+Widgets never hold state of their own: they show the document and ask it for changes, which
+become QUndoCommands. Consecutive moves of the same control within a second merge into one
+undo step, so dragging a slider is undone in one Ctrl+Z.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+from ..engine import AttentionConfig
+from ..state import Controls, ExplorerState, TokenSequence, ViewState
+from .embedding_model import MAX_DIMS, EmbeddingTableModel
+
+MERGE_SECONDS = 1.0
+_CONTROL_IDS = {name: 100 + i for i, name in enumerate(Controls.names())}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Document", text)
+
+
+class Document(QObject):
+    """Everything the learner edits; emits `changed` whenever the engine's input may differ."""
+
+    changed = Signal()
+    controlsChanged = Signal()  # controls changed by undo/redo/load: widgets must re-sync
+
+    def __init__(self, state: ExplorerState, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.undo_stack = QUndoStack(self)
+        self.queries = EmbeddingTableModel(self.undo_stack, _tr("Queries"), self)
+        self.kv = EmbeddingTableModel(self.undo_stack, _tr("Keys & values"), self)
+        self._controls = state.controls
+        self.view = state.view
+        self.queries.restore(state.queries)
+        self.kv.restore(state.kv or state.queries)
+        self.queries.sequenceChanged.connect(self.changed)
+        self.kv.sequenceChanged.connect(self.changed)
+        self.undo_stack.setClean()
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def controls(self) -> Controls:
+        return self._controls
+
+    def state(self) -> ExplorerState:
+        return ExplorerState(
+            queries=self.queries.sequence(),
+            kv=self.kv.sequence(),
+            controls=self._controls,
+            view=self.view,
+        )
+
+    def config(self) -> AttentionConfig:
+        return self.state().config()
+
+    # ------------------------------------------------------------------ editing
+    def set_control(self, name: str, value: object) -> None:
+        """Change one control (undoable; quick repeats on the same control merge)."""
+        if getattr(self._controls, name) == value and type(getattr(self._controls, name)) is type(
+            value
+        ):
+            return
+        new = replace(self._controls, **{name: value})
+        self.undo_stack.push(_ControlsCommand(self, self._controls, new, name))
+
+    def _apply_controls(self, controls: Controls) -> None:
+        self._controls = controls
+        self.controlsChanged.emit()
+        self.changed.emit()
+
+    def set_cross(self, enabled: bool) -> None:
+        """Turn cross-attention on or off; the key/value table is kept either way."""
+        self.set_control("cross", enabled)
+
+    def load_state(self, state: ExplorerState, text: str) -> None:
+        """Replace everything (a preset or a session) in one undoable step."""
+        self.undo_stack.beginMacro(text)
+        self.queries.replace(state.queries, text)
+        self.kv.replace(state.kv or state.queries, text)
+        if state.controls != self._controls:
+            self.undo_stack.push(_ControlsCommand(self, self._controls, state.controls, None))
+        self.undo_stack.endMacro()
+        self.view = state.view
+
+    def add_dimension(self, rng: np.random.Generator | None = None) -> str | None:
+        """Add one embedding dimension to both tables (they share the embedding space)."""
+        if self.queries.d_in >= MAX_DIMS:
+            return _tr("The embeddings already have the maximum of {0} dimensions.").format(
+                MAX_DIMS
+            )
+        rng = rng or np.random.default_rng()
+        self.undo_stack.beginMacro(_tr("Add dimension"))
+        for model in (self.queries, self.kv):
+            model.replace(model.with_dimension_added(rng), _tr("Add dimension"))
+        self.undo_stack.endMacro()
+        return None
+
+    def remove_dimension(self, col: int) -> str | None:
+        """Remove embedding dimension `col` (0-based) from both tables."""
+        if self.queries.d_in <= 1:
+            return _tr("The embeddings need at least one dimension.")
+        col = min(max(col, 0), self.queries.d_in - 1)
+        self.undo_stack.beginMacro(_tr("Remove dimension"))
+        for model in (self.queries, self.kv):
+            if col < model.d_in:
+                model.replace(model.with_dimension_removed(col), _tr("Remove dimension"))
+        self.undo_stack.endMacro()
+        return None
+
+    def set_view(self, **changes: object) -> None:
+        """Remember where the learner looks (not an edit: no undo step, no recompute)."""
+        self.view = replace(self.view, **changes)
+
+    @property
+    def view_state(self) -> ViewState:
+        return self.view
+
+    def sequence_for(self, which: str) -> TokenSequence:
+        return (self.queries if which == "queries" else self.kv).sequence()
+
+
+class _ControlsCommand(QUndoCommand):
+    """Set the controls; `name` is the single control changed (mergeable), or None."""
+
+    def __init__(self, doc: Document, old: Controls, new: Controls, name: str | None) -> None:
+        label = name.replace("_", " ") if name else _tr("settings")
+        super().__init__(_tr("Change {0}").format(label))
+        self.doc, self.old, self.new, self.name = doc, old, new, name
+        self.stamp = time.monotonic()
+
+    def id(self) -> int:
+        return _CONTROL_IDS[self.name] if self.name else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if not isinstance(other, _ControlsCommand) or other.name != self.name:
+            return False
+        if other.stamp - self.stamp > MERGE_SECONDS:
+            return False
+        self.new = other.new
+        self.stamp = other.stamp
+        if self.new == self.old:
+            self.setObsolete(True)
+        return True
+
+    def redo(self) -> None:
+        self.doc._apply_controls(self.new)
+
+    def undo(self) -> None:
+        self.doc._apply_controls(self.old)

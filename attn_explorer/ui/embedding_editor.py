@@ -1,0 +1,260 @@
+"""The token embedding editor: two tables (queries; keys & values) and the edits around them."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGridLayout,
+    QHeaderView,
+    QSizePolicy,
+    QTableView,
+    QTabWidget,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..engine import Problem
+from .document import Document
+from .embedding_model import EmbeddingTableModel
+from .widgets import ErrorLabel
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("EmbeddingEditor", text)
+
+
+class EmbeddingTable(QTableView):
+    """A spreadsheet-like view: type to edit, Ctrl+C / Ctrl+V blocks, refusals shown in place."""
+
+    message = Signal(str)
+
+    def __init__(self, model: EmbeddingTableModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setModel(model)
+        self.table = model
+        self.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked
+            | QAbstractItemView.EditTrigger.EditKeyPressed
+            | QAbstractItemView.EditTrigger.AnyKeyPressed
+        )
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.horizontalHeader().setDefaultSectionSize(64)
+        self.horizontalHeader().setMinimumSectionSize(40)
+        self.verticalHeader().setDefaultSectionSize(24)
+        self.setAlternatingRowColors(True)
+        model.inputRejected.connect(self._rejected)
+        model.modelReset.connect(self._fit_token_column)
+        self._fit_token_column()
+
+    def _fit_token_column(self) -> None:
+        self.setColumnWidth(0, 96)
+
+    def _rejected(self, index: QModelIndex, text: str) -> None:
+        rect = self.visualRect(index)
+        QToolTip.showText(self.viewport().mapToGlobal(rect.bottomLeft()), text, self)
+        self.message.emit(text)
+
+    def current_row(self) -> int:
+        index = self.currentIndex()
+        return index.row() if index.isValid() else self.table.rowCount() - 1
+
+    def selected_rows(self) -> list[int]:
+        rows = {i.row() for i in self.selectionModel().selectedIndexes()}
+        if not rows and self.currentIndex().isValid():
+            rows = {self.currentIndex().row()}
+        return sorted(rows)
+
+    def keyPressEvent(self, event: object) -> None:
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_selection()
+        elif event.matches(QKeySequence.StandardKey.Paste):
+            self.paste()
+        else:
+            super().keyPressEvent(event)
+
+    def copy_selection(self) -> None:
+        indexes = self.selectionModel().selectedIndexes()
+        if not indexes:
+            return
+        rows = sorted({i.row() for i in indexes})
+        cols = sorted({i.column() for i in indexes})
+        lines = []
+        for r in rows:
+            cells = [
+                str(self.table.data(self.table.index(r, c), Qt.ItemDataRole.EditRole)) for c in cols
+            ]
+            lines.append("\t".join(cells))
+        QGuiApplication.clipboard().setText("\n".join(lines))
+
+    def paste(self, text: str | None = None) -> None:
+        text = QGuiApplication.clipboard().text() if text is None else text
+        index = self.currentIndex()
+        top, left = (index.row(), index.column()) if index.isValid() else (0, 0)
+        error = self.table.paste(top, left, text)
+        if error:
+            QToolTip.showText(
+                self.viewport().mapToGlobal(self.visualRect(index).bottomLeft()), error, self
+            )
+        self.message.emit(error or "")
+
+    def select_row(self, row: int) -> None:
+        if 0 <= row < self.table.rowCount():
+            self.selectionModel().setCurrentIndex(
+                self.table.index(row, 0),
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
+            )
+
+
+class EmbeddingEditor(QWidget):
+    """Tabs for the query table and the key/value table, a toolbar, and a message line."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.doc = document
+        self.rng = np.random.default_rng()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 4)
+        self.buttons = QGridLayout()
+        self.buttons.setSpacing(2)
+        layout.addLayout(self.buttons)
+        self.tabs = QTabWidget()
+        self.query_table = EmbeddingTable(document.queries)
+        self.kv_table = EmbeddingTable(document.kv)
+        self.tabs.addTab(self.query_table, _tr("Queries X"))
+        self.tabs.addTab(self.kv_table, _tr("Keys && values X_kv"))
+        layout.addWidget(self.tabs, 1)
+        self.error = ErrorLabel()
+        layout.addWidget(self.error)
+        for table in (self.query_table, self.kv_table):
+            table.message.connect(self.error.show_message)
+        self.actions: dict[str, QAction] = {}
+        self._add_actions()
+        document.controlsChanged.connect(self._sync_cross)
+        self._sync_cross()
+
+    def _action(
+        self, key: str, text: str, tip: str, shortcut: QKeySequence | str | None, slot
+    ) -> None:
+        action = QAction(text, self)
+        action.setToolTip(tip)
+        if shortcut:
+            action.setShortcut(QKeySequence(shortcut))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.setToolTip(
+                f"{tip} ({QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)})"
+            )
+        action.triggered.connect(slot)
+        button = QToolButton()
+        button.setDefaultAction(action)
+        button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        count = len(self.actions)
+        self.buttons.addWidget(button, count // 4, count % 4)
+        self.addAction(action)
+        self.actions[key] = action
+
+    def _add_actions(self) -> None:
+        self._action(
+            "add_token",
+            _tr("+ Token"),
+            _tr("Insert a token after the current one"),
+            "Ctrl+Shift+=",
+            self.add_token,
+        )
+        self._action(
+            "remove_token",
+            _tr("− Token"),
+            _tr("Remove the selected tokens"),
+            "Ctrl+Shift+-",
+            self.remove_tokens,
+        )
+        self._action("move_up", _tr("↑"), _tr("Move the token up"), "Alt+Up", lambda: self.move(-1))
+        self._action(
+            "move_down", _tr("↓"), _tr("Move the token down"), "Alt+Down", lambda: self.move(1)
+        )
+        self._action(
+            "add_dim",
+            _tr("+ Dim"),
+            _tr("Add an embedding dimension (to both tables)"),
+            None,
+            self.add_dimension,
+        )
+        self._action(
+            "remove_dim",
+            _tr("− Dim"),
+            _tr("Remove the current embedding dimension (from both tables)"),
+            None,
+            self.remove_dimension,
+        )
+        self._action(
+            "randomize",
+            _tr("Randomize"),
+            _tr("Fill this table with random values in [0, 1)"),
+            "Ctrl+Shift+R",
+            self.randomize,
+        )
+        self._action(
+            "paste",
+            _tr("Paste"),
+            _tr(
+                "Paste a block copied from a spreadsheet (tab- or comma-separated) at the "
+                "current cell"
+            ),
+            None,
+            lambda: self.table().paste(),
+        )
+
+    def table(self) -> EmbeddingTable:
+        return self.kv_table if self.tabs.currentIndex() == 1 else self.query_table
+
+    def _sync_cross(self) -> None:
+        on = self.doc.controls.cross
+        self.tabs.setTabEnabled(1, on)
+        self.tabs.setTabToolTip(
+            1,
+            _tr("The key/value sequence of cross-attention.")
+            if on
+            else _tr("Tick “Cross-attention” to use a second sequence for keys and values."),
+        )
+
+    # ------------------------------------------------------------------ edits
+    def add_token(self) -> None:
+        table = self.table()
+        row = table.current_row() + 1
+        table.table.insert_tokens(row, 1, self.rng)
+        table.select_row(row)
+
+    def remove_tokens(self) -> None:
+        table = self.table()
+        rows = table.selected_rows()
+        if len(rows) >= table.table.rowCount():
+            self.error.show_message(_tr("At least one token must stay."))
+            return
+        table.table.remove_tokens(rows)
+        table.select_row(min(rows[0], table.table.rowCount() - 1) if rows else 0)
+
+    def move(self, delta: int) -> None:
+        table = self.table()
+        row = table.current_row()
+        table.select_row(table.table.move_token(row, delta))
+
+    def add_dimension(self) -> None:
+        self.error.show_message(self.doc.add_dimension(self.rng) or "")
+
+    def remove_dimension(self) -> None:
+        column = self.table().currentIndex().column()
+        dim = column - 1 if column >= 1 else self.doc.queries.d_in - 1  # token column: the last
+        self.error.show_message(self.doc.remove_dimension(dim) or "")
+
+    def randomize(self) -> None:
+        self.table().table.randomize(self.rng)
+
+    def show_problems(self, problems: list[Problem]) -> None:
+        mine = [p.message for p in problems if p.field in ("tokens", "embeddings")]
+        self.error.show_message("\n".join(mine))

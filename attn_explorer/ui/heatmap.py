@@ -1,0 +1,475 @@
+"""A labelled matrix heatmap: image, token tick labels, colour bar, cell values, hatched masks.
+
+`MatrixPlot` is a graphics item (not a widget), so the same object draws on screen, inside the
+step-through and into exported SVG/PDF/PNG figures: exported figures are the screen's own
+drawing code. Everything heavy is created once; `set_matrix` updates in place and only re-sets
+tick labels when the labels changed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QSizePolicy
+
+from ..engine import num
+
+# ColorBrewer RdBu (reversed: negative blue, positive red) and Blues: print and project well,
+# and stay readable for the common colour-vision deficiencies.
+SIGNED_CMAP = pg.ColorMap(
+    np.linspace(0, 1, 7),
+    ["#2166ac", "#67a9cf", "#d1e5f0", "#f7f7f7", "#fddbc7", "#ef8a62", "#b2182b"],
+    name="diverging",
+)
+WEIGHTS_CMAP = pg.ColorMap(
+    np.linspace(0, 1, 5), ["#f7fbff", "#c6dbef", "#6baed6", "#2171b5", "#08306b"], name="weights"
+)
+MASK_CMAP = pg.ColorMap([0, 1], ["#f7f7f7", "#969696"], name="mask")
+KEEP_CMAP = pg.ColorMap([0, 1], ["#737373", "#f7f7f7"], name="keep")
+CMAPS = {"signed": SIGNED_CMAP, "weights": WEIGHTS_CMAP, "mask": MASK_CMAP, "keep": KEEP_CMAP}
+
+HIGHLIGHT = QColor("#ff8c00")
+MAX_TEXT_CELLS = 32 * 32  # above this many cells, no values are written in them
+LABEL_PX = 15  # minimum pixels per tick label before labels are thinned out
+
+
+def display_token(token: str) -> str:
+    """A token as a tick label: control characters made visible, long names shortened."""
+    shown = token.replace("\n", "↵").replace("\r", "↵").replace("\t", "⇥")
+    if not shown.strip():
+        shown = "␣" * max(len(shown), 1)
+    return shown if len(shown) <= 14 else shown[:13] + "…"
+
+
+def levels_for(kind: str, values: np.ndarray) -> tuple[float, float]:
+    """Colour levels: symmetric around 0 for signed values, 0..max for weights, 0..1 for masks."""
+    if kind in ("mask", "keep"):
+        return 0.0, 1.0
+    finite = values[np.isfinite(values)] if values.size else values
+    if kind == "weights":
+        # The 99.5th percentile, not the maximum: one weight of 1.0 (the first row of a causal
+        # mask) would otherwise wash out every other cell of a long sequence.
+        top = float(np.percentile(finite, 99.5)) if finite.size else 1.0
+        return 0.0, top if top > 0 else 1.0
+    top = float(np.abs(finite).max()) if finite.size else 1.0
+    return -top if top > 0 else -1.0, top if top > 0 else 1.0
+
+
+@dataclass(frozen=True)
+class CellHover:
+    """The cell under the mouse, and where the mouse is on screen (for a tooltip)."""
+
+    row: int
+    col: int
+    screen_pos: QPointF
+
+
+class CellTextItem(QGraphicsItem):
+    """All cell values of a matrix, painted in one pass at a fixed screen size.
+
+    Text is laid out in device pixels so it stays legible at any zoom and stays vector text in
+    SVG/PDF exports. Two precisions are kept and the longest that fits the cell is used; when
+    neither fits, nothing is written (big matrices).
+    """
+
+    def __init__(self, parent: QGraphicsItem | None = None) -> None:
+        super().__init__(parent)
+        self._rows = self._cols = 0
+        self._texts: tuple[list[str], list[str]] = ([], [])
+        self._dark: np.ndarray = np.zeros(0, bool)
+        self.font = QFont()
+        self.font.setPointSizeF(10)
+        self.small_font = QFont()
+        self.small_font.setPointSizeF(8)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresParentOpacity, True)
+
+    def set_cells(self, fine: list[str], coarse: list[str], dark: np.ndarray, shape: tuple) -> None:
+        """Row-major texts at two precisions, and which cells are dark (white text)."""
+        self.prepareGeometryChange()
+        self._rows, self._cols = shape
+        self._texts = (fine, coarse)
+        self._dark = dark.ravel()
+        self.update()
+
+    def clear(self) -> None:
+        self.set_cells([], [], np.zeros(0, bool), (0, 0))
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, self._cols, self._rows)
+
+    def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
+        if not self._texts[0]:
+            return
+        transform = painter.transform()
+        cell = transform.mapRect(QRectF(0, 0, 1, 1))
+        fine, coarse = self._texts
+        chosen = None
+        for texts, font in ((fine, self.font), (coarse, self.font), (coarse, self.small_font)):
+            metrics = QFontMetricsF(font)
+            widest = max(metrics.horizontalAdvance(t) for t in texts)
+            if widest <= cell.width() - 3 and metrics.height() * 0.9 <= cell.height():
+                chosen = texts, font
+                break
+        if chosen is None:
+            return
+        texts, font = chosen
+        painter.save()
+        painter.resetTransform()
+        painter.setFont(font)
+        light, dark = QColor("#111111"), QColor("#ffffff")
+        flags = Qt.AlignmentFlag.AlignCenter
+        cols = self._cols
+        for index, text in enumerate(texts):
+            if not text:
+                continue
+            r, c = divmod(index, cols)
+            painter.setPen(dark if self._dark[index] else light)
+            painter.drawText(transform.mapRect(QRectF(c, r, 1, 1)), flags, text)
+        painter.restore()
+
+
+class _HoverImage(pg.ImageItem):
+    """An ImageItem that reports the cell under the mouse and clicks on cells."""
+
+    def __init__(self, owner: MatrixPlot) -> None:
+        super().__init__(axisOrder="row-major")
+        self._owner = owner
+        self.setAcceptHoverEvents(True)
+
+    def _cell(self, pos: QPointF) -> tuple[int, int] | None:
+        if self.image is None:
+            return None
+        row, col = math.floor(pos.y()), math.floor(pos.x())
+        rows, cols = self.image.shape[:2]
+        return (row, col) if 0 <= row < rows and 0 <= col < cols else None
+
+    def hoverEvent(self, ev: object) -> None:
+        cell = None if ev.isExit() else self._cell(ev.pos())
+        self._owner._hover(cell, None if ev.isExit() else ev.screenPos())
+
+    def mouseClickEvent(self, ev: object) -> None:
+        cell = self._cell(ev.pos())
+        if cell is not None and ev.button() == Qt.MouseButton.LeftButton:
+            ev.accept()
+            self._owner.cellClicked.emit(*cell)
+
+
+class TokenAxis(pg.AxisItem):
+    """The column axis: token labels horizontal when they fit, else slanted or vertical.
+
+    pyqtgraph's axis only writes horizontal text, which forces thinning the moment a word is
+    wider than its column; slanting keeps every label of a tutorial-sized matrix readable.
+    """
+
+    def __init__(self, orientation: str = "top") -> None:
+        super().__init__(orientation)
+        self.labels: list[tuple[float, str]] = []
+        self.angle = 0
+
+    def set_labels(self, labels: list[tuple[float, str]], angle: int) -> None:
+        self.labels, self.angle = labels, angle
+        metrics = QFontMetricsF(self.font())
+        widest = max((metrics.horizontalAdvance(t) for _, t in labels), default=0)
+        if angle == 0:
+            height = metrics.height() + 6
+        else:
+            radians = math.radians(angle)
+            height = widest * math.sin(radians) + metrics.height() * math.cos(radians) + 8
+        self.setHeight(min(int(height), 140))
+        self.picture = None
+        self.update()
+
+    def drawPicture(
+        self, p: QPainter, axisSpec: object, tickSpecs: object, textSpecs: object
+    ) -> None:
+        view = self.linkedView()
+        if view is None or not self.labels:
+            return
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        p.setFont(self.font())
+        p.setPen(self.textPen())
+        metrics = QFontMetricsF(self.font())
+        bottom = self.boundingRect().bottom() - 3
+        for position, text in self.labels:
+            x = self.mapFromScene(view.mapViewToScene(QPointF(position, 0))).x()
+            width = metrics.horizontalAdvance(text)
+            if self.angle == 0:
+                p.drawText(
+                    QRectF(
+                        x - width / 2 - 2, bottom - metrics.height(), width + 4, metrics.height()
+                    ),
+                    Qt.AlignmentFlag.AlignCenter,
+                    text,
+                )
+                continue
+            p.save()
+            p.translate(x, bottom)
+            p.rotate(-self.angle)
+            p.drawText(
+                QRectF(0, -metrics.height() / 2, width + 4, metrics.height()),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                text,
+            )
+            p.restore()
+
+
+class MatrixPlot(pg.GraphicsLayout):
+    """One matrix: title, token-labelled axes, colour bar, values, masked cells hatched."""
+
+    cellHovered = Signal(object)  # CellHover, or None when the mouse leaves
+    cellClicked = Signal(int, int)
+
+    def __init__(self, *, colorbar: bool = True, title_size: str = "11pt") -> None:
+        super().__init__()
+        self.setContentsMargins(4, 2, 4, 2)
+        self.layout.setHorizontalSpacing(4)
+        self.layout.setVerticalSpacing(0)
+        self._title_size = title_size
+        self.title = self.addLabel("", row=0, col=0, colspan=2, size=title_size)
+        self.top_axis = TokenAxis("top")
+        self.plot: pg.PlotItem = self.addPlot(row=1, col=0, axisItems={"top": self.top_axis})
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.showAxis("top")
+        self.plot.hideAxis("bottom")
+        self.view: pg.ViewBox = self.plot.getViewBox()
+        self.view.setMouseEnabled(False, False)
+        self.view.invertY(True)
+        self.view.setDefaultPadding(0)
+        for side in ("left", "top"):
+            axis = self.plot.getAxis(side)
+            axis.setStyle(tickLength=0, autoExpandTextSpace=True, tickTextOffset=4)
+            axis.setPen(pg.mkPen(None))
+            axis.setTextPen(pg.mkPen("#222222"))
+        self._background = QGraphicsRectItem()
+        self._background.setPen(QPen(Qt.PenStyle.NoPen))
+        self._background.setBrush(QBrush(QColor("#e4e4e4")))
+        self._hatch = QGraphicsRectItem()
+        self._hatch.setPen(QPen(Qt.PenStyle.NoPen))
+        self._hatch.setBrush(QBrush(QColor("#8a8a8a"), Qt.BrushStyle.BDiagPattern))
+        self.image = _HoverImage(self)
+        self.cells = CellTextItem()
+        self._row_box = QGraphicsRectItem()
+        pen = QPen(HIGHLIGHT, 3)
+        pen.setCosmetic(True)
+        self._row_box.setPen(pen)
+        self._row_box.setVisible(False)
+        self._hover_box = QGraphicsRectItem()
+        hover_pen = QPen(QColor("#111111"), 2)
+        hover_pen.setCosmetic(True)
+        self._hover_box.setPen(hover_pen)
+        self._hover_box.setVisible(False)
+        for z, item in enumerate(
+            (self._background, self._hatch, self.image, self.cells, self._row_box, self._hover_box)
+        ):
+            item.setZValue(z)
+            self.plot.addItem(item)
+        self.colorbar: pg.ColorBarItem | None = None
+        if colorbar:
+            self.colorbar = pg.ColorBarItem(
+                interactive=False, width=12, colorMap=SIGNED_CMAP, colorMapMenu=False
+            )
+            self.colorbar.getAxis("right").setTextPen(pg.mkPen("#222222"))
+            self.addItem(self.colorbar, row=1, col=1)
+            self.colorbar.setImageItem(self.image)
+        self.matrix: np.ndarray | None = None  # exactly what is displayed
+        self.shown: object = None  # set by the owner: which trace array this plot shows
+        self.hidden: np.ndarray | None = None
+        self.kind = "signed"
+        self.name = ""
+        self._row_labels: tuple[str, ...] = ()
+        self._col_labels: tuple[str, ...] = ()
+        self._tick_state: tuple | None = None
+        self._shown_ticks: tuple[list[str], list[str]] = ([], [])
+        self._highlight: int | None = None
+        self._neg_inf_text = False
+        self.view.sigResized.connect(self._refresh_ticks)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+
+    # ------------------------------------------------------------------ content
+    def set_title(self, html: str) -> None:
+        self.title.setText(html, size=self._title_size)
+
+    def set_matrix(
+        self,
+        matrix: np.ndarray,
+        *,
+        kind: str = "signed",
+        rows: Sequence[str] = (),
+        cols: Sequence[str] = (),
+        hidden: np.ndarray | None = None,
+        name: str = "",
+        levels: tuple[float, float] | None = None,
+        neg_inf_text: bool = False,
+    ) -> None:
+        """Show `matrix` (2-D). Cells where `hidden` is True are hatched, not coloured.
+
+        `neg_inf_text` writes "−∞" in hidden cells (masked scores); otherwise they stay blank.
+        """
+        self.matrix = matrix
+        self.hidden = hidden if hidden is not None and hidden.any() else None
+        self.name = name
+        shown = matrix.astype(np.float32, copy=False)
+        if self.hidden is not None or not np.isfinite(shown).all():
+            shown = np.where(self.hidden if self.hidden is not None else False, np.nan, shown)
+            shown[~np.isfinite(shown)] = np.nan
+        lo, hi = levels if levels is not None else levels_for(kind, shown)
+        if kind != self.kind or self.colorbar is None:
+            self.image.setColorMap(CMAPS[kind])
+        if self.colorbar is not None:
+            if kind != self.kind:
+                self.colorbar.setColorMap(CMAPS[kind])
+            self._set_colorbar_ticks(kind, lo, hi)
+        self.kind = kind
+        self.image.setImage(shown, autoLevels=False, levels=(lo, hi))
+        if self.colorbar is not None:
+            self.colorbar.setLevels((lo, hi))
+        n_rows, n_cols = matrix.shape
+        frame = QRectF(0, 0, n_cols, n_rows)
+        self._background.setRect(frame)
+        self._hatch.setRect(frame)
+        self._hatch.setVisible(self.hidden is not None)
+        self._neg_inf_text = neg_inf_text
+        self._update_cells(shown, lo, hi)
+        self.set_labels(tuple(rows), tuple(cols))
+        self.view.setRange(frame, padding=0)
+        self.set_highlight(self._highlight)
+
+    def clear(self) -> None:
+        self.matrix = None
+        self.image.clear()
+        self.cells.clear()
+        self.set_labels((), ())
+
+    def _set_colorbar_ticks(self, kind: str, lo: float, hi: float) -> None:
+        axis = self.colorbar.getAxis("right")
+        named = {"mask": ("0 visible", "1 hidden"), "keep": ("0 dropped", "1 kept")}.get(kind)
+        if named:
+            axis.setTicks([[(0.0, named[0]), (1.0, named[1])]])
+            axis.setWidth(_widest(named) + 8)
+        else:
+            axis.setTicks(None)
+            axis.setWidth(48)
+
+    def _update_cells(self, shown: np.ndarray, lo: float, hi: float) -> None:
+        matrix = self.matrix
+        if matrix.size > MAX_TEXT_CELLS:
+            self.cells.clear()
+            return
+        flat = matrix.ravel()
+        if self.kind in ("mask", "keep"):
+            fine = ["1" if v else "0" for v in flat]
+            coarse = fine
+        else:
+            fine = [num(v) for v in flat.tolist()]
+            coarse = [_coarse(v) for v in flat.tolist()]
+        if self.hidden is not None:
+            hidden = self.hidden.ravel()
+            blank = "−∞" if self._neg_inf_text else ""
+            fine = [blank if h else t for t, h in zip(fine, hidden, strict=True)]
+            coarse = [blank if h else t for t, h in zip(coarse, hidden, strict=True)]
+        lut = CMAPS[self.kind].getLookupTable(nPts=256, alpha=False)
+        span = hi - lo if hi > lo else 1.0
+        index = np.clip((np.nan_to_num(shown, nan=lo) - lo) / span * 255, 0, 255).astype(int)
+        rgb = lut[index.ravel()].astype(float)
+        luminance = (0.299 * rgb[:, 0] + 0.587 * rgb[:, 1] + 0.114 * rgb[:, 2]) / 255
+        dark = luminance < 0.5
+        if self.hidden is not None:
+            dark &= ~self.hidden.ravel()
+        self.cells.set_cells(fine, coarse, dark, matrix.shape)
+
+    # ------------------------------------------------------------------ labels
+    def set_labels(self, rows: tuple[str, ...], cols: tuple[str, ...]) -> None:
+        if rows == self._row_labels and cols == self._col_labels:
+            return
+        self._row_labels, self._col_labels = rows, cols
+        self._tick_state = None
+        self._refresh_ticks()
+
+    def _stride(self, count: int, pixels: float) -> int:
+        if count == 0 or pixels <= 0:
+            return 1
+        return max(1, math.ceil(LABEL_PX / (pixels / count)))
+
+    def _refresh_ticks(self) -> None:
+        """Tick labels, thinned to every k-th token when the cells are too small to label all."""
+        size = self.view.size()
+        rows, cols = self._row_labels, self._col_labels
+        row_stride = self._stride(len(rows), size.height())
+        cell_width = size.width() / max(len(cols), 1)
+        line = QFontMetricsF(QFont()).height()
+        if _widest(cols) <= cell_width:
+            angle, col_stride = 0, 1
+        elif cell_width >= 1.5 * line:
+            angle, col_stride = 45, 1
+        else:
+            angle, col_stride = 90, max(1, math.ceil(line * 1.1 / max(cell_width, 1e-6)))
+        state = (rows, cols, row_stride, col_stride, angle)
+        if state == self._tick_state:
+            return
+        self._tick_state = state
+        left_ticks = [
+            (i + 0.5, display_token(t)) for i, t in enumerate(rows) if i % row_stride == 0
+        ]
+        top_ticks = [(i + 0.5, display_token(t)) for i, t in enumerate(cols) if i % col_stride == 0]
+        left = self.plot.getAxis("left")
+        left.setTicks([left_ticks])
+        # The axis sizes to its labels: pyqtgraph silently drops labels that do not fit.
+        left.setWidth(_widest([t for _, t in left_ticks]) + 6)
+        self.top_axis.set_labels(top_ticks, angle)
+        self._shown_ticks = ([t for _, t in left_ticks], [t for _, t in top_ticks])
+
+    # ------------------------------------------------------------------ highlight & hover
+    def set_highlight(self, row: int | None) -> None:
+        """Outline one row (the followed query), or none."""
+        self._highlight = row
+        if self.matrix is None or row is None or not 0 <= row < self.matrix.shape[0]:
+            self._row_box.setVisible(False)
+            return
+        self._row_box.setRect(QRectF(0, row, self.matrix.shape[1], 1))
+        self._row_box.setVisible(True)
+
+    def _hover(self, cell: tuple[int, int] | None, screen_pos: QPointF | None) -> None:
+        if cell is None:
+            self._hover_box.setVisible(False)
+            self.cellHovered.emit(None)
+            return
+        row, col = cell
+        self._hover_box.setRect(QRectF(col, row, 1, 1))
+        self._hover_box.setVisible(True)
+        self.cellHovered.emit(CellHover(row, col, screen_pos))
+
+    @property
+    def tick_labels(self) -> tuple[list[str], list[str]]:
+        """The row and column labels currently drawn (for tests and level-of-detail checks)."""
+        return self._shown_ticks
+
+
+def _coarse(value: float) -> str:
+    if not math.isfinite(value):
+        return num(value)
+    if abs(value) >= 1000:
+        return f"{value:.1e}"
+    return f"{value:.2f}"
+
+
+def _widest(labels: Sequence[str]) -> float:
+    metrics = QFontMetricsF(QFont())
+    return max((metrics.horizontalAdvance(display_token(t)) for t in labels), default=0) + 6
+
+
+class MatrixView(pg.GraphicsView):
+    """A widget showing one MatrixPlot."""
+
+    def __init__(self, parent: object = None, **plot_options: object) -> None:
+        super().__init__(parent, background="w")
+        self.plot = MatrixPlot(**plot_options)
+        self.setCentralItem(self.plot)
+        self.setMinimumSize(160, 140)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)

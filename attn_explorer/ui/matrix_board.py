@@ -1,0 +1,352 @@
+"""The live matrices: scores, mask and weights large, Q, K, V and the output below; or all heads.
+
+The board renders a trace and reports what the learner points at; it never computes. Hovering
+a cell shows its derivation (from the engine's `explain`) in a tooltip and in the explanation
+strip under the matrices, readable from the back of a room. Clicking a cell follows its query.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..engine import ARRAY_INFO, Trace, explain
+from .heatmap import CMAPS, CellHover, MatrixPlot, MatrixView, levels_for
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("MatrixBoard", text)
+
+
+SCORE_VARIANTS = [
+    ("masked_scores", "Scores fed to softmax (scaled, masked)"),
+    ("scaled_scores", "Scaled scores ω / (√d_k·T)"),
+    ("scores", "Raw scores ω = Q·Kᵀ"),
+]
+WEIGHT_VARIANTS = [
+    ("weights", "Weights (softmax)"),
+    ("weights_dropped", "Weights after dropout"),
+]
+HEAD_ARRAYS = [
+    ("weights", "Weights"),
+    ("weights_dropped", "Weights after dropout"),
+    ("masked_scores", "Scores fed to softmax"),
+    ("scaled_scores", "Scaled scores"),
+    ("scores", "Raw scores"),
+    ("queries", "Queries Q"),
+    ("keys", "Keys K"),
+    ("values", "Values V"),
+    ("head_contexts", "Context per head Z"),
+]
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What one plot shows: an array of the trace, for one head."""
+
+    name: str
+    head: int
+
+
+def kind_of(name: str) -> str:
+    return {"mask": "mask", "dropout_keep": "keep"}.get(name, ARRAY_INFO[name].kind)
+
+
+def hidden_cells(trace: Trace, name: str) -> np.ndarray | None:
+    """Cells to hatch: masked positions of arrays that come after the mask."""
+    if (
+        name
+        in (
+            "masked_scores",
+            "weights",
+            "weights_dropped",
+            "weights_neg_inf",
+            "weights_renormalize",
+            "dropout_keep",
+        )
+        and trace.config.has_mask
+    ):
+        return trace.mask
+    return None
+
+
+def show_array(
+    plot: MatrixPlot,
+    trace: Trace,
+    name: str,
+    head: int,
+    *,
+    levels: tuple[float, float] | None = None,
+    title: str | None = None,
+) -> None:
+    """Draw one array of a trace into a plot, labelled with its tokens and dimensions."""
+    info = ARRAY_INFO[name]
+    matrix = trace.matrix(name, head)
+    if matrix.dtype == bool:
+        matrix = matrix.astype(np.float32)
+    plot.set_matrix(
+        matrix,
+        kind=kind_of(name),
+        rows=trace.axis_labels(info.rows),
+        cols=trace.axis_labels(info.cols),
+        hidden=hidden_cells(trace, name),
+        name=name,
+        levels=levels,
+        neg_inf_text=name == "masked_scores",
+    )
+    shape = "×".join(map(str, matrix.shape))
+    head_text = f" · head {head + 1}" if info.per_head and trace.heads > 1 else ""
+    plot.set_title(
+        title or f"<b>{info.title}</b>{head_text} <span style='color:#666'>{shape}</span>"
+    )
+    plot.shown = Shown(name, head)
+
+
+class MatrixBoard(QWidget):
+    """All live heatmaps of the main window and the controls that choose what they show."""
+
+    querySelected = Signal(int)
+    explained = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.trace: Trace | None = None
+        self.head = 0
+        self.query: int | None = 1
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel(_tr("Head")))
+        self.head_box = QComboBox()
+        self.head_box.setToolTip(_tr("Which head the matrices show (Ctrl+[ and Ctrl+] step)"))
+        bar.addWidget(self.head_box)
+        self.all_heads = QPushButton(_tr("All heads side by side"))
+        self.all_heads.setCheckable(True)
+        self.all_heads.setToolTip(_tr("Show one matrix for every head in a grid"))
+        bar.addWidget(self.all_heads)
+        bar.addSpacing(16)
+        self.score_box = self._variant_box(SCORE_VARIANTS)
+        self.weight_box = self._variant_box(WEIGHT_VARIANTS)
+        self.heads_array = self._variant_box(HEAD_ARRAYS)
+        for box in (self.score_box, self.weight_box, self.heads_array):
+            bar.addWidget(box)
+        bar.addStretch(1)
+        layout.addLayout(bar)
+
+        self.pages = QStackedWidget()
+        layout.addWidget(self.pages, 1)
+        self.views: dict[str, MatrixView] = {}
+        self._rows: list[tuple[QHBoxLayout, tuple[str, ...]]] = []
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)
+        for row_keys in (("scores", "mask", "weights"), ("queries", "keys", "values", "context")):
+            row = QWidget()
+            row_layout = QHBoxLayout(row)
+            row_layout.setContentsMargins(0, 0, 0, 0)
+            row_layout.setSpacing(2)
+            self._rows.append((row_layout, row_keys))
+            for key in row_keys:
+                view = MatrixView()
+                self.views[key] = view
+                row_layout.addWidget(view)
+                view.plot.cellHovered.connect(lambda hover, v=view: self._hovered(v.plot, hover))
+                view.plot.cellClicked.connect(lambda r, c, v=view: self._clicked(v.plot, r, c))
+            split.addWidget(row)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        self.pages.addWidget(split)
+
+        self.grid = pg.GraphicsLayoutWidget()
+        self.grid.setBackground("w")
+        self.grid_plots: list[MatrixPlot] = []
+        self.grid_bar = pg.ColorBarItem(interactive=False, width=12, colorMapMenu=False)
+        self.pages.addWidget(self.grid)
+
+        self.explanation = QLabel(
+            _tr("Hover over a cell to see how it is computed; click to follow its query.")
+        )
+        self.explanation.setWordWrap(True)
+        self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = QFont("DejaVu Sans Mono")
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        font.setPointSizeF(10.5)
+        self.explanation.setFont(font)
+        self.explanation.setMinimumHeight(3 * self.explanation.fontMetrics().height() + 8)
+        self.explanation.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.explanation.setStyleSheet(
+            "background: #fafafa; border-top: 1px solid #ddd; padding: 4px;"
+        )
+        layout.addWidget(self.explanation)
+
+        self.head_box.currentIndexChanged.connect(self._head_chosen)
+        self.all_heads.toggled.connect(self._page_chosen)
+        self.score_box.currentIndexChanged.connect(self._redraw)
+        self.weight_box.currentIndexChanged.connect(self._redraw)
+        self.heads_array.currentIndexChanged.connect(self._redraw)
+        self._page_chosen(False)
+
+    def _variant_box(self, items: list[tuple[str, str]]) -> QComboBox:
+        box = QComboBox()
+        for value, label in items:
+            box.addItem(_tr(label), value)
+        return box
+
+    # ------------------------------------------------------------------ state from outside
+    def set_trace(self, trace: Trace) -> None:
+        self.trace = trace
+        heads = trace.heads
+        if self.head_box.count() != heads:
+            self.head_box.blockSignals(True)
+            self.head_box.clear()
+            self.head_box.addItems([_tr("{0} of {1}").format(h + 1, heads) for h in range(heads)])
+            self.head = min(self.head, heads - 1)
+            self.head_box.setCurrentIndex(self.head)
+            self.head_box.blockSignals(False)
+        self.head_box.setEnabled(heads > 1)
+        self._redraw()
+
+    def set_head(self, head: int) -> None:
+        if 0 <= head < self.head_box.count():
+            self.head_box.setCurrentIndex(head)
+
+    def set_query(self, row: int | None) -> None:
+        self.query = row
+        for plot in self._query_plots():
+            plot.set_highlight(row)
+
+    def show_all_heads(self, on: bool) -> None:
+        self.all_heads.setChecked(on)
+
+    # ------------------------------------------------------------------ drawing
+    def _head_chosen(self, index: int) -> None:
+        if index >= 0:
+            self.head = index
+            self._redraw()
+
+    def _page_chosen(self, grid: bool) -> None:
+        self.pages.setCurrentIndex(1 if grid else 0)
+        self.heads_array.setVisible(grid)
+        self.score_box.setVisible(not grid)
+        self.weight_box.setVisible(not grid)
+        self._redraw()
+
+    def _redraw(self) -> None:
+        if self.trace is None:
+            return
+        if self.pages.currentIndex() == 0:
+            self._draw_matrices(self.trace)
+        else:
+            self._draw_grid(self.trace)
+        self.set_query(self.query)
+
+    def _draw_matrices(self, trace: Trace) -> None:
+        head = min(self.head, trace.heads - 1)
+        chosen = {
+            "scores": self.score_box.currentData(),
+            "mask": "mask",
+            "weights": self.weight_box.currentData(),
+            "queries": "queries",
+            "keys": "keys",
+            "values": "values",
+            "context": "context",
+        }
+        for key, name in chosen.items():
+            title = None
+            if key == "mask" and not trace.config.has_mask:
+                none = _tr("none: every key is visible")
+                title = f"<b>{_tr('Mask')}</b> <span style='color:#666'>{none}</span>"
+            show_array(self.views[key].plot, trace, name, head, title=title)
+        self._share_width()
+
+    def _share_width(self) -> None:
+        """Give each view width by its columns: the mask needs less than scores and weights,
+        two-column Q/K/V less than a wide context."""
+        top, bottom = self._rows
+        for i, key in enumerate(top[1]):
+            top[0].setStretch(i, 2 if key == "mask" else 3)
+        for i, key in enumerate(bottom[1]):
+            matrix = self.views[key].plot.matrix
+            columns = matrix.shape[1] if matrix is not None else 2
+            bottom[0].setStretch(i, 3 + min(columns, 8))
+
+    def _draw_grid(self, trace: Trace) -> None:
+        name = self.heads_array.currentData()
+        heads = trace.heads
+        if len(self.grid_plots) != heads:
+            self.grid.clear()
+            self.grid_plots = []
+            columns = math.ceil(math.sqrt(heads))
+            for h in range(heads):
+                plot = MatrixPlot(colorbar=False, title_size="10pt")
+                plot.cellHovered.connect(lambda hover, p=plot: self._hovered(p, hover))
+                plot.cellClicked.connect(lambda r, c, p=plot: self._clicked(p, r, c))
+                self.grid.addItem(plot, row=h // columns, col=h % columns)
+                self.grid_plots.append(plot)
+            self.grid.addItem(
+                self.grid_bar, row=0, col=columns, rowspan=max(1, math.ceil(heads / columns))
+            )
+            self.grid_bar.setImageItem([p.image for p in self.grid_plots])
+        kind = kind_of(name)
+        everything = trace[name]
+        levels = levels_for(
+            kind,
+            np.where(
+                hidden_cells(trace, name) if hidden_cells(trace, name) is not None else False,
+                np.nan,
+                everything,
+            ),
+        )
+        self.grid_bar.setColorMap(CMAPS[kind])
+        for h, plot in enumerate(self.grid_plots):
+            show_array(plot, trace, name, h, levels=levels, title=f"<b>{_tr('Head')} {h + 1}</b>")
+        self.grid_bar.setLevels(levels)
+
+    def _query_plots(self) -> list[MatrixPlot]:
+        plots = [v.plot for v in self.views.values()]
+        plots += self.grid_plots
+        return [
+            p
+            for p in plots
+            if getattr(p, "shown", None) and ARRAY_INFO[p.shown.name].rows == "q_tokens"
+        ]
+
+    # ------------------------------------------------------------------ pointing
+    def explain_cell(self, plot: MatrixPlot, row: int, col: int) -> str:
+        shown: Shown = plot.shown
+        return explain(self.trace, shown.name, shown.head, row, col)
+
+    def _hovered(self, plot: MatrixPlot, hover: CellHover | None) -> None:
+        if hover is None or self.trace is None or getattr(plot, "shown", None) is None:
+            QToolTip.hideText()
+            return
+        text = self.explain_cell(plot, hover.row, hover.col)
+        self.explanation.setText(text)
+        if hover.screen_pos is not None:
+            QToolTip.showText(hover.screen_pos.toPoint(), text)
+        self.explained.emit(text)
+
+    def _clicked(self, plot: MatrixPlot, row: int, col: int) -> None:
+        if getattr(plot, "shown", None) is None:
+            return
+        if ARRAY_INFO[plot.shown.name].rows == "q_tokens":
+            self.set_query(row)
+            self.querySelected.emit(row)
+        if self.trace is not None:
+            self.explanation.setText(self.explain_cell(plot, row, col))

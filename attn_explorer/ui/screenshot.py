@@ -1,0 +1,40 @@
+"""Save the window as a PNG once its first picture is drawn (for the README and for tests)."""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from .main_window import MainWindow
+
+SETTLE_MS = 400  # let layouts and the first paint finish after the trace is drawn
+TIMEOUT_MS = 120_000
+
+
+def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
+    """Run the event loop until the first picture, save `path`, return the exit status."""
+    outcome = {"status": 1}
+
+    def save() -> None:
+        if window.grab().save(path):
+            outcome["status"] = 0
+        else:
+            print(f"attn-explorer: could not write {path}", file=sys.stderr)
+        window.close()
+        app.exit(outcome["status"])
+
+    def give_up() -> None:
+        reason = window.problems[0].message if window.problems else "no picture was computed"
+        print(f"attn-explorer: no screenshot: {reason}", file=sys.stderr)
+        window.close()
+        app.exit(1)
+
+    window.firstPicture.connect(lambda: QTimer.singleShot(SETTLE_MS, save))
+    if window.problems:
+        QTimer.singleShot(0, give_up)
+    else:
+        QTimer.singleShot(TIMEOUT_MS, give_up)
+    app.exec()
+    return outcome["status"]

@@ -1,0 +1,33 @@
+import math
+
+import pytest
+
+from attn_explorer.textinput import InputError, parse_number, split_block
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("0.55", 0.55), (" -1e-3 ", -0.001), ("0,5", 0.5), ("\u22122", -2.0), ("3", 3.0)],
+)
+def test_numbers(text, value):
+    assert parse_number(text) == value
+
+
+@pytest.mark.parametrize(
+    "text", ["", "x", "nan", "NaN", "inf", "-Infinity", "1e39", "1,2,3", "1.2.3"]
+)
+def test_refused(text):
+    with pytest.raises(InputError):
+        parse_number(text)
+
+
+def test_float32_limit_is_inclusive():
+    assert math.isclose(parse_number("3.4e38"), 3.4e38)
+
+
+def test_blocks():
+    assert split_block("a\tb\n1\t2\n\n") == [["a", "b"], ["1", "2"]]
+    assert split_block("1,2\r\n3,4") == [["1", "2"], ["3", "4"]]
+    assert split_block("1;2") == [["1", "2"]]
+    assert split_block("1 2   3") == [["1", "2", "3"]]
+    assert split_block("\n \n") == []

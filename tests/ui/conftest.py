@@ -1,0 +1,51 @@
+import numpy as np
+import pytest
+
+from attn_explorer.engine import compute
+from attn_explorer.ui.app import configure_pyqtgraph
+from attn_explorer.ui.main_window import MainWindow
+
+
+@pytest.fixture
+def window(qtbot):
+    """The main window on the default example, shown, with its first picture drawn."""
+    configure_pyqtgraph()
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.resize(1500, 940)
+    with qtbot.waitSignal(win.firstPicture, timeout=30_000):
+        win.show()
+    yield win
+    win.close()
+    assert not win.bridge.is_running(), "the engine thread outlived the window"
+
+
+def settled(win) -> bool:
+    """The window shows the trace of the document's current config, with nothing pending."""
+    return (
+        win.trace is not None
+        and not win.bridge.busy
+        and not win.problems
+        and win.trace.config == win.doc.config()
+    )
+
+
+@pytest.fixture
+def wait_settled(qtbot):
+    def wait(win, timeout: int = 30_000) -> None:
+        qtbot.waitUntil(lambda: settled(win), timeout=timeout)
+
+    return wait
+
+
+def assert_shows(win) -> None:
+    """Every live heatmap shows exactly what compute() gives for the document's config."""
+    expected = compute(win.doc.config())
+    head = win.board.head
+    for key, view in win.board.views.items():
+        shown = view.plot.shown
+        want = expected.matrix(shown.name, head)
+        np.testing.assert_array_equal(
+            view.plot.matrix, want.astype(view.plot.matrix.dtype), err_msg=key
+        )
+    assert win.board.views["weights"].plot.shown.name in ("weights", "weights_dropped")

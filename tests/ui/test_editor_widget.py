@@ -1,0 +1,108 @@
+"""The editor as a user drives it: typing in cells, toolbar actions, keyboard shortcuts."""
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit
+
+from .conftest import settled
+
+
+def type_into_cell(qtbot, table, row, col, text):
+    """Open the cell's editor as a double-click would, type, and press Enter."""
+    table.setCurrentIndex(table.table.index(row, col))
+    table.edit(table.currentIndex())
+    editor = table.findChild(QLineEdit)
+    assert editor is not None and editor.isVisible()
+    editor.selectAll()
+    qtbot.keyClicks(editor, text)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    # Qt commits an edit finished with Enter through a queued call.
+    qtbot.waitUntil(lambda: table.state() != QAbstractItemView.State.EditingState)
+
+
+def test_typing_a_value_in_a_cell_recomputes(window, wait_settled, qtbot):
+    table = window.editor.query_table
+    type_into_cell(qtbot, table, 1, 1, "0.9")
+    assert table.table.values[1, 0] == 0.9
+    wait_settled(window)
+    assert window.trace.config.embeddings[1][0] == 0.9
+
+
+def test_typing_text_in_a_cell_is_refused_where_it_was_typed(window, qtbot):
+    table = window.editor.query_table
+    type_into_cell(qtbot, table, 2, 2, "abc")
+    assert table.table.values[2, 1] == 0.85
+    assert window.editor.error.isVisible()
+    assert "“abc” is not a number. The previous value '0.85' is kept." in window.editor.error.text()
+
+
+def test_ctrl_z_and_ctrl_shift_z(window, wait_settled, qtbot):
+    model = window.doc.queries
+    model.setData(model.index(0, 1), "0.7")
+    wait_settled(window)
+    qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert model.values[0, 0] == 0.43
+    qtbot.keyClick(
+        window,
+        Qt.Key.Key_Z,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert model.values[0, 0] == 0.7
+    wait_settled(window)
+    assert window.trace.config.embeddings[0][0] == 0.7
+
+
+def test_slider_drag_is_undone_in_one_step(window, wait_settled):
+    for seed in range(124, 140):
+        window.controls.seed.slider.setValue(seed)
+    window.doc.undo_stack.undo()
+    assert window.controls.seed.value() == 123
+    wait_settled(window)
+    assert window.trace.config.seed == 123
+
+
+def test_toolbar_actions(window, wait_settled):
+    editor = window.editor
+    editor.query_table.setCurrentIndex(editor.query_table.table.index(5, 0))
+    editor.actions["add_token"].trigger()
+    assert window.doc.queries.rowCount() == 7
+    editor.actions["add_dim"].trigger()
+    assert window.doc.queries.d_in == 4
+    wait_settled(window)
+    assert window.trace.config.d_in == 4 and window.trace.config.n_q == 7
+    editor.actions["remove_dim"].trigger()
+    editor.query_table.selectAll()
+    editor.actions["remove_token"].trigger()
+    assert window.doc.queries.rowCount() == 7
+    assert "At least one token must stay." in editor.error.text()
+
+
+def test_copy_and_paste_with_the_keyboard(window, qtbot):
+    table = window.editor.query_table
+    table.setFocus()
+    table.setCurrentIndex(table.table.index(0, 1))
+    QGuiApplication.clipboard().setText("0.11\t0.22\n0.33\t0.44")
+    qtbot.keyClick(table, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert table.table.values[:2, :2].tolist() == [[0.11, 0.22], [0.33, 0.44]]
+    table.selectRow(1)
+    qtbot.keyClick(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QGuiApplication.clipboard().text() == "journey\t0.33\t0.44\t0.66"
+
+
+def test_closing_during_a_computation_stops_the_thread(qtbot):
+    from attn_explorer.cli import random_sequence
+    from attn_explorer.state import default_state
+    from attn_explorer.ui.main_window import MainWindow
+
+    state = default_state()
+    big = random_sequence(768, 32)
+    from dataclasses import replace
+
+    state = replace(state, queries=big, kv=big).with_controls(num_heads=8, d_out=32)
+    win = MainWindow(state)
+    qtbot.addWidget(win)
+    win.show()
+    assert win.bridge.busy
+    win.close()
+    assert not win.bridge.is_running()
+    assert not settled(win)

@@ -1,0 +1,213 @@
+"""The live window: controls reach the engine, views show its numbers, nothing is lost."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from attn_explorer.engine import compute
+
+from .conftest import assert_shows
+
+
+def test_first_picture_is_the_default_example(window):
+    weights = window.board.views["weights"].plot.matrix
+    np.testing.assert_allclose(weights[1, :2], [0.4833, 0.5167], atol=1e-4)
+    assert window.board.views["scores"].plot.shown.name == "masked_scores"
+    assert_shows(window)
+
+
+@pytest.mark.parametrize(
+    ("control", "value", "field", "expected"),
+    [
+        ("seed", 789, "seed", 789),
+        ("d_out", 5, "d_out", 5),
+        ("heads", 3, "num_heads", 3),
+        ("dropout", 0.35, "dropout", 0.35),
+        ("temperature", 2.5, "temperature", 2.5),
+    ],
+)
+def test_each_slider_reaches_the_engine(window, wait_settled, control, value, field, expected):
+    getattr(window.controls, control).spin.setValue(value)
+    wait_settled(window)
+    assert getattr(window.trace.config, field) == pytest.approx(expected)
+    assert_shows(window)
+
+
+def test_slider_half_of_a_pair_reaches_the_engine(window, wait_settled):
+    window.controls.d_out.slider.setValue(window.controls.d_out.slider.value() + 3)
+    wait_settled(window)
+    assert window.trace.config.d_out == 5
+    assert window.controls.d_out.spin.value() == 5
+
+
+@pytest.mark.parametrize(
+    ("widget", "data", "field", "expected"),
+    [
+        ("projection", "rand", "projection", "rand"),
+        ("projection", "none", "projection", "none"),
+        ("layout_box", "split", "head_layout", "split"),
+        ("mask_method", "renormalize", "mask_method", "renormalize"),
+    ],
+)
+def test_each_choice_reaches_the_engine(window, wait_settled, widget, data, field, expected):
+    box = getattr(window.controls, widget)
+    box.setCurrentIndex(box.findData(data))
+    wait_settled(window)
+    assert getattr(window.trace.config, field) == expected
+    assert_shows(window)
+
+
+@pytest.mark.parametrize(
+    ("check", "field", "value"),
+    [
+        ("out_proj", "out_proj", True),
+        ("qkv_bias", "qkv_bias", True),
+        ("causal", "causal", False),
+        ("scale", "scale", False),
+        ("training", "training", False),
+    ],
+)
+def test_each_checkbox_reaches_the_engine(window, wait_settled, check, field, value):
+    getattr(window.controls, check).setChecked(value)
+    wait_settled(window)
+    assert getattr(window.trace.config, field) == value
+    assert_shows(window)
+
+
+def test_valid_length_reaches_the_engine(window, wait_settled):
+    window.controls.valid_len.setValue(4)
+    window.controls.padding.setChecked(True)
+    wait_settled(window)
+    assert window.trace.config.valid_len == 4
+    assert window.board.views["mask"].plot.matrix[0].tolist() == [0, 1, 1, 1, 1, 1]
+    assert window.board.views["mask"].plot.matrix[5].tolist() == [0, 0, 0, 0, 1, 1]
+    assert_shows(window)
+
+
+def test_cross_attention_uses_the_second_table(window, wait_settled):
+    window.doc.kv.insert_tokens(6, 2, np.random.default_rng(1))
+    window.controls.causal.setChecked(False)
+    window.controls.cross.setChecked(True)
+    wait_settled(window)
+    assert window.trace.config.n_k == 8
+    assert window.board.views["weights"].plot.matrix.shape == (6, 8)
+    assert window.editor.tabs.isTabEnabled(1)
+    assert_shows(window)
+
+
+def test_preset_menu_loads_an_example(window, wait_settled):
+    combo = window.controls.preset
+    combo.setCurrentIndex(combo.findData("mha"))
+    combo.activated.emit(combo.currentIndex())
+    wait_settled(window)
+    np.testing.assert_allclose(window.trace.context[0], [0.3190, 0.4858], atol=1e-4)
+    assert combo.currentIndex() == 0
+    assert window.controls.heads.value() == 2
+    assert window.controls.layout_box.currentData() == "split"
+    assert_shows(window)
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert window.trace.config.num_heads == 1
+
+
+def test_rapid_moves_coalesce_and_end_on_the_last_config(window, wait_settled, qtbot):
+    before = window.bridge.computations
+    for seed in range(1000, 1200):
+        window.controls.seed.slider.setValue(seed)
+        if seed % 10 == 0:
+            qtbot.wait(1)  # let some results arrive mid-burst, as a real drag would
+    wait_settled(window)
+    assert window.trace.config.seed == 1199
+    assert window.bridge.computations - before < 60
+    assert_shows(window)
+
+
+def test_impossible_combination_is_explained_and_the_picture_stays(window, wait_settled):
+    window.controls.layout_box.setCurrentIndex(window.controls.layout_box.findData("split"))
+    window.controls.d_out.spin.setValue(5)
+    wait_settled(window)
+    window.controls.heads.spin.setValue(2)
+    error = window.controls.errors["num_heads"]
+    assert error.isVisible()
+    assert "d_out 5 cannot be split into 2 heads" in error.text()
+    assert "d_out 5 cannot be split" in window.status_text.text()
+    shown = window.trace
+    assert shown.config.d_out == 5 and shown.config.num_heads == 1  # the last good picture
+    assert window.controls.d_out.value() == 5  # nothing else was changed
+    window.controls.d_out.spin.setValue(6)
+    wait_settled(window)
+    assert not error.isVisible()
+    assert window.trace.config.num_heads == 2
+
+
+def test_engine_errors_show_in_the_status_bar(window, qtbot):
+    model = window.doc.queries
+    model.setData(model.index(0, 1), "1e30")
+    model.setData(model.index(0, 2), "1e30")
+    window.controls.projection.setCurrentIndex(window.controls.projection.findData("none"))
+    qtbot.waitUntil(lambda: "overflowed float32" in window.status_text.text(), timeout=20_000)
+    assert window.trace.config.projection == "linear"  # the last good picture stays
+
+
+def test_status_bar_summarises_config_shapes_and_time(window, wait_settled):
+    window.controls.heads.spin.setValue(2)
+    wait_settled(window)
+    assert window.status_text.text() == "linear · d_out 2 · 2 heads (stacked) · causal · seed 123"
+    assert window.shape_text.text() == "X 6×3 → Q,K,V 2×6×2 → A 2×6×6 → out 6×4"
+    assert window.time_text.text().startswith("engine ")
+
+
+def test_head_selector_and_grid(window, wait_settled):
+    window.controls.heads.spin.setValue(4)
+    wait_settled(window)
+    window.board.set_head(2)
+    assert window.board.views["weights"].plot.shown.head == 2
+    assert_shows(window)
+    window.board.show_all_heads(True)
+    assert len(window.board.grid_plots) == 4
+    expected = compute(window.doc.config())
+    for h, plot in enumerate(window.board.grid_plots):
+        np.testing.assert_array_equal(plot.matrix, expected.weights[h])
+
+
+def test_hover_explains_and_click_follows_a_query(window):
+    plot = window.board.views["scores"].plot
+    text = window.board.explain_cell(plot, 1, 0)
+    assert text.startswith("ω̃ₘ[2,1] = ω̃[2,1] = ")
+    plot.cellClicked.emit(3, 0)
+    assert window.doc.view.query == 3
+    for key in ("scores", "mask", "weights", "queries", "context"):
+        assert window.board.views[key].plot._row_box.isVisible()
+        assert window.board.views[key].plot._row_box.rect().top() == 3
+    assert not window.board.views["keys"].plot._row_box.isVisible()
+    assert window.editor.query_table.currentIndex().row() == 3
+
+
+def test_every_token_is_labelled_at_tutorial_size(window):
+    rows, cols = window.board.views["weights"].plot.tick_labels
+    assert rows == cols == ["Your", "journey", "starts", "with", "one", "step"]
+
+
+def test_labels_thin_out_for_long_sequences(window, wait_settled):
+    window.doc.queries.insert_tokens(6, 250, np.random.default_rng(0))
+    wait_settled(window)
+    rows, cols = window.board.views["weights"].plot.tick_labels
+    assert 5 < len(rows) < 256 and 5 < len(cols) < 256
+    assert window.board.views["weights"].plot.cells._texts == ([], [])  # no cell text
+
+
+def test_masked_cells_are_hatched_with_minus_infinity(window):
+    plot = window.board.views["scores"].plot
+    assert plot._hatch.isVisible()
+    fine, _ = plot.cells._texts
+    assert fine[1] == "−∞" and fine[0] != "−∞"
+    weights = window.board.views["weights"].plot
+    assert np.isnan(weights.image.image[0, 1])  # drawn as hatch, not as a zero colour
+
+
+def test_mask_keys_navigate_heads(window, wait_settled, qtbot):
+    window.controls.heads.spin.setValue(3)
+    wait_settled(window)
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_BracketRight, Qt.KeyboardModifier.ControlModifier)
+    assert window.board.head == 1

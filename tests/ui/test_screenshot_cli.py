@@ -1,0 +1,75 @@
+"""`python main.py --screenshot OUT.png`: the window saves itself once drawn and exits 0."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from PySide6.QtGui import QImage
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_main(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        cwd=ROOT,
+    )
+
+
+def test_screenshot_of_a_preset(tmp_path):
+    out = tmp_path / "mha.png"
+    done = run_main("--screenshot", str(out), "--preset", "mha", "--size", "1280x800")
+    assert done.returncode == 0, done.stderr
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1280, 800)
+
+
+def test_screenshot_with_many_tokens_and_heads(tmp_path):
+    out = tmp_path / "big.png"
+    done = run_main(
+        "--screenshot",
+        str(out),
+        "--tokens",
+        "64",
+        "--d-in",
+        "16",
+        "--set",
+        "num_heads=4",
+        "--set",
+        "d_out=8",
+        "--all-heads",
+    )
+    assert done.returncode == 0, done.stderr
+    assert QImage(str(out)).width() == 1500
+
+
+def test_bad_arguments_fail_in_one_line(tmp_path):
+    done = run_main("--screenshot", str(tmp_path / "x.png"), "--preset", "nope")
+    assert done.returncode == 2
+    assert "no preset 'nope'" in done.stderr
+    assert "Traceback" not in done.stderr
+    done = run_main("--set", "heads=4")
+    assert done.returncode == 2 and "unknown field 'heads'" in done.stderr
+
+
+def test_impossible_config_gives_no_screenshot_and_says_why(tmp_path):
+    out = tmp_path / "x.png"
+    done = run_main(
+        "--screenshot",
+        str(out),
+        "--set",
+        "head_layout=split",
+        "--set",
+        "d_out=5",
+        "--set",
+        "num_heads=2",
+    )
+    assert done.returncode == 1
+    assert "d_out 5 cannot be split into 2 heads" in done.stderr
+    assert not out.exists()
