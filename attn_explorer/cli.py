@@ -10,10 +10,8 @@ import argparse
 import sys
 from dataclasses import fields, replace
 
-import numpy as np
-
-from .engine import PRESETS, preset
-from .state import Controls, ExplorerState, TokenSequence, default_state
+from .engine import PRESETS, STEP_KEYS, preset
+from .state import Controls, ExplorerState, default_state, random_sequence
 
 
 class UsageError(Exception):
@@ -33,12 +31,6 @@ def _parse_value(field: str, text: str) -> object:
         return kind(text)
     except ValueError:
         raise UsageError(f"--set {field}: {text!r} is not a valid {kind.__name__}") from None
-
-
-def random_sequence(n: int, d_in: int, seed: int = 0) -> TokenSequence:
-    """`n` tokens t1..tn with reproducible values in [0, 1), two decimals like the tutorials'."""
-    values = np.random.default_rng(seed).uniform(0, 1, size=(n, d_in)).round(2)
-    return TokenSequence(tuple(f"t{i + 1}" for i in range(n)), tuple(map(tuple, values.tolist())))
 
 
 def add_state_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,9 +96,17 @@ def gui_main(argv: list[str]) -> int:
     parser.add_argument(
         "--all-heads", action="store_true", help="start with all heads side by side"
     )
+    parser.add_argument(
+        "--stage",
+        choices=STEP_KEYS,
+        metavar="STAGE",
+        help=f"open the step-through at a stage: {', '.join(STEP_KEYS)}",
+    )
     args = parser.parse_args(argv)
     try:
         state = state_from_args(args)
+        if args.stage:
+            state = replace(state, view=replace(state.view, tab="steps", stage=args.stage))
         width, height = (int(v) for v in args.size.lower().split("x"))
     except UsageError as error:
         parser.exit(2, f"attn-explorer: {error}\n")

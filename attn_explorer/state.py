@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 
+import numpy as np
+
 from .engine import AttentionConfig
 from .engine.presets import DEFAULT_PRESET, preset
 
@@ -130,3 +132,31 @@ class ExplorerState:
 
 def default_state() -> ExplorerState:
     return ExplorerState.from_config(preset(DEFAULT_PRESET).config)
+
+
+def random_sequence(n: int, d_in: int, seed: int = 0, normal: bool = False) -> TokenSequence:
+    """`n` tokens t1..tn with reproducible values, two decimals like the tutorials'.
+
+    Uniform in [0, 1) like the tutorials' embeddings, or standard normal (`normal=True`), the
+    unit-variance inputs under which scores grow like √d_k.
+    """
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal((n, d_in)) if normal else rng.uniform(0, 1, size=(n, d_in))
+    rows = tuple(map(tuple, values.round(2).tolist()))
+    return TokenSequence(tuple(f"t{i + 1}" for i in range(n)), rows)
+
+
+def scaling_demo(state: ExplorerState) -> ExplorerState:
+    """Tutorial 004's point made visible: unit-variance embeddings, wide heads, no √d_k."""
+    demo = random_sequence(8, 16, seed=2, normal=True)  # row 2 saturates: max weight 0.97
+    return replace(state, queries=demo, kv=demo).with_controls(
+        projection="linear",
+        d_out=64,
+        num_heads=1,
+        scale=False,
+        temperature=1.0,
+        causal=False,
+        padding=False,
+        dropout=0.0,
+        cross=False,
+    )

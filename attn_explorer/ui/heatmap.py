@@ -160,6 +160,16 @@ class _HoverImage(pg.ImageItem):
             self._owner.cellClicked.emit(*cell)
 
 
+class ShrinkingLabel(pg.LabelItem):
+    """A label that does not force its text width on the layout: with many matrices side by
+    side a long title is cut, instead of pushing the last matrix off the figure."""
+
+    def updateMin(self) -> None:
+        super().updateMin()
+        self.setMinimumWidth(0)
+        self._sizeHint[Qt.SizeHint.MinimumSize] = (0, self._sizeHint[Qt.SizeHint.MinimumSize][1])
+
+
 class TokenAxis(pg.AxisItem):
     """The column axis: token labels horizontal when they fit, else slanted or vertical.
 
@@ -231,7 +241,8 @@ class MatrixPlot(pg.GraphicsLayout):
         self.layout.setHorizontalSpacing(4)
         self.layout.setVerticalSpacing(0)
         self._title_size = title_size
-        self.title = self.addLabel("", row=0, col=0, colspan=2, size=title_size)
+        self.title = ShrinkingLabel("", size=title_size)
+        self.addItem(self.title, row=0, col=0, colspan=2)
         self.top_axis = TokenAxis("top")
         self.plot: pg.PlotItem = self.addPlot(row=1, col=0, axisItems={"top": self.top_axis})
         self.plot.setMenuEnabled(False)

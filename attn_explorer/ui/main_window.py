@@ -24,15 +24,19 @@ from PySide6.QtWidgets import (
 
 from ..bridge import EngineBridge, Failure, Result
 from ..engine import PRESETS, AttentionConfig, Problem, Trace
-from ..state import ExplorerState, default_state
+from ..state import ExplorerState, default_state, scaling_demo
 from .controls import ControlsPanel
 from .document import Document
 from .embedding_editor import EmbeddingEditor
 from .matrix_board import MatrixBoard
+from .stepper import StepThrough
 
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("MainWindow", text)
+
+
+TABS = ("matrices", "steps")
 
 
 def config_summary(config: AttentionConfig) -> str:
@@ -93,6 +97,7 @@ class MainWindow(QMainWindow):
         self.controls = ControlsPanel(self.doc)
         self.editor = EmbeddingEditor(self.doc)
         self.board = MatrixBoard()
+        self.stepper = StepThrough()
         left = QSplitter(Qt.Orientation.Vertical)
         scroll = QScrollArea()
         scroll.setWidget(self.controls)
@@ -105,6 +110,7 @@ class MainWindow(QMainWindow):
         left.setStretchFactor(1, 2)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.board, _tr("Matrices"))
+        self.tabs.addTab(self.stepper, _tr("Step through"))
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(left)
         main.addWidget(self.tabs)
@@ -126,8 +132,17 @@ class MainWindow(QMainWindow):
         self.bridge.computed.connect(self._show_result)
         self.bridge.failed.connect(self._show_failure)
         self.board.querySelected.connect(self._query_chosen)
+        self.stepper.querySelected.connect(self._query_chosen)
+        self.board.head_box.currentIndexChanged.connect(self.stepper.set_head)
+        self.stepper.headChanged.connect(self.board.set_head)
+        self.stepper.stageChanged.connect(lambda key: self.doc.set_view(stage=key))
+        self.stepper.whyScaling.connect(self._why_scaling)
+        self.tabs.currentChanged.connect(self._tab_chosen)
         self.controls.preset.activated.connect(self._preset_chosen)
         self.board.set_query(self.doc.view.query)
+        self.stepper.query = self.doc.view.query
+        self.stepper.set_stage(self.doc.view.stage)
+        self.tabs.setCurrentIndex(TABS.index(self.doc.view.tab) if self.doc.view.tab in TABS else 0)
         self._update_title()
         self.recompute()
 
@@ -153,6 +168,12 @@ class MainWindow(QMainWindow):
             edit.addAction(action)
 
         view = self.menuBar().addMenu(_tr("&View"))
+        for index, label in enumerate((_tr("&Matrices"), _tr("&Step through"))):
+            action = QAction(label, self)
+            action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
+            action.triggered.connect(lambda _=False, i=index: self.tabs.setCurrentIndex(i))
+            view.addAction(action)
+        view.addSeparator()
         grid = QAction(_tr("All heads side by side"), self)
         grid.setCheckable(True)
         grid.setShortcut(QKeySequence("Ctrl+G"))
@@ -210,6 +231,7 @@ class MainWindow(QMainWindow):
         start = time.perf_counter()
         self.trace = result.trace
         self.board.set_trace(result.trace)
+        self.stepper.set_trace(result.trace, config_summary(result.trace.config))
         drawn = time.perf_counter()
         self.shape_text.setText(shapes_summary(result.trace))
         self.time_text.setText(
@@ -249,7 +271,24 @@ class MainWindow(QMainWindow):
 
     def _query_chosen(self, row: int) -> None:
         self.doc.set_view(query=row)
+        self.board.set_query(row)
+        self.stepper.set_query(row)
         self.editor.query_table.select_row(row)
+
+    def _tab_chosen(self, index: int) -> None:
+        self.doc.set_view(tab=TABS[index])
+        if TABS[index] == "steps":
+            self.stepper.stages.setFocus()
+
+    def _why_scaling(self) -> None:
+        """The softmax panel's demonstration (one undo step): see `scaling_demo`."""
+        self.doc.load_state(scaling_demo(self.doc.state()), _tr("Why √d_k: demonstration"))
+        self._status(
+            _tr(
+                "Scores of 16-d unit-variance embeddings through d_out = 64, unscaled: softmax "
+                "saturates. Tick “Divide by √d_k” to compare; Ctrl+Z restores your work."
+            )
+        )
 
     def _update_title(self) -> None:
         self.setWindowTitle("attn_explorer")

@@ -8,7 +8,6 @@ strip under the matrices, readable from the back of a room. Clicking a cell foll
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from ..engine import ARRAY_INFO, Trace, explain
 from .heatmap import CMAPS, CellHover, MatrixPlot, MatrixView, levels_for
+from .trace_plots import Shown, hidden_cells, kind_of, show_array
 
 
 def _tr(text: str) -> str:
@@ -54,68 +54,6 @@ HEAD_ARRAYS = [
     ("values", "Values V"),
     ("head_contexts", "Context per head Z"),
 ]
-
-
-@dataclass(frozen=True)
-class Shown:
-    """What one plot shows: an array of the trace, for one head."""
-
-    name: str
-    head: int
-
-
-def kind_of(name: str) -> str:
-    return {"mask": "mask", "dropout_keep": "keep"}.get(name, ARRAY_INFO[name].kind)
-
-
-def hidden_cells(trace: Trace, name: str) -> np.ndarray | None:
-    """Cells to hatch: masked positions of arrays that come after the mask."""
-    if (
-        name
-        in (
-            "masked_scores",
-            "weights",
-            "weights_dropped",
-            "weights_neg_inf",
-            "weights_renormalize",
-            "dropout_keep",
-        )
-        and trace.config.has_mask
-    ):
-        return trace.mask
-    return None
-
-
-def show_array(
-    plot: MatrixPlot,
-    trace: Trace,
-    name: str,
-    head: int,
-    *,
-    levels: tuple[float, float] | None = None,
-    title: str | None = None,
-) -> None:
-    """Draw one array of a trace into a plot, labelled with its tokens and dimensions."""
-    info = ARRAY_INFO[name]
-    matrix = trace.matrix(name, head)
-    if matrix.dtype == bool:
-        matrix = matrix.astype(np.float32)
-    plot.set_matrix(
-        matrix,
-        kind=kind_of(name),
-        rows=trace.axis_labels(info.rows),
-        cols=trace.axis_labels(info.cols),
-        hidden=hidden_cells(trace, name),
-        name=name,
-        levels=levels,
-        neg_inf_text=name == "masked_scores",
-    )
-    shape = "×".join(map(str, matrix.shape))
-    head_text = f" · head {head + 1}" if info.per_head and trace.heads > 1 else ""
-    plot.set_title(
-        title or f"<b>{info.title}</b>{head_text} <span style='color:#666'>{shape}</span>"
-    )
-    plot.shown = Shown(name, head)
 
 
 class MatrixBoard(QWidget):

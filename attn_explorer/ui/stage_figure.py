@@ -1,0 +1,146 @@
+"""One stage of the computation as a figure: title, formula, input and output matrices.
+
+A `StageFigure` is a graphics layout, so the step-through shows it on screen and export draws
+the very same object into PNG, SVG and PDF.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, Signal
+
+from ..engine import ARRAY_INFO, Step, Trace
+from .heatmap import MatrixPlot, ShrinkingLabel
+from .trace_plots import show_array
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("StageFigure", text)
+
+
+# What each stage shows: inputs, then outputs (names missing from a trace are left out).
+STAGE_ARRAYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "embeddings": ((), ("x", "x_kv")),
+    "projections": (("x", "x_kv", "w_query", "w_key", "w_value"), ("queries", "keys", "values")),
+    "scores": (("queries", "keys"), ("scores",)),
+    "scale": (("scores",), ("scaled_scores",)),
+    "mask": (("scaled_scores", "mask"), ("masked_scores",)),
+    "softmax": (("masked_scores",), ("weights",)),
+    "dropout": (("weights", "dropout_keep"), ("weights_dropped",)),
+    "context": (("weights_dropped", "values"), ("head_contexts",)),
+    "concat": (("head_contexts",), ("concat",)),
+    "out_proj": (("concat", "w_out"), ("context",)),
+}
+MAX_CONCAT_HEADS = 8
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One matrix of a stage figure: array `name` of head `head`."""
+
+    name: str
+    head: int
+    output: bool
+
+
+def stage_panels(trace: Trace, key: str, head: int) -> list[Panel]:
+    inputs, outputs = STAGE_ARRAYS[key]
+    panels: list[Panel] = []
+    for names, output in ((inputs, False), (outputs, True)):
+        for name in names:
+            if name not in trace.arrays:
+                continue
+            if key == "concat" and not output and trace.heads > 1:
+                heads = range(min(trace.heads, MAX_CONCAT_HEADS))
+                panels += [Panel(name, h, output) for h in heads]
+            else:
+                panels.append(Panel(name, head, output))
+    if key == "projections" and "w_query" not in trace.arrays:
+        # No projection: Q, K and V are X itself.
+        panels = [p for p in panels if p.output or p.name in ("x", "x_kv")]
+    return panels
+
+
+def stage_title(step: Step, summary: str) -> str:
+    state = "" if step.applies else f" <span style='color:#a15c00'>({_tr('skipped')})</span>"
+    return f"<b>{step.title}</b>{state} <span style='color:#666'>· {summary}</span>"
+
+
+class StageFigure(pg.GraphicsLayout):
+    """Title, formula, and the stage's matrices: inputs on the first row, outputs below."""
+
+    cellClicked = Signal(object, int, int)  # the MatrixPlot, row, col
+    cellHovered = Signal(object, object)  # the MatrixPlot, CellHover | None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setContentsMargins(6, 6, 6, 6)
+        self.title = ShrinkingLabel("", size="13pt")
+        self.formula = ShrinkingLabel("", size="13pt")
+        self.reason = ShrinkingLabel("", size="11pt", color="#a15c00")
+        self.plots: list[MatrixPlot] = []
+        self._layout_key: tuple | None = None
+        self.key = ""
+
+    def show_stage(
+        self, trace: Trace, key: str, head: int, query: int | None, summary: str = ""
+    ) -> None:
+        step = trace.step(key)
+        panels = stage_panels(trace, key, head)
+        layout_key = (key, tuple((p.name, p.head, p.output) for p in panels))
+        if layout_key != self._layout_key:
+            self._rebuild(panels)
+            self._layout_key = layout_key
+        self.key = key
+        self.title.setText(stage_title(step, summary), size="13pt")
+        self.formula.setText(step.formula_html, size="13pt")
+        self.reason.setText(step.reason, size="11pt", color="#a15c00")
+        for plot, panel in zip(self.plots, panels, strict=True):
+            title = None
+            if key == "concat" and not panel.output and trace.heads > 1:
+                title = f"<b>Z</b> {_tr('head')} {panel.head + 1}"
+            show_array(plot, trace, panel.name, panel.head, title=title)
+            is_query_rows = ARRAY_INFO[panel.name].rows == "q_tokens"
+            plot.set_highlight(query if is_query_rows else None)
+
+    def _rebuild(self, panels: list[Panel]) -> None:
+        self.clear()
+        self.plots = []
+        inputs = [p for p in panels if not p.output]
+        outputs = [p for p in panels if p.output]
+        one_row = len(panels) <= 4
+        columns = (
+            len(panels) + (1 if one_row and inputs else 0)
+            if one_row
+            else max(len(inputs), len(outputs), 1)
+        )
+        self.addItem(self.title, row=0, col=0, colspan=columns)
+        self.addItem(self.formula, row=1, col=0, colspan=columns)
+        self.addItem(self.reason, row=2, col=0, colspan=columns)
+        if one_row:
+            for col in range(len(inputs)):
+                self._add_plot(3, col)
+            first_output = len(inputs)
+            if inputs:
+                arrow = self.addLabel("→", row=3, col=first_output, size="20pt")
+                arrow.setMaximumWidth(36)
+                self.layout.setColumnStretchFactor(first_output, 0)
+                self.layout.setColumnMaximumWidth(first_output, 40)
+                first_output += 1
+            for col in range(first_output, first_output + len(outputs)):
+                self._add_plot(3, col)
+        else:
+            for col, _ in enumerate(inputs):
+                self._add_plot(3, col)
+            for col, _ in enumerate(outputs):
+                self._add_plot(4, col)
+
+    def _add_plot(self, row: int, col: int) -> None:
+        plot = MatrixPlot(title_size="10pt")
+        self.layout.setColumnStretchFactor(col, 1)
+        plot.cellClicked.connect(lambda r, c, p=plot: self.cellClicked.emit(p, r, c))
+        plot.cellHovered.connect(lambda hover, p=plot: self.cellHovered.emit(p, hover))
+        self.addItem(plot, row=row, col=col)
+        self.plots.append(plot)

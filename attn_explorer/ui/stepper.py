@@ -1,0 +1,460 @@
+"""Step through the computation: one stage at a time, on the live configuration.
+
+The learner's path through the tutorials: each stage shows its formula, its input and output
+matrices, and the followed query token's numbers written out (like the tutorials' worked example
+for x^(2) "journey"). The softmax stage adds tutorial 004's lesson (softmax sharpening as its
+inputs grow); the mask stage puts the two masking methods side by side.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QFont, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QStackedWidget,
+    QTabBar,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..engine import ARRAY_INFO, STEP_KEYS, Trace, explain, num
+from ..engine.softmax_lab import entropy, softmax, sweep
+from .heatmap import CellHover, MatrixPlot
+from .stage_figure import StageFigure
+from .trace_plots import show_array
+from .widgets import SliderSpin
+
+PLAY_MS = 2500
+STAGE_LABELS = (
+    "X",
+    "Q, K, V",
+    "Q·Kᵀ",
+    "Scale",
+    "Mask",
+    "Softmax",
+    "Dropout",
+    "A·V",
+    "Concat",
+    "Out",
+)
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("StepThrough", text)
+
+
+def vector(values: np.ndarray, limit: int = 8) -> str:
+    """[0.4306, 1.4551] — a row as the tutorials print it, shortened when long."""
+    if values.dtype.kind in "bi":
+        items = [str(int(v)) for v in values.tolist()]
+    else:
+        items = [num(v) for v in values.tolist()]
+    if len(items) > limit:
+        items = [*items[: limit - 1], "…", items[-1]]
+    return "[" + ", ".join(items) + "]"
+
+
+def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
+    """The followed query's numbers at one stage, written out."""
+    cfg = trace.config
+    if not 0 <= i < cfg.n_q:
+        return ""
+    token = f"“{cfg.tokens[i]}”"
+    n = i + 1
+    same_kv = not cfg.is_cross and i < cfg.n_k
+    lines: list[str] = []
+    if key == "embeddings":
+        lines.append(f"x{n} {token} = {vector(trace.x[i])}")
+    elif key == "projections":
+        lines.append(f"q{n} = x{n}·W_q = {vector(trace.queries[head, i])}")
+        if same_kv:
+            lines.append(f"k{n} = x{n}·W_k = {vector(trace.keys[head, i])}")
+            lines.append(f"v{n} = x{n}·W_v = {vector(trace.values[head, i])}")
+        lines.append(explain(trace, "queries", head, i, 0).split("\n")[0])
+    elif key == "scores":
+        lines.append(f"ω{n} = q{n}·Kᵀ = {vector(trace.scores[head, i])}")
+        lines.append(explain(trace, "scores", head, i, 0).split("\n")[0])
+    elif key == "scale":
+        lines.append(f"ω̃{n} = {vector(trace.scaled_scores[head, i])}")
+        lines.append(explain(trace, "scaled_scores", head, i, 0).split("\n")[0])
+    elif key == "mask":
+        lines.append(f"M{n} = {vector(trace.mask[i])}   (1 = hidden)")
+        lines.append(f"ω̃ₘ{n} = {vector(trace.masked_scores[head, i])}")
+    elif key == "softmax":
+        row = trace.weights[head, i]
+        lines.append(f"α{n} = softmax(ω̃ₘ{n}) = {vector(row)}")
+        lines.append(f"Σ α{n} = {num(float(row.astype(np.float64).sum()))}")
+        lines.append(explain(trace, "weights", head, i, 0).split("\n")[0])
+    elif key == "dropout":
+        if "dropout_keep" in trace.arrays:
+            lines.append(f"keep{n} = {vector(trace.dropout_keep[head, i])}   (0 = dropped)")
+        lines.append(f"α_d{n} = {vector(trace.weights_dropped[head, i])}")
+    elif key == "context":
+        lines.append(f"z{n} = Σ_j α_d[{n},j]·v_j = {vector(trace.head_contexts[head, i])}")
+        lines.append(explain(trace, "head_contexts", head, i, 0).split("\n")[0])
+    elif key == "concat":
+        parts = " | ".join(f"z{n} of head {h + 1}" for h in range(min(cfg.heads, 4)))
+        lines.append(f"Z_cat{n} = [{parts}{' | …' if cfg.heads > 4 else ''}]")
+        lines.append(f"       = {vector(trace.concat[i], 12)}")
+    elif key == "out_proj":
+        lines.append(f"out{n} = {vector(trace.context[i])}")
+        lines.append(explain(trace, "context", head, i, 0).split("\n")[0])
+    head_note = (
+        f", head {head + 1}" if cfg.heads > 1 and key not in ("embeddings", "out_proj") else ""
+    )
+    return _tr("Following query {0} {1}{2}:").format(n, token, head_note) + "\n" + "\n".join(lines)
+
+
+class SoftmaxPanel(QWidget):
+    """Bars of one row's scores beside its weights, and a sweep of softmax(k × scores)."""
+
+    FACTOR_MIN, FACTOR_MAX = 0.05, 100.0
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        plots = QHBoxLayout()
+        self.score_plot = self._bars(_tr("Scores fed to softmax"))
+        self.weight_plot = self._bars(_tr("Weights = softmax(scores)"))
+        self.sweep_plot = self._bars(_tr("softmax(k × scores)"))
+        self.sweep_plot.setYRange(0, 1)
+        self.weight_plot.setYRange(0, 1)
+        for plot in (self.score_plot, self.weight_plot, self.sweep_plot):
+            plots.addWidget(plot)
+        layout.addLayout(plots, 1)
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel(_tr("Multiply the scores by k:")))
+        self.factor = SliderSpin(self.FACTOR_MIN, self.FACTOR_MAX, step=0.01, decimals=2, log=True)
+        self.factor.setValue(1.0)
+        self.factor.setToolTip(
+            _tr(
+                "Scale this row's scores before softmax: large k sharpens the weights toward "
+                "one-hot, small k flattens them toward uniform (tutorial 004, figure 5)."
+            )
+        )
+        controls.addWidget(self.factor, 1)
+        self.why = QPushButton(_tr("Why √dₖ? Show me"))
+        self.why.setToolTip(
+            _tr(
+                "Loads 8 tokens with random 16-dimensional unit-variance embeddings, sets d_out "
+                "to 64 and switches √d_k scaling off: the scores grow like √d_k and softmax "
+                "saturates toward one-hot. Tick “Divide by √d_k” to see the weights spread "
+                "again. Ctrl+Z restores your work."
+            )
+        )
+        controls.addWidget(self.why)
+        layout.addLayout(controls)
+        self.entropy_text = QLabel()
+        self.entropy_text.setWordWrap(True)
+        layout.addWidget(self.entropy_text)
+        self.factor.valueChanged.connect(lambda _v: self._draw_sweep())
+        self.row: np.ndarray = np.zeros(0)
+        self.labels: tuple[str, ...] = ()
+        self.sweep_weights: np.ndarray = np.zeros(0)
+        self.sweep_entropy = 0.0
+
+    def _bars(self, title: str) -> pg.PlotWidget:
+        plot = pg.PlotWidget(background="w")
+        plot.setTitle(title, size="10pt")
+        plot.setMenuEnabled(False)
+        plot.setMouseEnabled(False, False)
+        plot.hideButtons()
+        plot.setMinimumHeight(150)
+        plot.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush="#2171b5")
+        plot.addItem(plot.bars)
+        return plot
+
+    def show_row(self, trace: Trace, head: int, i: int) -> None:
+        self.row = trace.masked_scores[head, i].astype(np.float64)
+        self.labels = trace.k_tokens
+        self.weights = trace.weights[head, i]
+        self._set_bars(self.score_plot, self.row, "#b2182b")
+        self._set_bars(self.weight_plot, self.weights, "#2171b5")
+        self.score_plot.setTitle(_tr("Scores fed to softmax (row {0})").format(i + 1), size="10pt")
+        self._draw_sweep()
+
+    def _set_bars(self, plot: pg.PlotWidget, heights: np.ndarray, color: str) -> None:
+        """Bars per key; hidden keys (−∞ scores) get no bar at all rather than a fake 0."""
+        visible = np.isfinite(heights)
+        x = np.arange(len(heights))
+        plot.bars.setOpts(x=x[visible], height=heights[visible], width=0.7, brush=QColor(color))
+        step = max(1, math.ceil(len(heights) / 12))
+        labels = [(k, self.labels[k][:8]) for k in range(0, len(heights), step)]
+        plot.getAxis("bottom").setTicks([labels])
+        plot.setXRange(-0.6, len(heights) - 0.4, padding=0)
+
+    def _draw_sweep(self) -> None:
+        if self.row.size == 0:
+            return
+        k = float(self.factor.value())
+        rows, entropies = sweep(self.row, np.array([k]))
+        self.sweep_weights, self.sweep_entropy = rows[0], float(entropies[0])
+        self._set_bars(self.sweep_plot, self.sweep_weights, "#6a51a3")
+        self.sweep_plot.setTitle(_tr("softmax({0} × scores)").format(f"{k:g}"), size="10pt")
+        visible = int(np.isfinite(self.row).sum())
+        uniform = math.log(visible) if visible else 0.0
+        at_one = entropy(softmax(self.row))
+        self.entropy_text.setText(
+            _tr(
+                "Entropy at k = {0}: H = {1} nats (the row's weights: {2}; uniform over the {3} "
+                "visible keys: ln {3} = {4}; one-hot: 0). Largest weight: {5}."
+            ).format(
+                f"{k:g}",
+                num(self.sweep_entropy),
+                num(at_one),
+                visible,
+                num(uniform),
+                num(float(self.sweep_weights.max())),
+            )
+        )
+
+
+class MaskMethodsPanel(QWidget):
+    """Method 1 (softmax, zero, renormalize) beside method 2 (−∞, softmax): they agree."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.view = pg.GraphicsLayoutWidget()
+        self.view.setBackground("w")
+        self.method1 = MatrixPlot(title_size="10pt")
+        self.method2 = MatrixPlot(title_size="10pt")
+        self.view.addItem(self.method1, row=0, col=0)
+        self.view.addItem(self.method2, row=0, col=1)
+        self.view.setMinimumHeight(220)
+        layout.addWidget(self.view, 1)
+        self.difference = QLabel()
+        layout.addWidget(self.difference)
+        self.largest = 0.0
+
+    def show_methods(self, trace: Trace, head: int, query: int | None) -> None:
+        show_array(
+            self.method1,
+            trace,
+            "weights_renormalize",
+            head,
+            title=_tr("<b>Method 1</b>: softmax, zero hidden, renormalize"),
+        )
+        show_array(
+            self.method2,
+            trace,
+            "weights_neg_inf",
+            head,
+            title=_tr("<b>Method 2</b>: −∞, then softmax"),
+        )
+        for plot in (self.method1, self.method2):
+            plot.set_highlight(query)
+        a = trace.weights_renormalize[head].astype(np.float64)
+        b = trace.weights_neg_inf[head].astype(np.float64)
+        self.largest = float(np.abs(a - b).max())
+        self.difference.setText(
+            _tr(
+                "Largest difference between the two methods: {0} (float32 rounding: they agree)."
+            ).format(f"{self.largest:.3g}")
+        )
+
+
+class StepThrough(QWidget):
+    """The step-through tab: stage list, navigation, stage figure, followed token, panels."""
+
+    querySelected = Signal(int)
+    stageChanged = Signal(str)
+    headChanged = Signal(int)
+    whyScaling = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.trace: Trace | None = None
+        self.stage = STEP_KEYS[0]
+        self.head = 0
+        self.query: int | None = 1
+        self.summary = ""
+
+        # The stages as a row of tabs: it costs a line of height, not a column of width.
+        self.stages = QTabBar()
+        self.stages.setExpanding(False)
+        self.stages.setDrawBase(False)
+        self.stages.setUsesScrollButtons(True)
+        for number, label in enumerate(STAGE_LABELS, start=1):
+            self.stages.addTab(f"{number} {_tr(label)}")
+
+        self.prev_button = QPushButton(_tr("◀ Previous"))
+        self.play_button = QPushButton(_tr("▶ Play"))
+        self.play_button.setCheckable(True)
+        self.next_button = QPushButton(_tr("Next ▶"))
+        self.prev_button.setToolTip(_tr("Previous stage (←)"))
+        self.next_button.setToolTip(_tr("Next stage (→)"))
+        self.play_button.setToolTip(_tr("Walk through the stages automatically"))
+        self.head_box = QComboBox()
+        self.head_box.setToolTip(_tr("Which head the per-head matrices show"))
+
+        self.figure = StageFigure()
+        self.figure_view = pg.GraphicsView(background="w")
+        self.figure_view.setCentralItem(self.figure)
+        self.followed = QLabel()
+        font = QFont("DejaVu Sans Mono")
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        font.setPointSizeF(10.5)
+        self.followed.setFont(font)
+        self.followed.setWordWrap(True)
+        self.followed.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.followed.setStyleSheet(
+            "background: #fafafa; border-top: 1px solid #ddd; padding: 4px;"
+        )
+        self.softmax_panel = SoftmaxPanel()
+        self.mask_panel = MaskMethodsPanel()
+        self.extras = QStackedWidget()
+        self.extras.addWidget(QWidget())
+        self.extras.addWidget(self.softmax_panel)
+        self.extras.addWidget(self.mask_panel)
+
+        nav = QHBoxLayout()
+        nav.addWidget(self.stages, 1)
+        for widget in (self.prev_button, self.play_button, self.next_button):
+            nav.addWidget(widget)
+        nav.addSpacing(16)
+        nav.addWidget(QLabel(_tr("Head")))
+        nav.addWidget(self.head_box)
+        right = QVBoxLayout()
+        right.addLayout(nav)
+        right.addWidget(self.figure_view, 3)
+        right.addWidget(self.followed)
+        right.addWidget(self.extras, 1)
+        self.extras.setMaximumHeight(330)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(right, 1)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(PLAY_MS)
+        self.timer.timeout.connect(self._play_step)
+        self.stages.currentChanged.connect(self._stage_row_chosen)
+        self.prev_button.clicked.connect(lambda: self.step_by(-1))
+        self.next_button.clicked.connect(lambda: self.step_by(1))
+        self.play_button.toggled.connect(self._play)
+        self.head_box.currentIndexChanged.connect(self._head_chosen)
+        self.figure.cellClicked.connect(self._clicked)
+        self.figure.cellHovered.connect(self._hovered)
+        self.softmax_panel.why.clicked.connect(self.whyScaling)
+        for key, delta in ((Qt.Key.Key_Left, -1), (Qt.Key.Key_Right, 1)):
+            action = QAction(self)
+            action.setShortcut(QKeySequence(key))
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            action.triggered.connect(lambda _=False, d=delta: self.step_by(d))
+            self.addAction(action)
+        self._stage_row_chosen(0)
+
+    # ------------------------------------------------------------------ state from outside
+    def set_trace(self, trace: Trace, summary: str = "") -> None:
+        self.trace = trace
+        self.summary = summary
+        if self.head_box.count() != trace.heads:
+            self.head_box.blockSignals(True)
+            self.head_box.clear()
+            self.head_box.addItems([f"{h + 1} of {trace.heads}" for h in range(trace.heads)])
+            self.head = min(self.head, trace.heads - 1)
+            self.head_box.setCurrentIndex(self.head)
+            self.head_box.blockSignals(False)
+        self.head_box.setEnabled(trace.heads > 1)
+        self._label_stages(trace)
+        if self.isVisible():
+            self.redraw()
+
+    def showEvent(self, event: object) -> None:
+        super().showEvent(event)
+        self.redraw()  # traces that arrived while hidden were only stored
+
+    def set_query(self, row: int | None) -> None:
+        self.query = row
+        if self.isVisible():
+            self.redraw()
+
+    def set_head(self, head: int) -> None:
+        if 0 <= head < self.head_box.count():
+            self.head_box.setCurrentIndex(head)
+
+    def set_stage(self, key: str) -> None:
+        self.stages.setCurrentIndex(STEP_KEYS.index(key))
+
+    def step_by(self, delta: int) -> None:
+        row = min(max(self.stages.currentIndex() + delta, 0), len(STEP_KEYS) - 1)
+        self.stages.setCurrentIndex(row)
+
+    # ------------------------------------------------------------------ drawing
+    def _label_stages(self, trace: Trace) -> None:
+        for row, step in enumerate(trace.steps):
+            self.stages.setTabTextColor(row, QColor("#111111" if step.applies else "#a0a0a0"))
+            tip = (
+                f"{step.title}: {step.formula}" if step.applies else f"{step.title}: {step.reason}"
+            )
+            self.stages.setTabToolTip(row, tip)
+
+    def redraw(self) -> None:
+        if self.trace is None:
+            return
+        trace = self.trace
+        head = min(self.head, trace.heads - 1)
+        self.figure.show_stage(trace, self.stage, head, self.query, self.summary)
+        self.followed.setText(followed_text(trace, self.stage, head, self.query or 0))
+        if self.stage == "softmax":
+            self.extras.setCurrentWidget(self.softmax_panel)
+            self.softmax_panel.show_row(trace, head, self.query or 0)
+        elif self.stage == "mask" and "weights_neg_inf" in trace.arrays:
+            self.extras.setCurrentWidget(self.mask_panel)
+            self.mask_panel.show_methods(trace, head, self.query)
+        else:
+            self.extras.setCurrentIndex(0)
+        self.extras.setVisible(self.extras.currentIndex() != 0)
+
+    def _stage_row_chosen(self, row: int) -> None:
+        if 0 <= row < len(STEP_KEYS):
+            self.stage = STEP_KEYS[row]
+            self.prev_button.setEnabled(row > 0)
+            self.next_button.setEnabled(row < len(STEP_KEYS) - 1)
+            self.redraw()
+            self.stageChanged.emit(self.stage)
+
+    def _head_chosen(self, index: int) -> None:
+        if index >= 0:
+            self.head = index
+            self.redraw()
+            self.headChanged.emit(index)
+
+    def _play(self, on: bool) -> None:
+        self.play_button.setText(_tr("❚❚ Pause") if on else _tr("▶ Play"))
+        if on:
+            if self.stages.currentIndex() == len(STEP_KEYS) - 1:
+                self.stages.setCurrentIndex(0)
+            self.timer.start()
+        else:
+            self.timer.stop()
+
+    def _play_step(self) -> None:
+        if self.stages.currentIndex() >= len(STEP_KEYS) - 1:
+            self.play_button.setChecked(False)
+        else:
+            self.step_by(1)
+
+    def _clicked(self, plot: MatrixPlot, row: int, col: int) -> None:
+        if plot.shown is not None and ARRAY_INFO[plot.shown.name].rows == "q_tokens":
+            self.set_query(row)
+            self.querySelected.emit(row)
+
+    def _hovered(self, plot: MatrixPlot, hover: CellHover | None) -> None:
+        if hover is None or self.trace is None or plot.shown is None:
+            QToolTip.hideText()
+            return
+        text = explain(self.trace, plot.shown.name, plot.shown.head, hover.row, hover.col)
+        if hover.screen_pos is not None:
+            QToolTip.showText(hover.screen_pos.toPoint(), text)

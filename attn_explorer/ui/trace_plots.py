@@ -1,0 +1,73 @@
+"""Drawing one array of a trace into a MatrixPlot: the single place that decides how each
+array is labelled, coloured and hatched, for the live views, the step-through and export."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..engine import ARRAY_INFO, Trace
+from .heatmap import MatrixPlot
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What one plot shows: an array of the trace, for one head."""
+
+    name: str
+    head: int
+
+
+def kind_of(name: str) -> str:
+    return {"mask": "mask", "dropout_keep": "keep"}.get(name, ARRAY_INFO[name].kind)
+
+
+# Arrays computed after the mask: their masked cells are hatched, not coloured.
+AFTER_MASK = frozenset(
+    (
+        "masked_scores",
+        "weights",
+        "weights_dropped",
+        "weights_neg_inf",
+        "weights_renormalize",
+        "dropout_keep",
+    )
+)
+
+
+def hidden_cells(trace: Trace, name: str) -> np.ndarray | None:
+    """Cells to hatch: masked positions of arrays that come after the mask."""
+    return trace.mask if name in AFTER_MASK and trace.config.has_mask else None
+
+
+def show_array(
+    plot: MatrixPlot,
+    trace: Trace,
+    name: str,
+    head: int,
+    *,
+    levels: tuple[float, float] | None = None,
+    title: str | None = None,
+) -> None:
+    """Draw one array of a trace into a plot, labelled with its tokens and dimensions."""
+    info = ARRAY_INFO[name]
+    matrix = trace.matrix(name, head)
+    if matrix.dtype == bool:
+        matrix = matrix.astype(np.float32)
+    plot.set_matrix(
+        matrix,
+        kind=kind_of(name),
+        rows=trace.axis_labels(info.rows),
+        cols=trace.axis_labels(info.cols),
+        hidden=hidden_cells(trace, name),
+        name=name,
+        levels=levels,
+        neg_inf_text=name == "masked_scores",
+    )
+    shape = "×".join(map(str, matrix.shape))
+    head_text = f" · head {head + 1}" if info.per_head and trace.heads > 1 else ""
+    plot.set_title(
+        title or f"<b>{info.title}</b>{head_text} <span style='color:#666'>{shape}</span>"
+    )
+    plot.shown = Shown(name, head)

@@ -1,0 +1,193 @@
+"""The step-through: stages, skips, keyboard, the followed token, the softmax and mask panels."""
+
+import math
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from attn_explorer.engine import ARRAY_INFO, STEP_KEYS, compute, preset
+from attn_explorer.state import ExplorerState
+from attn_explorer.ui.stage_figure import stage_panels
+
+
+@pytest.fixture
+def steps(window, qtbot):
+    """The window on its step-through tab."""
+    window.tabs.setCurrentWidget(window.stepper)
+    qtbot.waitUntil(window.stepper.isVisible)
+    return window.stepper
+
+
+def load(window, wait_settled, name):
+    window.load_preset(name)
+    wait_settled(window)
+
+
+@pytest.mark.parametrize("name", ["mha", "dropout", "cross", "padding", "simple"])
+def test_every_stage_shows_the_trace_arrays(window, wait_settled, steps, name):
+    load(window, wait_settled, name)
+    trace = compute(window.doc.config())
+    for key in STEP_KEYS:
+        steps.set_stage(key)
+        panels = stage_panels(trace, key, steps.head)
+        assert len(steps.figure.plots) == len(panels) > 0
+        for plot, panel in zip(steps.figure.plots, panels, strict=True):
+            assert plot.shown.name == panel.name
+            expected = trace.matrix(panel.name, panel.head)
+            np.testing.assert_array_equal(plot.matrix, expected.astype(plot.matrix.dtype))
+        assert steps.figure.formula.text == trace.step(key).formula_html
+
+
+def test_stage_shapes_are_in_the_titles(window, steps):
+    steps.set_stage("scores")
+    titles = [plot.title.text for plot in steps.figure.plots]
+    assert "Queries Q" in titles[0] and "6×2" in titles[0]
+    assert "6×6" in titles[-1]
+
+
+@pytest.mark.parametrize(
+    ("name", "changes", "skips"),
+    [
+        ("causal-class", {}, {"dropout", "concat", "out_proj"}),
+        ("simple", {}, {"projections", "scale", "mask", "dropout", "concat", "out_proj"}),
+        ("mha", {}, {"dropout"}),
+        ("dropout", {"training": False}, {"dropout", "concat", "out_proj"}),
+        ("padding", {"scale": False}, {"scale", "dropout", "concat", "out_proj"}),
+    ],
+)
+def test_skipped_stages_are_marked_with_their_reason(
+    window, wait_settled, steps, name, changes, skips
+):
+    state = ExplorerState.from_config(preset(name).config).with_controls(**changes)
+    window.doc.load_state(state, "test")
+    wait_settled(window)
+    grey = {
+        key
+        for row, key in enumerate(STEP_KEYS)
+        if steps.stages.tabTextColor(row).name() == "#a0a0a0"
+    }
+    assert grey == skips
+    for key in skips:
+        steps.set_stage(key)
+        reason = window.trace.step(key).reason
+        assert reason and steps.figure.reason.text == reason
+        assert reason in steps.stages.tabToolTip(STEP_KEYS.index(key))
+        assert "skipped" in steps.figure.title.text
+
+
+def test_arrow_keys_and_buttons_navigate(steps, qtbot):
+    steps.set_stage("embeddings")
+    steps.stages.setFocus()
+    qtbot.keyClick(steps.stages, Qt.Key.Key_Right)
+    assert steps.stage == "projections"
+    qtbot.keyClick(steps.figure_view, Qt.Key.Key_Right)
+    assert steps.stage == "scores"
+    qtbot.keyClick(steps.figure_view, Qt.Key.Key_Left)
+    assert steps.stage == "projections"
+    steps.next_button.click()
+    assert steps.stage == "scores"
+    steps.prev_button.click()
+    steps.prev_button.click()
+    assert steps.stage == "embeddings" and not steps.prev_button.isEnabled()
+
+
+def test_play_walks_to_the_end(steps, qtbot, monkeypatch):
+    steps.timer.setInterval(10)
+    steps.set_stage("concat")
+    steps.play_button.click()
+    qtbot.waitUntil(lambda: not steps.play_button.isChecked(), timeout=3000)
+    assert steps.stage == "out_proj"
+
+
+def highlighted_rows(steps) -> set[int | None]:
+    rows = set()
+    for plot in steps.figure.plots:
+        if ARRAY_INFO[plot.shown.name].rows == "q_tokens":
+            rows.add(plot._row_box.rect().top() if plot._row_box.isVisible() else None)
+    return rows
+
+
+def test_followed_token_defaults_to_the_second_and_is_written_out(steps):
+    steps.set_stage("scores")
+    assert steps.query == 1
+    assert highlighted_rows(steps) == {1}
+    assert steps.followed.text().startswith("Following query 2 “journey”:")
+    steps.set_stage("softmax")
+    assert "α2 = softmax(ω̃ₘ2) = [0.4833, 0.5167, 0.0000" in steps.followed.text()
+    assert "Σ α2 = 1.0000" in steps.followed.text()
+
+
+def test_clicking_a_row_follows_it_across_stages_and_changes(window, wait_settled, steps):
+    steps.set_stage("scores")
+    scores = steps.figure.plots[-1]
+    scores.cellClicked.emit(4, 0)
+    assert steps.query == 4 and window.doc.view.query == 4
+    assert highlighted_rows(steps) == {4}
+    steps.set_stage("context")
+    assert highlighted_rows(steps) == {4}
+    assert steps.followed.text().startswith("Following query 5 “one”:")
+    window.controls.seed.spin.setValue(7)
+    wait_settled(window)
+    assert highlighted_rows(steps) == {4}
+    assert window.board.views["weights"].plot._row_box.rect().top() == 4
+    expected = compute(window.doc.config()).head_contexts[0, 4]
+    assert f"{expected[0]:.4f}" in steps.followed.text()
+
+
+def test_moving_a_control_redraws_the_current_stage(window, wait_settled, steps):
+    steps.set_stage("scale")
+    window.controls.temperature.spin.setValue(2.0)
+    wait_settled(window)
+    trace = compute(window.doc.config())
+    np.testing.assert_array_equal(steps.figure.plots[-1].matrix, trace.scaled_scores[0])
+    assert "T = 2" in steps.figure.formula.text
+
+
+def test_softmax_panel_numbers(window, wait_settled, steps):
+    load(window, wait_settled, "v1")
+    steps.set_stage("softmax")
+    panel = steps.softmax_panel
+    assert steps.extras.isVisible() and steps.extras.currentWidget() is panel
+    weights = np.array([0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820])
+    by_hand = -sum(p * math.log(p) for p in weights)
+    np.testing.assert_allclose(panel.sweep_weights, weights, atol=1e-4)
+    assert panel.sweep_entropy == pytest.approx(by_hand, abs=1e-3)
+    assert f"H = {panel.sweep_entropy:.4f} nats" in panel.entropy_text.text()
+    panel.factor.setValue(100.0)
+    panel.factor.valueChanged.emit(100.0)
+    # Sharpened toward one-hot on the largest score (journey's own key, 1.3098 before scaling).
+    assert panel.sweep_weights.argmax() == 1 and panel.sweep_weights.max() > 0.9
+    assert panel.sweep_entropy < by_hand / 5
+
+
+def test_why_scaling_demo_is_one_undo_step(window, wait_settled, steps):
+    steps.set_stage("softmax")
+    before = window.doc.state()
+    steps.softmax_panel.why.click()
+    wait_settled(window)
+    cfg = window.trace.config
+    assert (cfg.n_q, cfg.d_in, cfg.d_out, cfg.scale, cfg.causal) == (8, 16, 64, False, False)
+    unscaled = steps.softmax_panel.sweep_entropy
+    assert unscaled < 0.5 * math.log(8)  # saturated: far from uniform over 8 keys
+    window.controls.scale.setChecked(True)
+    wait_settled(window)
+    assert steps.softmax_panel.sweep_entropy > 2 * unscaled  # √d_k spreads the weights again
+    window.doc.undo_stack.undo()
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert window.doc.state() == before
+
+
+def test_mask_methods_side_by_side(window, wait_settled, steps):
+    steps.set_stage("mask")
+    panel = steps.mask_panel
+    assert steps.extras.currentWidget() is panel
+    trace = window.trace
+    np.testing.assert_array_equal(panel.method1.matrix, trace.weights_renormalize[0])
+    np.testing.assert_array_equal(panel.method2.matrix, trace.weights_neg_inf[0])
+    assert panel.largest < 1e-6
+    assert f"{panel.largest:.3g}" in panel.difference.text()
+    window.controls.causal.setChecked(False)
+    wait_settled(window)
+    assert not steps.extras.isVisible()
