@@ -28,6 +28,20 @@ class TokenSequence:
         return len(self.embeddings[0]) if self.embeddings else 0
 
 
+# What the window's controls allow (the engine itself accepts more): sessions are checked
+# against the same ranges, so a reopened session never shows a value its control cannot hold.
+CONTROL_RANGES: dict[str, tuple[float, float]] = {
+    "seed": (0, 9999),
+    "d_out": (1, 64),
+    "num_heads": (1, 16),
+    "dropout": (0.0, 0.9),
+    "temperature": (0.01, 100.0),
+    "valid_len": (1, 4096),
+}
+MAX_TOKENS = 4096  # rows of an embedding table
+MAX_DIMS = 1024  # embedding dimensions
+
+
 @dataclass(frozen=True)
 class Controls:
     """Every control of the window that feeds the engine (the embedding tables aside)."""

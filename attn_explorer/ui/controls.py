@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine import PRESETS, Problem
+from ..state import CONTROL_RANGES
 from .document import Document
 from .widgets import ErrorLabel, SliderSpin
 
@@ -61,7 +62,7 @@ class ControlsPanel(QWidget):
         layout.addWidget(self.preset)
 
         model = self._group(layout, _tr("Projection and heads"))
-        self.seed = SliderSpin(0, 9999)
+        self.seed = SliderSpin(*CONTROL_RANGES["seed"])
         self._row(
             model,
             "seed",
@@ -84,7 +85,7 @@ class ControlsPanel(QWidget):
                 "(SelfAttention_v2, CausalAttention)."
             ),
         )
-        self.d_out = SliderSpin(1, 64)
+        self.d_out = SliderSpin(*CONTROL_RANGES["d_out"])
         self._row(
             model,
             "d_out",
@@ -95,7 +96,7 @@ class ControlsPanel(QWidget):
                 "gets d_out / heads of it."
             ),
         )
-        self.heads = SliderSpin(1, 16)
+        self.heads = SliderSpin(*CONTROL_RANGES["num_heads"])
         self._row(
             model,
             "num_heads",
@@ -143,7 +144,9 @@ class ControlsPanel(QWidget):
         )
         scores.addRow(self.scale)
         self._error(scores, "scale")
-        self.temperature = SliderSpin(0.01, 100.0, step=0.05, decimals=2, log=True)
+        self.temperature = SliderSpin(
+            *CONTROL_RANGES["temperature"], step=0.05, decimals=2, log=True
+        )
         self._row(
             scores,
             "temperature",
@@ -163,7 +166,7 @@ class ControlsPanel(QWidget):
         padding_row = QHBoxLayout()
         self.padding = QCheckBox(_tr("Padding: valid length"))
         self.valid_len = QSpinBox()
-        self.valid_len.setRange(1, 4096)
+        self.valid_len.setRange(*CONTROL_RANGES["valid_len"])
         self.valid_len.setKeyboardTracking(False)
         padding_row.addWidget(self.padding)
         padding_row.addWidget(self.valid_len)
@@ -190,7 +193,7 @@ class ControlsPanel(QWidget):
         )
 
         drop = self._group(layout, _tr("Dropout"))
-        self.dropout = SliderSpin(0.0, 0.9, step=0.05, decimals=2)
+        self.dropout = SliderSpin(*CONTROL_RANGES["dropout"], step=0.05, decimals=2)
         self._row(
             drop,
             "dropout",

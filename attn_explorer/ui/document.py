@@ -15,8 +15,8 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..engine import AttentionConfig
-from ..state import Controls, ExplorerState, TokenSequence, ViewState
-from .embedding_model import MAX_DIMS, EmbeddingTableModel
+from ..state import MAX_DIMS, Controls, ExplorerState, TokenSequence, ViewState
+from .embedding_model import EmbeddingTableModel
 
 MERGE_SECONDS = 1.0
 _CONTROL_IDS = {name: 100 + i for i, name in enumerate(Controls.names())}

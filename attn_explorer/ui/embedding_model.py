@@ -22,11 +22,10 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..engine import num
-from ..state import TokenSequence
+from ..state import MAX_TOKENS, TokenSequence
 from ..textinput import InputError, clean_token, parse_number, split_block
 
-MAX_ROWS = 4096  # more tokens than this would not fit the engine's budget at any setting
-MAX_DIMS = 1024
+MAX_ROWS = MAX_TOKENS
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
