@@ -1,0 +1,427 @@
+"""The current config as a standalone PyTorch script, written the tutorials' way.
+
+The point of the export is that a learner can leave the app and still get the same numbers:
+the script defines the tutorials' module classes (generalised to the app's options), seeds
+torch, builds the module, runs it once and prints the context and the attention weights. It
+depends on torch alone and builds its modules in the order the engine draws its parameters
+(see `engine/params.py`), so the printout equals the window digit for digit.
+
+Only the pieces the config uses are written out (the projection kind, the class for the head
+layout, the output projection), so the script reads like the tutorial section it extends.
+"""
+
+from __future__ import annotations
+
+from .. import __version__
+from ..engine import AttentionConfig
+
+DECIMALS = 6
+_LINE = 88  # generated lines stay readable in any editor
+
+_HEAD_CLASS = {
+    "linear": "CausalAttention",
+    "rand": "SelfAttention_v1",
+    "none": "DotProductAttention",
+}
+
+
+def pytorch_script(config: AttentionConfig) -> str:
+    """A runnable script reproducing `config`; ConfigError if the config cannot be computed.
+
+    A script for an impossible config would fail in a way the learner could not trace back,
+    so it is refused here with the same message the window shows.
+    """
+    config.validate()
+    split = config.head_layout == "split" and config.projection != "none"
+    needs_wrapper = not split and (config.heads > 1 or config.out_proj)
+    top = [_header(config), "import math\n\nimport torch\nfrom torch import nn", _data(config)]
+    definitions = [_ATTENTION_WEIGHTS, _split_class(config) if split else _head_class(config)]
+    if needs_wrapper:
+        definitions.append(_wrapper_class(config))
+    definitions += [_SHOW, _main(config, split, needs_wrapper)]
+    return (
+        "\n\n".join(part.strip("\n") for part in top)
+        + "\n\n\n"
+        + "\n\n\n".join(part.strip("\n") for part in definitions)
+        + "\n"
+    )
+
+
+# ---------------------------------------------------------------------------- header and data
+
+
+def _summary(cfg: AttentionConfig) -> list[str]:
+    """What the script reproduces, one fact per line, in the order of the computation."""
+    kind = {
+        "none": "no projection: Q = K = V = X (tutorial 003)",
+        "rand": "W = torch.rand(d_in, d_out) (SelfAttention_v1)",
+        "linear": "W = nn.Linear(d_in, d_out"
+        + (", bias=True)" if cfg.qkv_bias else ", bias=False)")
+        + " (SelfAttention_v2 / CausalAttention)",
+    }[cfg.projection]
+    lines = [f"{cfg.n_q} query tokens, d_in {cfg.d_in}", f"projection: {kind}"]
+    if cfg.is_cross:
+        lines[0] += f"; cross-attention over {cfg.n_k} key/value tokens"
+    if cfg.projection != "none":
+        if cfg.heads == 1:
+            layout = "one head" + (
+                " (split layout, MultiHeadAttention)" if cfg.head_layout == "split" else ""
+            )
+        elif cfg.head_layout == "split":
+            layout = (
+                f"{cfg.heads} heads of width {cfg.d_head} split from one W (MultiHeadAttention)"
+            )
+        else:
+            layout = f"{cfg.heads} heads of width {cfg.d_out} built one after another"
+            layout += " (MultiHeadAttentionWrapper)"
+        lines.append(f"d_out {cfg.d_out}; {layout}")
+    masks = ["causal"] if cfg.causal else []
+    if cfg.valid_len is not None:
+        masks.append(f"padding (keys from index {cfg.valid_len} on are hidden)")
+    if masks:
+        method = (
+            "-inf before softmax" if cfg.mask_method == "neg_inf" else "softmax, zero, renormalize"
+        )
+        lines.append(f"mask: {' + '.join(masks)} ({method})")
+    scaling = f"scores / sqrt(d_k), d_k = {cfg.d_head}" if cfg.scale else "scores not scaled"
+    if cfg.temperature != 1:
+        scaling += f", temperature {cfg.temperature!r}"
+    lines.append(scaling)
+    if cfg.dropout:
+        mode = "training mode: active" if cfg.training else "eval mode: inactive"
+        lines.append(f"dropout p = {cfg.dropout!r} on the attention weights ({mode})")
+    if cfg.out_proj:
+        lines.append(f"output projection out_proj = nn.Linear({cfg.width}, {cfg.width})")
+    lines.append(f"torch.manual_seed({cfg.seed}) right before the module is built")
+    return lines
+
+
+def _header(cfg: AttentionConfig) -> str:
+    facts = "\n".join(f"  - {line}" for line in _summary(cfg))
+    return f'''#!/usr/bin/env python3
+"""Attention exactly as attn_explorer {__version__} computed it, rebuilt in plain PyTorch.
+
+Reproduces:
+{facts}
+
+Run it with `python <this file>` (it needs only torch). It prints the context vectors
+(one row per query token) and the attention weights of every head (rows: queries,
+columns: keys), with {DECIMALS} decimals.
+"""
+'''
+
+
+def _data(cfg: AttentionConfig) -> str:
+    lines = [
+        f"# The tokens and their embeddings, one row per token (d_in = {cfg.d_in}).",
+        _list_literal("TOKENS", cfg.tokens),
+        _table_literal("EMBEDDINGS", cfg.embeddings),
+    ]
+    if cfg.is_cross:
+        lines += [
+            "# Cross-attention: keys and values come from this second sequence.",
+            _list_literal("KV_TOKENS", cfg.key_tokens),
+            _table_literal("KV_EMBEDDINGS", cfg.key_embeddings),
+        ]
+    settings = {
+        "SEED": cfg.seed,
+        "D_OUT": cfg.d_out,
+        "NUM_HEADS": cfg.heads,
+        "QKV_BIAS": cfg.qkv_bias,
+        "OUT_PROJ": cfg.out_proj,
+        "CAUSAL": cfg.causal,
+        "VALID_LEN": cfg.valid_len,
+        "MASK_METHOD": cfg.mask_method,
+        "SCALE": cfg.scale,
+        "TEMPERATURE": cfg.temperature,
+        "DROPOUT": cfg.dropout,
+        "TRAINING": cfg.training,
+    }
+    if cfg.projection == "none":
+        for unused in ("D_OUT", "QKV_BIAS"):
+            del settings[unused]
+    elif cfg.projection == "rand":
+        del settings["QKV_BIAS"]
+    comments = {
+        "VALID_LEN": "  # keys at index >= VALID_LEN are padding" if cfg.valid_len else "",
+        "MASK_METHOD": '  # "neg_inf" or "renormalize"',
+        "TEMPERATURE": "  # scores are divided by sqrt(d_k) * TEMPERATURE",
+        "TRAINING": "  # dropout only acts in training mode",
+    }
+    lines += ["", "D_IN = len(EMBEDDINGS[0])"]
+    lines += [
+        f"{key} = {_literal(value)}{comments.get(key, '')}" for key, value in settings.items()
+    ]
+    return "\n".join(lines)
+
+
+def _list_literal(name: str, items: tuple[str, ...]) -> str:
+    """A list literal wrapped to the line width; repr() keeps any token text valid Python."""
+    one_line = f"{name} = [{', '.join(map(_literal, items))}]"
+    if len(one_line) <= _LINE:
+        return one_line
+    out, line = [f"{name} = ["], "   "
+    for item in map(_literal, items):
+        if len(line) + len(item) + 2 > _LINE and line.strip():
+            out.append(line)
+            line = "   "
+        line += f" {item},"
+    out.append(line)
+    return "\n".join([*out, "]"])
+
+
+def _literal(value: object) -> str:
+    """repr(), which escapes anything unprintable, with the double quotes of the template."""
+    text = repr(value)
+    if isinstance(value, str) and text.startswith("'") and '"' not in value:
+        text = f'"{text[1:-1]}"'  # no quote inside, so the escapes stay the same
+    return text
+
+
+def _table_literal(name: str, rows: tuple[tuple[float, ...], ...]) -> str:
+    body = "\n".join("    [" + ", ".join(map(repr, row)) + "]," for row in rows)
+    return f"{name} = [\n{body}\n]"
+
+
+# ---------------------------------------------------------------------------- modules
+
+_ATTENTION_WEIGHTS = '''
+def attention_weights(scores, d_k, causal, valid_len, mask_method, scale, temperature):
+    """softmax(scores / (sqrt(d_k) * temperature)) over the keys; hidden keys get weight 0.
+
+    The mask hides later keys (causal) and padding keys (index >= valid_len). "neg_inf"
+    sets hidden scores to -inf before softmax; "renormalize" takes the softmax, zeroes the
+    hidden weights and divides each row by its sum. Both give the same weights.
+    """
+    divisor = (math.sqrt(d_k) if scale else 1.0) * temperature
+    if divisor != 1:
+        scores = scores / divisor
+    if not causal and valid_len is None:
+        return torch.softmax(scores, dim=-1)
+    n_q, n_k = scores.shape[-2:]
+    mask = torch.zeros(n_q, n_k, dtype=torch.bool)  # True = hidden
+    if causal:
+        mask |= torch.ones(n_q, n_k, dtype=torch.bool).triu(diagonal=1)
+    if valid_len is not None:
+        mask[:, valid_len:] = True
+    if mask_method == "neg_inf":
+        return torch.softmax(scores.masked_fill(mask, -torch.inf), dim=-1)
+    weights = torch.softmax(scores, dim=-1).masked_fill(mask, 0.0)
+    return weights / weights.sum(dim=-1, keepdim=True)
+'''
+
+# The options every module takes besides its sizes, and how it keeps them.
+_OPTION_ARGS = 'causal=False, mask_method="neg_inf", scale=True, temperature=1.0,'
+_OPTIONS_INIT = """\
+        self.dropout = nn.Dropout(dropout)
+        self.causal = causal
+        self.mask_method = mask_method
+        self.scale = scale
+        self.temperature = temperature"""
+_WEIGHTS_CALL = """\
+        self.attn_weights = attention_weights(
+            attn_scores, keys.shape[-1], self.causal, valid_len,
+            self.mask_method, self.scale, self.temperature,
+        )
+        self.attn_weights_dropped = self.dropout(self.attn_weights)"""
+
+
+def _weights_init(projection: str) -> str:
+    """The three projections, drawn in the tutorials' order: query, key, value."""
+    if projection == "rand":
+        make = "nn.Parameter(torch.rand(d_in, d_out))"
+    else:
+        make = "nn.Linear(d_in, d_out, bias=qkv_bias)"
+    return "\n".join(f"        self.W_{role} = {make}" for role in ("query", "key", "value"))
+
+
+def _project(projection: str, role: str, source: str) -> str:
+    """The expression projecting `source`; rand weights multiply, nn.Linear is called."""
+    if projection == "rand":
+        return f"{source} @ self.W_{role}"
+    return f"self.W_{role}({source})"
+
+
+def _head_class(cfg: AttentionConfig) -> str:
+    """One head: CausalAttention (nn.Linear), SelfAttention_v1 (torch.rand) or no weights."""
+    name = _HEAD_CLASS[cfg.projection]
+    if cfg.projection == "none":
+        doc = "Scaled dot-product attention with Q = K = V = X (tutorial 003): no weights."
+        sizes = "d_in, dropout,"
+        init = "        self.d_out = d_in  # no projection: the output keeps the input's width"
+        project = "        queries, keys, values = x, x_kv, x_kv"
+    else:
+        if cfg.projection == "rand":
+            doc = "SelfAttention_v1 (torch.rand weights), with masks, dropout and temperature."
+            sizes = "d_in, d_out, dropout,"
+        else:
+            doc = "Tutorial 000's CausalAttention: nn.Linear projections, mask and dropout."
+            sizes = "d_in, d_out, dropout, qkv_bias=False,"
+        init = "        self.d_out = d_out\n" + _weights_init(cfg.projection)
+        project = (
+            f"        keys = {_project(cfg.projection, 'key', 'x_kv')}\n"
+            f"        queries = {_project(cfg.projection, 'query', 'x')}\n"
+            f"        values = {_project(cfg.projection, 'value', 'x_kv')}"
+        )
+    return f'''
+class {name}(nn.Module):
+    """{doc}"""
+
+    def __init__(
+        self, {sizes}
+        {_OPTION_ARGS}
+    ):
+        super().__init__()
+{init}
+{_OPTIONS_INIT}
+
+    def forward(self, x, x_kv=None, valid_len=None):
+        x_kv = x if x_kv is None else x_kv  # cross-attention: keys/values from x_kv
+{project}
+        attn_scores = queries @ keys.transpose(1, 2)  # (batch, n_q, n_k)
+{_WEIGHTS_CALL}
+        return self.attn_weights_dropped @ values
+'''
+
+
+def _wrapper_class(cfg: AttentionConfig) -> str:
+    head = _HEAD_CLASS[cfg.projection]
+    if cfg.projection == "none":
+        sizes, make_head = "d_in, num_heads", f"{head}(d_in, dropout, **options)"
+    else:
+        sizes, make_head = "d_in, d_out, num_heads", f"{head}(d_in, d_out, dropout, **options)"
+    return f'''
+class MultiHeadAttentionWrapper(nn.Module):
+    """Heads built one after another, outputs concatenated (tutorial 000's wrapper).
+
+    With out_proj, an nn.Linear(width, width) mixes the heads; it is built after every head.
+    """
+
+    def __init__(self, {sizes}, dropout, out_proj=False, **options):
+        super().__init__()
+        self.heads = nn.ModuleList(
+            [{make_head} for _ in range(num_heads)]
+        )
+        width = sum(head.d_out for head in self.heads)
+        self.out_proj = nn.Linear(width, width) if out_proj else None
+
+    def forward(self, x, x_kv=None, valid_len=None):
+        context = torch.cat([head(x, x_kv, valid_len) for head in self.heads], dim=-1)
+        return context if self.out_proj is None else self.out_proj(context)
+'''
+
+
+def _split_class(cfg: AttentionConfig) -> str:
+    p = cfg.projection
+    bias_arg = " qkv_bias=False," if p == "linear" else ""
+    what = "nn.Linear" if p == "linear" else "torch.rand"
+    return f'''
+class MultiHeadAttention(nn.Module):
+    """Tutorial 000's MultiHeadAttention: one {what} W of width d_out split into heads.
+
+    Every head sees d_out // num_heads of the columns of W_query, W_key and W_value; all
+    heads run in one batched matmul, then out_proj (if any) mixes them.
+    """
+
+    def __init__(
+        self, d_in, d_out, num_heads, dropout,{bias_arg} out_proj=True,
+        {_OPTION_ARGS}
+    ):
+        super().__init__()
+        assert d_out % num_heads == 0, "d_out must be divisible by num_heads"
+        self.d_out = d_out
+        self.num_heads = num_heads
+        self.head_dim = d_out // num_heads
+{_weights_init(p)}
+        self.out_proj = nn.Linear(d_out, d_out) if out_proj else None
+{_OPTIONS_INIT}
+
+    def split_heads(self, t):
+        """(batch, n, d_out) -> (batch, heads, n, head_dim): each head gets its columns."""
+        b, n, _d_out = t.shape
+        return t.view(b, n, self.num_heads, self.head_dim).transpose(1, 2)
+
+    def forward(self, x, x_kv=None, valid_len=None):
+        x_kv = x if x_kv is None else x_kv  # cross-attention: keys/values from x_kv
+        b, n_q, _d_in = x.shape
+        keys = self.split_heads({_project(p, "key", "x_kv")})
+        values = self.split_heads({_project(p, "value", "x_kv")})
+        queries = self.split_heads({_project(p, "query", "x")})
+        attn_scores = queries @ keys.transpose(2, 3)  # (batch, heads, n_q, n_k)
+{_WEIGHTS_CALL}
+        context = (self.attn_weights_dropped @ values).transpose(1, 2)
+        context = context.contiguous().view(b, n_q, self.d_out)
+        return context if self.out_proj is None else self.out_proj(context)
+'''
+
+
+# ---------------------------------------------------------------------------- running it
+
+_SHOW = f'''
+def show(title, matrix, labels):
+    """Print a matrix as labelled rows: the title with its shape, then one line per row."""
+    rows, cols = matrix.shape
+    print(f"{{title}} ({{rows}} x {{cols}}):")
+    width = max(len(label) for label in labels)
+    for label, row in zip(labels, matrix.tolist()):
+        numbers = "".join(f" {{value:11.{DECIMALS}f}}" for value in row)
+        print(f"  {{label:<{{width}}}}{{numbers}}")
+    print()
+'''
+
+
+def _main(cfg: AttentionConfig, split: bool, wrapper: bool) -> str:
+    sizes = "D_IN, D_OUT, " if cfg.projection != "none" else "D_IN, "
+    if split:
+        build = "MultiHeadAttention(\n        D_IN, D_OUT, NUM_HEADS, DROPOUT, out_proj=OUT_PROJ,"
+    elif wrapper:
+        build = f"MultiHeadAttentionWrapper(\n        {sizes}NUM_HEADS, DROPOUT, out_proj=OUT_PROJ,"
+    else:
+        build = f"{_HEAD_CLASS[cfg.projection]}(\n        {sizes}DROPOUT,"
+    if cfg.projection == "linear":
+        build += " qkv_bias=QKV_BIAS,"
+    build += (
+        "\n        causal=CAUSAL, mask_method=MASK_METHOD, scale=SCALE, temperature=TEMPERATURE,"
+        "\n    )"
+    )
+    if split:
+        weights = "module.attn_weights[0]  # (heads, n_q, n_k)"
+        dropped = "module.attn_weights_dropped[0]"
+    else:
+        heads = "module.heads" if wrapper else "[module]"
+        weights = f"torch.cat([head.attn_weights for head in {heads}])  # (heads, n_q, n_k)"
+        dropped = f"torch.cat([head.attn_weights_dropped for head in {heads}])"
+    x_kv = "torch.tensor([KV_EMBEDDINGS], dtype=torch.float32)" if cfg.is_cross else "None"
+    key_tokens = "KV_TOKENS" if cfg.is_cross else "TOKENS"
+    mode = "module.train()  # training mode" if cfg.training else "module.eval()  # eval mode"
+    mode += ": dropout " + ("acts" if cfg.dropout_active else "does nothing")
+    show_dropped = (
+        '\n        show(f"weights after dropout, head {h + 1}", dropped[h], rows)'
+        if cfg.dropout_active
+        else ""
+    )
+    return f"""
+def main():
+    x = torch.tensor([EMBEDDINGS], dtype=torch.float32)  # a batch of one: (1, n_q, d_in)
+    x_kv = {x_kv}
+
+    torch.manual_seed(SEED)  # the random weights (and dropout masks) follow from here
+    module = {build}
+    {mode}
+    with torch.no_grad():
+        context = module(x, x_kv, valid_len=VALID_LEN)[0]
+    weights = {weights}
+    dropped = {dropped}
+
+    rows = [repr(token) for token in TOKENS]
+    print("keys (the columns of the weights):", ", ".join(repr(t) for t in {key_tokens}))
+    print()
+    show("context", context, rows)
+    for h in range(NUM_HEADS):
+        show(f"weights, head {{h + 1}}", weights[h], rows){show_dropped}
+    return context, weights, dropped
+
+
+if __name__ == "__main__":
+    main()
+"""

@@ -1,0 +1,161 @@
+"""Every array of a trace, written for other tools: CSV, NumPy (.npz / .npy) and JSON.
+
+A learner exports to check the numbers elsewhere (a spreadsheet, a notebook, their own code),
+so every format keeps the token labels next to the values, the config that produced them, and
+full float32 precision in the fewest digits: an embedding typed as 0.43 is written 0.43 (not
+0.4300000071525574), and every cell reads back as the very float32 the engine computed. Masked
+scores are −∞ in the engine; CSV writes `-inf` (which spreadsheets and numpy both read) and
+JSON, which has no infinity, writes null and says so in the file.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..engine import ARRAY_INFO, AttentionConfig, Trace
+from .session import json_text
+
+CONFIG_FIELDS = tuple(f.name for f in fields(AttentionConfig))
+JSON_NOTES = "null stands for -inf (a masked score)"
+
+
+def config_to_dict(config: AttentionConfig) -> dict[str, Any]:
+    """A config as JSON-ready data (tuples become lists), so an export says what produced it."""
+    return {name: _lists(getattr(config, name)) for name in CONFIG_FIELDS}
+
+
+def config_from_dict(data: dict[str, Any]) -> AttentionConfig:
+    """The config `config_to_dict` wrote; lists are turned back into tuples by the config itself.
+
+    Unknown fields are refused rather than dropped: they mean the file is not what it claims.
+    """
+    unknown = sorted(set(data) - set(CONFIG_FIELDS))
+    if unknown:
+        raise ValueError(f"unknown config field(s): {', '.join(unknown)}")
+    return AttentionConfig(**data)
+
+
+def write_csv(trace: Trace, directory: str | Path) -> list[Path]:
+    """One CSV per 2-D matrix (one per head for per-head arrays) plus config.json.
+
+    Returns the files written, in computation order, config.json last.
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in trace.names:
+        info = ARRAY_INFO[name]
+        heads = range(trace.arrays[name].shape[0]) if info.per_head else [None]
+        for head in heads:
+            stem = name if head is None else f"{name}_head{head + 1}"
+            path = directory / f"{stem}.csv"
+            _write_matrix_csv(trace, name, head or 0, path)
+            written.append(path)
+    written.append(_write_text(directory / "config.json", _config_json(trace.config)))
+    return written
+
+
+def write_npz(trace: Trace, path: str | Path) -> Path:
+    """One compressed .npz holding every array, the tokens and the config; no pickle needed."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {name: np.asarray(trace.arrays[name]) for name in trace.names}
+    payload["q_tokens"] = _token_array(trace.q_tokens)
+    payload["k_tokens"] = _token_array(trace.k_tokens)
+    payload["config_json"] = np.array(_config_json(trace.config), dtype=np.str_)
+    with open(path, "wb") as file:  # a file object: numpy would append ".npz" to a bare name
+        np.savez_compressed(file, **payload)
+    return path
+
+
+def write_npy(trace: Trace, directory: str | Path) -> list[Path]:
+    """One `<name>.npy` per array plus tokens.json and config.json, for `np.load` one by one."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in trace.names:
+        path = directory / f"{name}.npy"
+        np.save(path, np.asarray(trace.arrays[name]), allow_pickle=False)
+        written.append(path)
+    tokens = {"q_tokens": list(trace.q_tokens), "k_tokens": list(trace.k_tokens)}
+    written.append(_write_text(directory / "tokens.json", json_text(tokens) + "\n"))
+    written.append(_write_text(directory / "config.json", _config_json(trace.config)))
+    return written
+
+
+def write_json(trace: Trace, path: str | Path) -> Path:
+    """Everything in one strict JSON file (−∞ as null, as JSON has no infinity)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {}
+    for name in trace.names:
+        array, info = trace.arrays[name], ARRAY_INFO[name]
+        arrays[name] = {
+            "shape": list(array.shape),
+            "rows": info.rows,
+            "cols": info.cols,
+            "per_head": info.per_head,
+            "data": _json_data(array),
+        }
+    doc = {
+        "config": config_to_dict(trace.config),
+        "q_tokens": list(trace.q_tokens),
+        "k_tokens": list(trace.k_tokens),
+        "arrays": arrays,
+        "notes": JSON_NOTES,
+    }
+    return _write_text(path, json_text(doc) + "\n")
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _write_matrix_csv(trace: Trace, name: str, head: int, path: Path) -> None:
+    info = ARRAY_INFO[name]
+    matrix = trace.matrix(name, head)
+    columns = trace.axis_labels(info.cols)
+    rows = (name,) if info.rows is None else trace.axis_labels(info.rows)
+    if matrix.dtype == bool:
+        cells = [["1" if v else "0" for v in row] for row in matrix.tolist()]
+    else:
+        # numpy's shortest float32 text: reads back as exactly that float32.
+        cells = [[str(v) for v in row] for row in matrix.astype(np.float32)]
+    # utf-8-sig: the byte-order mark lets spreadsheets (Excel on Windows) read Vietnamese tokens;
+    # backslashreplace: a lone surrogate in a token cannot be UTF-8; keep the file writable.
+    with open(path, "w", newline="", encoding="utf-8-sig", errors="backslashreplace") as file:
+        writer = csv.writer(file)
+        writer.writerow(["", *columns])
+        for label, row in zip(rows, cells, strict=True):
+            writer.writerow([label, *row])
+
+
+def _json_data(array: np.ndarray) -> Any:
+    if array.dtype == bool:
+        return array.tolist()
+    # float(str(float32)): the shortest decimal that reads back as the same float32.
+    flat = [None if np.isneginf(v) else float(str(v)) for v in array.astype(np.float32).ravel()]
+    return np.array(flat, dtype=object).reshape(array.shape).tolist()
+
+
+def _config_json(config: AttentionConfig) -> str:
+    return json_text(config_to_dict(config)) + "\n"
+
+
+def _token_array(tokens: tuple[str, ...]) -> np.ndarray:
+    return np.array(tokens, dtype=np.str_).reshape(len(tokens))
+
+
+def _write_text(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _lists(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_lists(v) for v in value]
+    return value

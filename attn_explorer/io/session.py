@@ -1,0 +1,567 @@
+"""Sessions: an `ExplorerState` saved as versioned JSON, and read back without trusting the file.
+
+A session file is user input: hand-edited, truncated by a full disk, written by a newer version
+or not a session at all. Loading therefore checks every field against the same types and
+ranges the window's controls allow, and any problem becomes one `SessionError` whose message
+is a single line a learner can act on (the window shows it in a dialog, the command line
+prints it). Nothing else escapes `load_session`/`loads`, whatever the bytes.
+
+Only structure, types and ranges are checked: a config the engine refuses (d_out 5 split into
+2 heads) is still a valid session, because the window explains such problems next to the
+control that causes them, exactly as when the learner set them up by hand.
+
+Saving writes a temporary file next to the target, syncs it and renames it over the target,
+so a crash or a full disk never leaves a half-written session in place of a good one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import fields, replace
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import __version__
+from ..engine.config import FLOAT32_MAX, HEAD_LAYOUTS, MASK_METHODS, PROJECTIONS
+from ..engine.steps import STEP_KEYS
+from ..state import (
+    CONTROL_RANGES,
+    MAX_DIMS,
+    MAX_TOKENS,
+    Controls,
+    ExplorerState,
+    TokenSequence,
+    ViewState,
+)
+
+FORMAT = "attn_explorer.session"
+SCHEMA_VERSION = 1
+# The largest state the window holds (two 4096 x 1024 tables of full-precision floats) takes
+# about 170 MB; anything bigger is not a session this app wrote.
+MAX_BYTES = 256 * 1024 * 1024
+
+# What the window can show; a session pointing anywhere else would reopen on nothing.
+TABS = ("matrices", "steps")
+HEADS_ARRAYS = (
+    "weights",
+    "weights_dropped",
+    "masked_scores",
+    "scaled_scores",
+    "scores",
+    "queries",
+    "keys",
+    "values",
+    "head_contexts",
+)
+MAX_HEAD = 15  # 0-based: the heads control stops at 16
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "projection": PROJECTIONS,
+    "head_layout": HEAD_LAYOUTS,
+    "mask_method": MASK_METHODS,
+}
+_TOP_FIELDS = ("format", "version", "saved_by", "queries", "kv", "controls", "view")
+_SEQUENCE_FIELDS = ("tokens", "embeddings")
+_VIEW_FIELDS = tuple(f.name for f in fields(ViewState))
+
+
+class SessionError(Exception):
+    """A session that cannot be saved or loaded; the message is one line meant for a learner."""
+
+    def __init__(self, message: str) -> None:
+        # A file name may hold line breaks (\n, but also U+0085 or U+2028); a dialog or a
+        # command line wants one line.
+        super().__init__(" ".join(message.splitlines()))
+
+
+class _InvalidError(Exception):
+    """A problem found inside a document; the caller adds which file it is about."""
+
+
+class _NotFiniteError(Exception):
+    """Raised by the JSON parser on NaN/Infinity, which Python's json accepts by default."""
+
+
+# ---------------------------------------------------------------------------- public API
+
+
+def state_to_document(state: ExplorerState) -> dict[str, Any]:
+    """The JSON-ready document of a state.
+
+    The followed query is clamped into the token list: deleting tokens in the window does not
+    move it, and a stale index must not make the saved file unreadable.
+    """
+    n_q = len(state.queries.tokens)
+    view = state.view
+    if isinstance(view.query, int) and n_q and view.query >= n_q:
+        view = replace(view, query=n_q - 1)
+    return {
+        "format": FORMAT,
+        "version": SCHEMA_VERSION,
+        "saved_by": f"attn_explorer {__version__}",
+        "queries": _sequence_document(state.queries),
+        "kv": None if state.kv is None else _sequence_document(state.kv),
+        "controls": {name: getattr(state.controls, name) for name in Controls.names()},
+        "view": {name: getattr(view, name) for name in _VIEW_FIELDS},
+    }
+
+
+def document_to_state(doc: object, *, name: str = "The document") -> ExplorerState:
+    """The state a parsed document describes; SessionError on anything wrong with it.
+
+    `name` starts the error message: the file name when loading a file.
+    """
+    if not isinstance(doc, dict):
+        raise SessionError(
+            f"{name} is not an attn_explorer session: it holds {_describe(doc)}, not a JSON object."
+        )
+    if "format" not in doc:
+        raise SessionError(f'{name} is not an attn_explorer session: it has no "format" field.')
+    if doc["format"] != FORMAT:
+        raise SessionError(
+            f'{name} is not an attn_explorer session: its "format" is '
+            f"{_describe(doc['format'])}, not {json.dumps(FORMAT)}."
+        )
+    _check_version(doc.get("version", _MISSING), name)
+    try:
+        return _state(doc)
+    except _InvalidError as problem:
+        raise SessionError(f"{name} is not a valid session: {problem}") from None
+
+
+def dumps(state: ExplorerState, *, name: str = "the session") -> str:
+    """The session text of a state, checked so that what is written can always be read back."""
+    doc = state_to_document(state)
+    try:
+        _state(doc)
+    except _InvalidError as problem:
+        raise SessionError(f"Cannot save {name}: {problem}") from None
+    text = json_text(doc) + "\n"
+    if len(text) > MAX_BYTES:
+        raise SessionError(_too_big_to_save(name, len(text)))
+    return text
+
+
+def loads(text: str, *, name: str = "The text") -> ExplorerState:
+    """The state in a session's text; SessionError (and nothing else) when it is not one."""
+    if not isinstance(text, str):
+        raise SessionError(f"{name} is not text.")
+    if len(text) > MAX_BYTES:
+        raise SessionError(_too_big(name, len(text)))
+    return document_to_state(_parse(text.removeprefix("\ufeff"), name), name=name)
+
+
+def save_session(path: str | os.PathLike[str], state: ExplorerState) -> None:
+    """Write a session atomically: the target is either the old file or the complete new one."""
+    path = Path(path)
+    name = path.name or str(path)
+    data = dumps(state, name=name).encode("utf-8")
+    if len(data) > MAX_BYTES:  # never write what load_session would refuse
+        raise SessionError(_too_big_to_save(name, len(data)))
+    directory = path.parent
+    temp = directory / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    try:
+        # os.open with 0o666 lets the umask decide the mode, as for any file the user saves.
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as error:
+        raise SessionError(f"Cannot save {name}: {_reason(error)}.") from error
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        with contextlib.suppress(OSError):
+            os.chmod(temp, os.stat(path).st_mode & 0o7777)  # keep an existing file's mode
+        os.replace(temp, path)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(error, OSError):
+            raise SessionError(f"Cannot save {name}: {_reason(error)}.") from error
+        raise
+    _sync_directory(directory)
+
+
+def load_session(path: str | os.PathLike[str]) -> ExplorerState:
+    """Read a session file; SessionError (and nothing else) for any file that is not one."""
+    path = Path(path)
+    name = path.name or str(path)
+    try:
+        with open(path, "rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            if size > MAX_BYTES:
+                raise SessionError(_too_big(name, size))
+            data = file.read(MAX_BYTES + 1)  # a device or a growing file can outrun st_size
+    except OSError as error:
+        raise SessionError(f"{name} cannot be read: {_reason(error)}.") from error
+    if len(data) > MAX_BYTES:
+        raise SessionError(_too_big(name, len(data)))
+    try:
+        text = data.decode("utf-8-sig")  # tolerate the BOM some Windows editors add
+    except UnicodeDecodeError as error:
+        raise SessionError(
+            f"{name} is not a session: it is not UTF-8 text "
+            f"(byte 0x{data[error.start]:02x} at offset {error.start})."
+        ) from None
+    return document_to_state(_parse(text, name), name=name)
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+_MISSING = object()
+
+
+def _parse(text: str, name: str) -> object:
+    def refuse_constant(literal: str) -> object:
+        raise _NotFiniteError(literal)
+
+    if not text.strip():
+        raise SessionError(f"{name} is empty: there is no session in it.")
+    try:
+        return json.loads(text, parse_constant=refuse_constant)
+    except _NotFiniteError as literal:
+        raise SessionError(
+            f"{name} is not a valid session: it contains {literal}, and every value must be "
+            "a finite number."
+        ) from None
+    except json.JSONDecodeError as error:
+        if error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string"):
+            hint = " (the file ends too soon: was it cut off?)"
+        else:
+            hint = ""
+        raise SessionError(
+            f"{name} is not valid JSON: {error.msg} at line {error.lineno}, "
+            f"column {error.colno}{hint}."
+        ) from None
+    except RecursionError:
+        raise SessionError(
+            f"{name} is not a session: its lists and objects are nested too deeply."
+        ) from None
+    except ValueError:
+        # int() refuses numbers of more than 4300 digits, json passes that on as ValueError.
+        raise SessionError(
+            f"{name} is not a session: a number in it has far too many digits."
+        ) from None
+
+
+def _check_version(version: object, name: str) -> None:
+    if version is _MISSING:
+        raise SessionError(f'{name} has no format version (its "version" field is missing).')
+    if not _is_int(version):
+        raise SessionError(
+            f'{name} has a bad format version: "version" must be a whole number, '
+            f"not {_describe(version)}."
+        )
+    assert isinstance(version, int)
+    if version > SCHEMA_VERSION:
+        raise SessionError(
+            f"{name} was saved by a newer attn_explorer (format {_short_int(version)}); "
+            f"this one reads format {SCHEMA_VERSION}."
+        )
+    if version < SCHEMA_VERSION:
+        raise SessionError(
+            f"{name} has format version {_short_int(version)}, which no attn_explorer wrote; "
+            f"this one reads format {SCHEMA_VERSION}."
+        )
+
+
+def _state(doc: Mapping[str, Any]) -> ExplorerState:
+    _fields(doc, "it", _TOP_FIELDS, optional=("saved_by",))
+    if "saved_by" in doc and not isinstance(doc["saved_by"], str):
+        raise _InvalidError(f'"saved_by" must be text, not {_describe(doc["saved_by"])}.')
+    queries = _sequence(doc["queries"], "queries")
+    kv = None
+    if doc["kv"] is not None:
+        kv = _sequence(doc["kv"], "kv")
+        if kv.d_in != queries.d_in:
+            raise _InvalidError(
+                f"the key/value embeddings (kv) have {kv.d_in} dimensions but the query "
+                f"embeddings have {queries.d_in}: both must live in the same embedding space."
+            )
+    controls = _controls(doc["controls"])
+    view = _view(doc["view"], len(queries.tokens))
+    return ExplorerState(queries=queries, kv=kv, controls=controls, view=view)
+
+
+def _fields(
+    value: object, where: str, names: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> Mapping[str, Any]:
+    """`value` as an object with exactly these fields: unknown or missing ones are named."""
+    if not isinstance(value, dict):
+        raise _InvalidError(f"{where} must be an object, not {_describe(value)}.")
+    unknown = [key for key in value if key not in names]
+    if unknown:
+        listed = ", ".join(_quote(k if isinstance(k, str) else repr(k)) for k in unknown[:3])
+        more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+        plural = "s" if len(unknown) > 1 else ""
+        raise _InvalidError(f"{where} has unknown field{plural} {listed}{more}.")
+    missing = [key for key in names if key not in value and key not in optional]
+    if missing:
+        plural = "s" if len(missing) > 1 else ""
+        raise _InvalidError(f"{where} lacks the field{plural} {', '.join(missing)}.")
+    return value
+
+
+def _sequence(value: object, where: str) -> TokenSequence:
+    doc = _fields(value, where, _SEQUENCE_FIELDS)
+    tokens, rows = doc["tokens"], doc["embeddings"]
+    if not isinstance(tokens, list):
+        raise _InvalidError(f"{where}.tokens must be a list of texts, not {_describe(tokens)}.")
+    if not tokens:
+        raise _InvalidError(f"{where}.tokens is empty: a sequence needs at least one token.")
+    if len(tokens) > MAX_TOKENS:
+        raise _InvalidError(
+            f"{where} has {len(tokens)} tokens; the most the window holds is {MAX_TOKENS}."
+        )
+    for i, token in enumerate(tokens):
+        if not isinstance(token, str):
+            raise _InvalidError(
+                f"{where}.tokens item {i + 1} must be text, not {_describe(token)}."
+            )
+    if not isinstance(rows, list):
+        raise _InvalidError(f"{where}.embeddings must be a list of rows, not {_describe(rows)}.")
+    if len(rows) != len(tokens):
+        raise _InvalidError(
+            f"{where} has {len(tokens)} tokens but {len(rows)} embedding rows: "
+            "each token needs exactly one row."
+        )
+    for i, row in enumerate(rows):
+        if not isinstance(row, list):
+            raise _InvalidError(
+                f"{where}.embeddings row {i + 1} must be a list of numbers, not {_describe(row)}."
+            )
+    width = len(rows[0])
+    if width == 0:
+        raise _InvalidError(f"{where}.embeddings rows are empty: they need at least one dimension.")
+    if width > MAX_DIMS:
+        raise _InvalidError(
+            f"{where}.embeddings have {width} dimensions; the most the window holds is {MAX_DIMS}."
+        )
+    if _numbers(rows, width, where, tokens):
+        return TokenSequence(tuple(tokens), tuple(map(tuple, rows)))  # floats already
+    table = np.array(rows, dtype=np.float64)  # ints (checked in range) become floats
+    return TokenSequence(tuple(tokens), tuple(map(tuple, table.tolist())))
+
+
+def _numbers(rows: list[list[Any]], width: int, where: str, tokens: list[str]) -> bool:
+    """Check the table: in C for big tables, in Python to explain what is wrong.
+
+    Returns whether every value is already a float (nothing to convert).
+    """
+    kinds = set(map(type, chain.from_iterable(rows)))
+    if set(map(len, rows)) == {width} and kinds <= {float, int}:
+        with contextlib.suppress(OverflowError):  # ints beyond float64 go to the slow path
+            if np.all(np.abs(np.array(rows, dtype=np.float64)) <= FLOAT32_MAX):
+                return kinds == {float}
+    for i, row in enumerate(rows):
+        label = f"{where}.embeddings row {i + 1} ({_quote(tokens[i])})"
+        if len(row) != width:
+            raise _InvalidError(
+                f"{label} has {len(row)} numbers but row 1 has {width}: every embedding needs "
+                "the same number of dimensions."
+            )
+        for j, value in enumerate(row):
+            if not _is_number(value):
+                raise _InvalidError(
+                    f"{label}, dimension {j + 1} must be a number, not {_describe(value)}."
+                )
+            if isinstance(value, float) and math.isnan(value):
+                raise _InvalidError(
+                    f"{label}, dimension {j + 1} is NaN: every value must be a number."
+                )
+            if not abs(value) <= FLOAT32_MAX:
+                raise _InvalidError(
+                    f"{label}, dimension {j + 1} is {_describe(value)}, beyond the float32 "
+                    "range (about ±3.4e38) the engine computes in."
+                )
+    raise AssertionError("the fast check refused a table the slow check accepts")
+
+
+def _controls(value: object) -> Controls:
+    doc = _fields(value, "controls", Controls.names())
+    defaults = Controls()
+    out: dict[str, Any] = {}
+    for name in Controls.names():
+        item, kind = doc[name], type(getattr(defaults, name))
+        where = f"controls.{name}"
+        if name in _CHOICES:
+            out[name] = _choice(item, where, _CHOICES[name])
+        elif kind is bool:
+            if not isinstance(item, bool):
+                raise _InvalidError(f"{where} must be true or false, not {_describe(item)}.")
+            out[name] = item
+        elif kind is int:
+            if not _is_int(item):
+                raise _InvalidError(f"{where} must be a whole number, not {_describe(item)}.")
+            out[name] = _in_range(item, where, *CONTROL_RANGES[name])
+        else:
+            if not _is_number(item):
+                raise _InvalidError(f"{where} must be a number, not {_describe(item)}.")
+            out[name] = float(_in_range(item, where, *CONTROL_RANGES[name]))
+    return Controls(**out)
+
+
+def _view(value: object, n_q: int) -> ViewState:
+    doc = _fields(value, "view", _VIEW_FIELDS)
+    head, query = doc["head"], doc["query"]
+    if not _is_int(head):
+        raise _InvalidError(f"view.head must be a whole number, not {_describe(head)}.")
+    if not _is_int(query):
+        raise _InvalidError(f"view.query must be a whole number, not {_describe(query)}.")
+    if not 0 <= query < n_q:
+        raise _InvalidError(
+            f"view.query is {_short_int(query)}, but the {n_q} query tokens are numbered "
+            f"0 to {n_q - 1}."
+        )
+    return ViewState(
+        tab=_choice(doc["tab"], "view.tab", TABS),
+        head=_in_range(head, "view.head", 0, MAX_HEAD),
+        query=query,
+        stage=_choice(doc["stage"], "view.stage", STEP_KEYS),
+        heads_array=_choice(doc["heads_array"], "view.heads_array", HEADS_ARRAYS),
+    )
+
+
+def _choice(value: object, where: str, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise _InvalidError(f"{where} is {_describe(value)}; choose {_or_list(allowed)}.")
+    return value
+
+
+def _in_range(value: Any, where: str, low: float, high: float) -> Any:
+    if not low <= value <= high:
+        raise _InvalidError(f"{where} is {_describe(value)}, outside {low:g} to {high:g}.")
+    return value
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def _sequence_document(sequence: TokenSequence) -> dict[str, Any]:
+    rows = [list(row) for row in sequence.embeddings]
+    kinds = set(map(type, chain.from_iterable(rows)))
+    if not kinds <= {float, int} and all(
+        issubclass(k, int | float | np.integer | np.floating) and not issubclass(k, bool | np.bool_)
+        for k in kinds
+    ):
+        rows = np.array(rows, dtype=np.float64).tolist()  # numpy scalars: plain floats for JSON
+    return {"tokens": list(sequence.tokens), "embeddings": rows}
+
+
+def json_text(value: Any, indent: int = 0) -> str:
+    """Strict JSON with one line per field and per row of numbers: readable, diffable, compact.
+
+    Shared with the data export, whose matrices read best the same way. Raises ValueError on
+    NaN or infinity (a file that Python's own reader would accept but others would not).
+    """
+    if isinstance(value, dict):
+        pad = " " * (indent + 1)
+        items = [
+            f"{pad}{_scalar_json_text(key)}: {json_text(item, indent + 1)}"
+            for key, item in value.items()
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}" if items else "{}"
+    if isinstance(value, list) and not {dict, list}.isdisjoint(map(type, value)):
+        pad = " " * (indent + 1)
+        items = [pad + json_text(item, indent + 1) for item in value]
+        return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+    return _scalar_json_text(value)
+
+
+def _scalar_json_text(value: Any) -> str:
+    """Tokens as written (emoji, Vietnamese, Arabic); only lone surrogates need \\u escapes."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, allow_nan=False)
+    return text
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make the rename itself durable (POSIX); a no-op where directories cannot be opened."""
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+# ---------------------------------------------------------------------------- messages
+
+
+def _describe(value: object) -> str:
+    """A short, JSON-spelled account of a value for an error message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return _short_int(value)
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "an infinite number" if value > 0 else "a negative infinite number"
+        return repr(value)
+    if isinstance(value, str):
+        return "the text " + _quote(value)
+    if isinstance(value, list):
+        return f"a list of {len(value)} item{'s' if len(value) != 1 else ''}"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _short_int(value: int) -> str:
+    if value.bit_length() > 64:  # repr() of a 5000-digit number is refused, and unreadable
+        return f"a number of about {int(value.bit_length() * math.log10(2))} digits"
+    return str(value)
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    """A token or key as JSON spells it, unprintable characters (line breaks too) escaped."""
+    shown = text if len(text) <= limit else text[: limit - 1] + "…"
+    return "".join(
+        c if c.isprintable() else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
+        for c in json.dumps(shown, ensure_ascii=False)
+    )
+
+
+def _too_big(name: str, size: int) -> str:
+    return (
+        f"{name} is too big for a session ({size / 2**20:.1f} MB; "
+        f"the limit is {MAX_BYTES // 2**20} MB)."
+    )
+
+
+def _too_big_to_save(name: str, size: int) -> str:
+    return (
+        f"Cannot save {name}: it would take {size / 2**20:.1f} MB, more than the "
+        f"{MAX_BYTES // 2**20} MB a session may hold; use fewer tokens or dimensions."
+    )
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)
+
+
+def _or_list(items: tuple[str, ...]) -> str:
+    quoted = [json.dumps(item) for item in items]
+    return ", ".join(quoted[:-1]) + " or " + quoted[-1] if len(quoted) > 1 else quoted[0]
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -1,0 +1,219 @@
+"""Generated PyTorch scripts run on their own and print the engine's numbers."""
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attn_explorer.engine import PRESETS, AttentionConfig, ConfigError, compute, preset
+from attn_explorer.io.code_export import pytorch_script
+
+# Each varied case names the options it forces; sizes, seeds and values are drawn at random.
+VARIED = [
+    dict(projection="none", causal=True, dropout=0.3),
+    dict(projection="none", head_layout="split", out_proj=True, dropout=0.5, valid_len=2),
+    dict(projection="none", scale=False, temperature=2.0, training=False, dropout=0.4),
+    dict(projection="rand", num_heads=3, d_out=2, dropout=0.2),
+    dict(projection="rand", head_layout="split", num_heads=2, d_out=4, out_proj=True, dropout=0.3),
+    dict(projection="rand", causal=True, mask_method="renormalize", temperature=0.5),
+    dict(qkv_bias=True, num_heads=2, d_out=3, out_proj=True, dropout=0.4),
+    dict(head_layout="split", qkv_bias=True, num_heads=3, d_out=6, dropout=0.3, training=False),
+    dict(head_layout="split", num_heads=2, d_out=4, causal=True, dropout=0.6),
+    dict(causal=True, valid_len=2, mask_method="renormalize", out_proj=True),
+    dict(cross=True, valid_len=3, num_heads=2, d_out=2),
+    dict(cross=True, head_layout="split", num_heads=2, d_out=4, out_proj=True, dropout=0.5),
+    dict(cross=True, mask_method="renormalize", valid_len=1, qkv_bias=True, dropout=0.8),
+    dict(scale=False, temperature=3.7, num_heads=4, d_out=1),
+    dict(scale=True, temperature=0.25, qkv_bias=True, training=False),
+]
+
+
+def varied_config(index: int) -> AttentionConfig:
+    rng = np.random.default_rng(7000 + index)
+    fields = dict(VARIED[index])
+    cross = fields.pop("cross", False)
+    n_q, d_in = int(rng.integers(2, 7)), int(rng.integers(1, 5))
+    config = AttentionConfig(
+        tokens=tuple(f"q{i}" for i in range(n_q)),
+        embeddings=rng.uniform(-1, 1, size=(n_q, d_in)).round(2),
+        seed=int(rng.integers(0, 10_000)),
+        **fields,
+    )
+    if cross:
+        n_k = int(rng.integers(3, 8))
+        config = replace(
+            config,
+            kv_tokens=tuple(f"k{i}" for i in range(n_k)),
+            kv_embeddings=rng.uniform(-1, 1, size=(n_k, d_in)).round(2),
+        )
+    return config
+
+
+ODD = AttentionConfig(
+    tokens=('say "hi"', "it's", "back\\slash", "two\nlines", '"""', "😀 مرحبا", ""),
+    embeddings=tuple((0.1 * i, 0.5 - 0.1 * i) for i in range(7)),
+    causal=True,
+    dropout=0.25,
+    num_heads=2,
+)
+
+CASES = {
+    **{f"preset-{name}": p.config for name, p in PRESETS.items()},
+    **{f"varied-{i}": varied_config(i) for i in range(len(VARIED))},
+    "odd-tokens": ODD,
+}
+
+
+def run_script(path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def printouts(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
+    """Every case's script written to disk and run once, a few at a time (torch loads slowly)."""
+    directory = tmp_path_factory.mktemp("scripts")
+    paths = {}
+    for name, config in CASES.items():
+        paths[name] = directory / f"{name}.py"
+        paths[name].write_text(pytorch_script(config), encoding="utf-8")
+    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
+        done = dict(zip(paths, pool.map(run_script, paths.values()), strict=True))
+    return done
+
+
+def parse_printout(text: str) -> dict[str, np.ndarray]:
+    """Blocks "title (r x c):" followed by r lines ending in c numbers."""
+    blocks, lines, i = {}, text.split("\n"), 0
+    while i < len(lines):
+        match = re.fullmatch(r"(\S.*) \((\d+) x (\d+)\):", lines[i])
+        if match:
+            rows, cols = int(match[2]), int(match[3])
+            body = lines[i + 1 : i + 1 + rows]
+            blocks[match[1]] = np.array([[float(v) for v in ln.split()[-cols:]] for ln in body])
+            blocks[match[1] + " labels"] = body
+            i += rows + 1
+        else:
+            i += 1
+    return blocks
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_script_prints_the_engines_numbers(case, printouts):
+    config = CASES[case]
+    result = printouts[case]
+    assert result.returncode == 0, result.stderr
+    trace = compute(config)
+    blocks = parse_printout(result.stdout)
+    np.testing.assert_allclose(blocks["context"], trace.context, atol=1e-5, rtol=0)
+    for h in range(trace.heads):
+        title = f"weights, head {h + 1}"
+        np.testing.assert_allclose(blocks[title], trace.weights[h], atol=1e-5, rtol=0)
+        dropped = f"weights after dropout, head {h + 1}"
+        if config.dropout_active:
+            np.testing.assert_allclose(blocks[dropped], trace.weights_dropped[h], atol=1e-5)
+        else:
+            assert dropped not in blocks
+    assert f"weights, head {trace.heads + 1}" not in blocks
+    for label, token in zip(blocks["context labels"], config.tokens, strict=True):
+        assert label.startswith(f"  {token!r}")
+
+
+def test_tutorial_numbers_appear(printouts):
+    mha = parse_printout(printouts["preset-mha"].stdout)
+    assert np.round(mha["context"][0], 4).tolist() == [0.3190, 0.4858]
+    v1 = parse_printout(printouts["preset-v1"].stdout)
+    journey = [0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820]
+    assert np.round(v1["weights, head 1"][1], 4).tolist() == journey
+    assert np.round(v1["context"][1], 4).tolist() == [0.3061, 0.8210]
+    assert "  'journey'    0.306100    0.821030" in printouts["preset-v1"].stdout
+    wrapper = parse_printout(printouts["preset-wrapper"].stdout)
+    assert np.round(wrapper["context"][1], 4).tolist() == [-0.5874, 0.0058, 0.5891, 0.3257]
+
+
+def test_dropout_preset_prints_kept_cells_doubled(printouts):
+    blocks = parse_printout(printouts["preset-dropout"].stdout)
+    weights, dropped = blocks["weights, head 1"], blocks["weights after dropout, head 1"]
+    kept = dropped != 0
+    np.testing.assert_allclose(dropped[kept], 2 * weights[kept], atol=2e-6)
+    assert 0 < kept.sum() < np.count_nonzero(weights)
+
+
+@pytest.mark.parametrize("case", ["preset-mha", "varied-1", "odd-tokens"])
+def test_scripts_need_only_torch(case):
+    tree = ast.parse(pytorch_script(CASES[case]))
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    } | {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert imported == {"math", "torch"}
+
+
+def test_scripts_pass_pyflakes_checks(tmp_path):
+    for name, config in CASES.items():
+        (tmp_path / f"{name}.py").write_text(pytorch_script(config), encoding="utf-8")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--isolated",
+            "--no-cache",
+            "--select",
+            "E9,F",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_header_says_what_is_reproduced_and_how_to_run():
+    script = pytorch_script(preset("mha").config)
+    docstring = ast.get_docstring(ast.parse(script))
+    assert "2 heads of width 1 split from one W (MultiHeadAttention)" in docstring
+    assert "mask: causal" in docstring
+    assert "output projection out_proj = nn.Linear(2, 2)" in docstring
+    assert "torch.manual_seed(123)" in docstring
+    assert "python <this file>" in docstring
+
+
+def test_an_impossible_config_is_refused():
+    bad = AttentionConfig(
+        tokens=("a",), embeddings=((1.0,),), d_out=5, num_heads=2, head_layout="split"
+    )
+    with pytest.raises(ConfigError, match="cannot be split into 2 heads"):
+        pytorch_script(bad)
+
+
+def literal(script: str, name: str):
+    for node in ast.parse(script).body:
+        if isinstance(node, ast.Assign) and node.targets[0].id == name:
+            return ast.literal_eval(node.value)
+    raise KeyError(name)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(max_size=12), min_size=1, max_size=4),
+    st.floats(-1e6, 1e6, allow_nan=False),
+)
+def test_any_token_text_gives_valid_python(tokens, value):
+    config = AttentionConfig(
+        tokens=tuple(tokens), embeddings=tuple((value, 1.0) for _ in tokens), projection="none"
+    )
+    script = pytorch_script(config)
+    compile(script, "attention.py", "exec")
+    assert literal(script, "TOKENS") == tokens
+    assert literal(script, "EMBEDDINGS") == [[value, 1.0]] * len(tokens)

@@ -1,0 +1,248 @@
+"""Data export: every format reads back to the trace's own arrays, with the tokens as labels."""
+
+import csv
+import json
+from dataclasses import fields
+
+import numpy as np
+import pytest
+
+from attn_explorer.engine import ARRAY_INFO, PRESETS, AttentionConfig, compute, preset
+from attn_explorer.io.data_export import (
+    config_from_dict,
+    config_to_dict,
+    write_csv,
+    write_json,
+    write_npy,
+    write_npz,
+)
+
+
+@pytest.fixture(params=["causal", "mha", "cross", "dropout"])
+def trace(request):
+    return compute(preset(request.param).config)
+
+
+@pytest.fixture
+def odd_trace():
+    """Tokens that break naive CSV: commas, quotes, newlines, emoji, right-to-left text."""
+    return compute(
+        AttentionConfig(
+            tokens=("a,b", 'say "hi"', "two\nlines", "😀", "مرحبا"),
+            embeddings=((0.1, 0.2), (0.3, 0.4), (0.5, 0.6), (0.7, 0.8), (0.9, 1.0)),
+            causal=True,
+        )
+    )
+
+
+def heads_of(trace, name):
+    return range(trace[name].shape[0]) if ARRAY_INFO[name].per_head else [None]
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8-sig") as file:
+        return list(csv.reader(file))
+
+
+def refuse_constant(literal):
+    raise AssertionError(f"not strict JSON: {literal}")
+
+
+# ---------------------------------------------------------------------------- CSV
+
+
+def test_csv_has_one_file_per_matrix_and_head(trace, tmp_path):
+    written = write_csv(trace, tmp_path / "out")
+    expected = [
+        f"{name}.csv" if head is None else f"{name}_head{head + 1}.csv"
+        for name in trace.names
+        for head in heads_of(trace, name)
+    ]
+    assert [p.name for p in written] == [*expected, "config.json"]
+    assert all(p.parent == tmp_path / "out" for p in written)
+
+
+def test_csv_reads_back_as_the_trace(trace, tmp_path):
+    write_csv(trace, tmp_path)
+    for name in trace.names:
+        info = ARRAY_INFO[name]
+        for head in heads_of(trace, name):
+            stem = name if head is None else f"{name}_head{head + 1}"
+            header, *body = read_csv(tmp_path / f"{stem}.csv")
+            assert header == ["", *trace.axis_labels(info.cols)]
+            labels = [row[0] for row in body]
+            assert labels == ([name] if info.rows is None else list(trace.axis_labels(info.rows)))
+            values = np.array([[float(cell) for cell in row[1:]] for row in body], np.float32)
+            expected = trace.matrix(name, head or 0).astype(np.float32)
+            np.testing.assert_array_equal(values, expected, err_msg=stem)  # exact, −∞ too
+
+
+def test_csv_writes_the_shortest_exact_decimals(trace, tmp_path):
+    write_csv(trace, tmp_path)
+    rows = read_csv(tmp_path / "x.csv")
+    assert rows[2][0] == trace.q_tokens[1]
+    assert rows[2][1:] == [str(np.float32(v)) for v in trace.x[1]]
+    assert all(len(cell) <= 16 for row in rows[1:] for cell in row[1:])
+
+
+def test_csv_writes_minus_inf_and_booleans_as_a_spreadsheet_reads_them(tmp_path):
+    trace = compute(preset("causal").config)
+    write_csv(trace, tmp_path)
+    masked = read_csv(tmp_path / "masked_scores_head1.csv")
+    assert masked[0] == ["", "Your", "journey", "starts", "with", "one", "step"]
+    assert masked[2][0] == "journey" and masked[2][3:] == ["-inf"] * 4
+    mask = read_csv(tmp_path / "mask.csv")
+    assert mask[2] == ["journey", "0", "0", "1", "1", "1", "1"]
+    weights = read_csv(tmp_path / "weights_head1.csv")
+    assert [round(float(v), 4) for v in weights[2][1:3]] == [0.5517, 0.4483]  # tutorial 000
+    assert weights[2][3:] == ["0.0"] * 4
+
+
+def test_csv_vectors_are_one_row_named_after_the_array(tmp_path):
+    trace = compute(preset("mha").config)
+    write_csv(trace, tmp_path)
+    header, row = read_csv(tmp_path / "b_out.csv")
+    assert header == ["", "1", "2"]
+    assert row[0] == "b_out"
+    assert np.array([float(v) for v in row[1:]], np.float32).tolist() == trace.b_out.tolist()
+    concat = read_csv(tmp_path / "concat.csv")
+    assert concat[0] == ["", "h1.1", "h2.1"]  # which head each column came from
+
+
+def test_csv_keeps_tokens_with_commas_quotes_and_newlines(odd_trace, tmp_path):
+    write_csv(odd_trace, tmp_path)
+    rows = read_csv(tmp_path / "weights_head1.csv")
+    assert rows[0][1:] == list(odd_trace.k_tokens)
+    assert [row[0] for row in rows[1:]] == list(odd_trace.q_tokens)
+    assert len(rows) == 6
+
+
+def test_csv_config_json_rebuilds_the_config(trace, tmp_path):
+    write_csv(trace, tmp_path)
+    data = json.loads((tmp_path / "config.json").read_text("utf-8"), parse_constant=refuse_constant)
+    assert config_from_dict(data) == trace.config
+
+
+# ---------------------------------------------------------------------------- NumPy
+
+
+def test_npz_holds_every_array_the_tokens_and_the_config(trace, tmp_path):
+    path = write_npz(trace, tmp_path / "trace.npz")
+    assert path == tmp_path / "trace.npz"
+    with np.load(path, allow_pickle=False) as data:
+        assert set(data.files) == {*trace.names, "q_tokens", "k_tokens", "config_json"}
+        for name in trace.names:
+            assert data[name].dtype == trace[name].dtype, name
+            np.testing.assert_array_equal(data[name], trace[name], err_msg=name)
+        assert data["q_tokens"].tolist() == list(trace.q_tokens)
+        assert data["k_tokens"].tolist() == list(trace.k_tokens)
+        assert data["config_json"].shape == ()
+        config = config_from_dict(json.loads(str(data["config_json"])))
+    assert config == trace.config
+
+
+def test_npz_is_written_at_the_exact_path_given(tmp_path):
+    path = write_npz(compute(preset("v1").config), tmp_path / "no_suffix")
+    assert path == tmp_path / "no_suffix" and path.exists()
+    assert not (tmp_path / "no_suffix.npz").exists()
+    with np.load(path) as data:
+        assert data["weights"].shape == (1, 6, 6)
+
+
+def test_npz_keeps_odd_tokens(odd_trace, tmp_path):
+    with np.load(write_npz(odd_trace, tmp_path / "odd.npz")) as data:
+        assert data["q_tokens"].tolist() == list(odd_trace.q_tokens)
+
+
+def test_npy_writes_one_file_per_array(trace, tmp_path):
+    written = write_npy(trace, tmp_path / "npy")
+    names = [p.name for p in written]
+    assert names == [*(f"{n}.npy" for n in trace.names), "tokens.json", "config.json"]
+    for name in trace.names:
+        loaded = np.load(tmp_path / "npy" / f"{name}.npy", allow_pickle=False)
+        assert loaded.dtype == trace[name].dtype
+        np.testing.assert_array_equal(loaded, trace[name], err_msg=name)
+    tokens = json.loads((tmp_path / "npy" / "tokens.json").read_text("utf-8"))
+    assert tokens == {"q_tokens": list(trace.q_tokens), "k_tokens": list(trace.k_tokens)}
+    config = json.loads((tmp_path / "npy" / "config.json").read_text("utf-8"))
+    assert config_from_dict(config) == trace.config
+
+
+# ---------------------------------------------------------------------------- JSON
+
+
+def from_json(data):
+    """A JSON array back to float64, null read as −∞ (what the file's notes say)."""
+    return np.array(json.loads(json.dumps(data).replace("null", "-Infinity")), dtype=np.float64)
+
+
+def test_json_is_strict_and_complete(trace, tmp_path):
+    path = write_json(trace, tmp_path / "trace.json")
+    doc = json.loads(path.read_text("utf-8"), parse_constant=refuse_constant)
+    assert list(doc) == ["config", "q_tokens", "k_tokens", "arrays", "notes"]
+    assert doc["notes"] == "null stands for -inf (a masked score)"
+    assert config_from_dict(doc["config"]) == trace.config
+    assert doc["q_tokens"] == list(trace.q_tokens)
+    assert doc["k_tokens"] == list(trace.k_tokens)
+    assert list(doc["arrays"]) == list(trace.names)
+    for name in trace.names:
+        entry, info = doc["arrays"][name], ARRAY_INFO[name]
+        assert entry["shape"] == list(trace[name].shape)
+        assert (entry["rows"], entry["cols"], entry["per_head"]) == (
+            info.rows,
+            info.cols,
+            info.per_head,
+        )
+        if trace[name].dtype == bool:
+            assert entry["data"] == trace[name].tolist()  # true/false, not 1/0
+        else:
+            values = from_json(entry["data"]).astype(np.float32)
+            np.testing.assert_array_equal(values, trace[name], err_msg=name)
+
+
+def test_json_nulls_are_exactly_the_masked_scores(trace, tmp_path):
+    doc = json.loads(write_json(trace, tmp_path / "t.json").read_text("utf-8"))
+    data = doc["arrays"]["masked_scores"]["data"]
+    nulls = np.array([[[v is None for v in row] for row in head] for head in data])
+    np.testing.assert_array_equal(nulls, np.isneginf(trace.masked_scores))
+    assert nulls.any() == trace.config.has_mask
+    for name, entry in doc["arrays"].items():
+        if name != "masked_scores":
+            assert "null" not in json.dumps(entry["data"]), name
+
+
+def test_json_dropout_keep_mask_is_boolean(tmp_path):
+    trace = compute(preset("dropout").config)
+    doc = json.loads(write_json(trace, tmp_path / "t.json").read_text("utf-8"))
+    keep = doc["arrays"]["dropout_keep"]["data"]
+    assert keep == trace.dropout_keep.tolist()
+    assert {type(v) for v in np.ravel(keep).tolist()} == {bool}
+    dropped = np.array(doc["arrays"]["weights_dropped"]["data"])
+    weights = trace.weights.astype(np.float64)
+    np.testing.assert_allclose(dropped, np.where(keep, 2 * weights, 0.0), rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------- config helpers
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_config_dict_round_trips(name):
+    config = PRESETS[name].config
+    data = config_to_dict(config)
+    assert json.loads(json.dumps(data, allow_nan=False)) == data
+    assert config_from_dict(json.loads(json.dumps(data))) == config
+    assert isinstance(data["embeddings"], list) and isinstance(data["embeddings"][0], list)
+
+
+def test_config_from_dict_refuses_unknown_fields():
+    data = config_to_dict(preset("v1").config) | {"colour": "red"}
+    with pytest.raises(ValueError, match="unknown config field"):
+        config_from_dict(data)
+
+
+def test_config_dict_spells_out_every_field():
+    config = preset("dropout").config
+    data = config_to_dict(config)
+    assert data["dropout"] == 0.5 and data["temperature"] == 1.0
+    assert data["valid_len"] is None and data["kv_tokens"] is None
+    assert list(data) == [f.name for f in fields(AttentionConfig)]
