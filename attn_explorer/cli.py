@@ -1,7 +1,8 @@
-"""Command line: `attn-explorer` opens the window; `--screenshot` saves it and exits.
+"""Command line: `attn-explorer [SESSION]` opens the window; `--screenshot` saves it and exits;
+`attn-explorer export ...` writes figures, data or code without a window (see export_cli.py).
 
-attn-explorer [--preset NAME] [--tokens N] [--d-in D] [--set FIELD=VALUE ...]
-              [--screenshot OUT.png]
+attn-explorer [SESSION.json] [--preset NAME] [--tokens N] [--d-in D]
+              [--set FIELD=VALUE ...] [--stage STAGE] [--screenshot OUT.png]
 """
 
 from __future__ import annotations
@@ -54,14 +55,22 @@ def add_state_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def state_from_args(args: argparse.Namespace, base: ExplorerState | None = None) -> ExplorerState:
+def state_from_args(args: argparse.Namespace) -> ExplorerState:
+    """The state the arguments describe: a session file, a preset or the default example,
+    then --tokens and --set. A bad session raises SessionError, bad arguments UsageError."""
+    if getattr(args, "session", None) and args.preset:
+        raise UsageError("give a session file or --preset, not both")
     if args.preset:
         try:
             state = ExplorerState.from_config(preset(args.preset).config)
         except KeyError as error:
             raise UsageError(str(error.args[0])) from None
+    elif getattr(args, "session", None):
+        from .io.session import load_session
+
+        state = load_session(args.session)
     else:
-        state = base or default_state()
+        state = default_state()
     if args.tokens is not None:
         if not 1 <= args.tokens <= 4096:
             raise UsageError("--tokens must be between 1 and 4096")
@@ -84,8 +93,10 @@ def state_from_args(args: argparse.Namespace, base: ExplorerState | None = None)
 
 def gui_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
-        prog="attn-explorer", description="A desktop lab for attention."
+        prog="attn-explorer",
+        description="A desktop lab for attention. `attn-explorer export --help` for batch export.",
     )
+    parser.add_argument("session", nargs="?", help="a saved session (.json) to open")
     add_state_arguments(parser)
     parser.add_argument(
         "--screenshot", metavar="OUT.png", help="save the window once drawn, then exit"
@@ -103,12 +114,14 @@ def gui_main(argv: list[str]) -> int:
         help=f"open the step-through at a stage: {', '.join(STEP_KEYS)}",
     )
     args = parser.parse_args(argv)
+    from .io.session import SessionError
+
     try:
         state = state_from_args(args)
         if args.stage:
             state = replace(state, view=replace(state.view, tab="steps", stage=args.stage))
         width, height = (int(v) for v in args.size.lower().split("x"))
-    except UsageError as error:
+    except (UsageError, SessionError) as error:
         parser.exit(2, f"attn-explorer: {error}\n")
     except ValueError:
         parser.exit(2, f"attn-explorer: --size must look like 1500x940, not {args.size!r}\n")
@@ -132,6 +145,10 @@ def gui_main(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "export":
+        from .export_cli import main as export_main
+
+        return export_main(argv[1:])
     return gui_main(argv)
 
 

@@ -72,7 +72,7 @@ class Controls:
 class ViewState:
     """Where the learner is looking: survives saving and reopening a session."""
 
-    tab: str = "matrices"  # "matrices", "heads" or "steps"
+    tab: str = "matrices"  # "matrices" or "steps"
     head: int = 0
     query: int = 1  # the followed query token (0-based); the tutorials follow x^(2)
     stage: str = "embeddings"

@@ -80,6 +80,15 @@ class Document(QObject):
         """Turn cross-attention on or off; the key/value table is kept either way."""
         self.set_control("cross", enabled)
 
+    def reset(self, state: ExplorerState) -> None:
+        """Start over from `state` (an opened file): no undo history, nothing unsaved."""
+        self.undo_stack.clear()
+        self.queries.restore(state.queries)
+        self.kv.restore(state.kv or state.queries)
+        self.view = state.view
+        self._apply_controls(state.controls)
+        self.undo_stack.setClean()
+
     def load_state(self, state: ExplorerState, text: str) -> None:
         """Replace everything (a preset or a session) in one undoable step."""
         self.undo_stack.beginMacro(text)

@@ -134,13 +134,96 @@ class CellTextItem(QGraphicsItem):
         painter.restore()
 
 
+class HatchItem(QGraphicsRectItem):
+    """The matrix background: light grey, with diagonal lines across the masked cells.
+
+    Masked cells are transparent in the image, so this shows through them. Lines are drawn
+    one by one, only inside runs of masked cells, at a fixed screen spacing and phase (so the
+    pattern is continuous from row to row): a pattern brush blurs in SVG renderers, and lines
+    under visible cells would peek out at their anti-aliased edges.
+    """
+
+    SPACING_PX = 7
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runs: list[QRectF] = []  # masked cells, as one rectangle per run within a row
+        self.setPen(QPen(Qt.PenStyle.NoPen))
+        self.setBrush(QBrush(QColor("#e8e8e8")))
+
+    @property
+    def hatched(self) -> bool:
+        return bool(self.runs)
+
+    def set_hidden(self, hidden: np.ndarray | None) -> None:
+        self.runs = []
+        if hidden is not None:
+            for r, row in enumerate(hidden):
+                edges = np.flatnonzero(np.diff(np.concatenate(([0], row.astype(np.int8), [0]))))
+                for c0, c1 in zip(edges[::2], edges[1::2], strict=True):
+                    self.runs.append(QRectF(float(c0), float(r), float(c1 - c0), 1.0))
+        self.update()
+
+    def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
+        painter.fillRect(self.rect(), self.brush())
+        if not self.runs:
+            return
+        transform = painter.transform()
+        painter.save()
+        painter.resetTransform()
+        pen = QPen(QColor("#9a9a9a"), 1)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        step = self.SPACING_PX
+        for run in self.runs:
+            area = transform.mapRect(run)
+            left, right, top, bottom = area.left(), area.right(), area.top(), area.bottom()
+            # Lines x + y = k·step (rising at 45°), clipped by hand: SVG ignores clipping.
+            k = math.ceil((left + top) / step)
+            while k * step <= right + bottom:
+                c = k * step
+                x0, x1 = max(left, c - bottom), min(right, c - top)
+                if x0 < x1:
+                    painter.drawLine(QPointF(x0, c - x0), QPointF(x1, c - x1))
+                k += 1
+        painter.restore()
+
+
 class _HoverImage(pg.ImageItem):
-    """An ImageItem that reports the cell under the mouse and clicks on cells."""
+    """An ImageItem that reports the cell under the mouse and clicks on cells.
+
+    With `vector_cells` on (SVG and PDF export) it paints one rectangle per cell instead of a
+    bitmap: viewers smooth an upscaled 6×6 bitmap into a blur, rectangles stay sharp.
+    """
+
+    VECTOR_LIMIT = 128 * 128  # beyond this many cells a bitmap is the better file
 
     def __init__(self, owner: MatrixPlot) -> None:
         super().__init__(axisOrder="row-major")
         self._owner = owner
+        self.vector_cells = False
         self.setAcceptHoverEvents(True)
+
+    def paint(self, painter: QPainter, *args: object) -> None:
+        if not self.vector_cells or self.image is None or self.image.size > self.VECTOR_LIMIT:
+            super().paint(painter, *args)
+            return
+        if self._renderRequired:
+            self.render()
+        if self.qimage is None:
+            return
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        rows, cols = self.image.shape[:2]
+        for r in range(rows):
+            for c in range(cols):
+                color = self.qimage.pixelColor(c, r)
+                if color.alpha():
+                    # A hair of overlap keeps viewers from drawing seams between cells.
+                    w = 1.02 if c < cols - 1 else 1.0
+                    h = 1.02 if r < rows - 1 else 1.0
+                    painter.fillRect(QRectF(c, r, w, h), color)
+        painter.restore()
 
     def _cell(self, pos: QPointF) -> tuple[int, int] | None:
         if self.image is None:
@@ -258,12 +341,7 @@ class MatrixPlot(pg.GraphicsLayout):
             axis.setStyle(tickLength=0, autoExpandTextSpace=True, tickTextOffset=4)
             axis.setPen(pg.mkPen(None))
             axis.setTextPen(pg.mkPen("#222222"))
-        self._background = QGraphicsRectItem()
-        self._background.setPen(QPen(Qt.PenStyle.NoPen))
-        self._background.setBrush(QBrush(QColor("#e4e4e4")))
-        self._hatch = QGraphicsRectItem()
-        self._hatch.setPen(QPen(Qt.PenStyle.NoPen))
-        self._hatch.setBrush(QBrush(QColor("#8a8a8a"), Qt.BrushStyle.BDiagPattern))
+        self._hatch = HatchItem()
         self.image = _HoverImage(self)
         self.cells = CellTextItem()
         self._row_box = QGraphicsRectItem()
@@ -277,7 +355,7 @@ class MatrixPlot(pg.GraphicsLayout):
         self._hover_box.setPen(hover_pen)
         self._hover_box.setVisible(False)
         for z, item in enumerate(
-            (self._background, self._hatch, self.image, self.cells, self._row_box, self._hover_box)
+            (self._hatch, self.image, self.cells, self._row_box, self._hover_box)
         ):
             item.setZValue(z)
             self.plot.addItem(item)
@@ -343,9 +421,8 @@ class MatrixPlot(pg.GraphicsLayout):
             self.colorbar.setLevels((lo, hi))
         n_rows, n_cols = matrix.shape
         frame = QRectF(0, 0, n_cols, n_rows)
-        self._background.setRect(frame)
         self._hatch.setRect(frame)
-        self._hatch.setVisible(self.hidden is not None)
+        self._hatch.set_hidden(self.hidden)
         self._neg_inf_text = neg_inf_text
         self._update_cells(shown, lo, hi)
         self.set_labels(tuple(rows), tuple(cols))

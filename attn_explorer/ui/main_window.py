@@ -23,11 +23,14 @@ from PySide6.QtWidgets import (
 )
 
 from ..bridge import EngineBridge, Failure, Result
-from ..engine import PRESETS, AttentionConfig, Problem, Trace
-from ..state import ExplorerState, default_state, scaling_demo
+from ..describe import config_summary, shapes_summary
+from ..engine import PRESETS, Problem, Trace
+from ..state import ExplorerState, ViewState, default_state, scaling_demo
 from .controls import ControlsPanel
 from .document import Document
 from .embedding_editor import EmbeddingEditor
+from .figures import FigureSpec
+from .file_actions import FileActions
 from .matrix_board import MatrixBoard
 from .stepper import StepThrough
 
@@ -37,45 +40,6 @@ def _tr(text: str) -> str:
 
 
 TABS = ("matrices", "steps")
-
-
-def config_summary(config: AttentionConfig) -> str:
-    """One line saying what is computed, e.g. 'linear · d_out 2 · 2 heads (split) · causal'."""
-    parts = [config.projection]
-    if config.projection != "none":
-        parts.append(f"d_out {config.d_out}")
-    heads = config.heads
-    parts.append(
-        f"{heads} head{'s' if heads > 1 else ''}"
-        + (f" ({config.head_layout})" if heads > 1 else "")
-    )
-    if config.is_cross:
-        parts.append("cross")
-    if config.causal:
-        parts.append("causal")
-    if config.valid_len is not None:
-        parts.append(f"valid {config.valid_len}")
-    if not config.scale:
-        parts.append("unscaled")
-    if config.temperature != 1:
-        parts.append(f"T {config.temperature:g}")
-    if config.dropout_active:
-        parts.append(f"dropout {config.dropout:g}")
-    if config.out_proj:
-        parts.append("out_proj")
-    parts.append(f"seed {config.seed}")
-    return " · ".join(parts)
-
-
-def shapes_summary(trace: Trace) -> str:
-    cfg = trace.config
-    x = f"X {cfg.n_q}×{cfg.d_in}"
-    qkv = (
-        f"Q,K,V {cfg.heads}×{cfg.n_q}×{cfg.d_head}"
-        if not cfg.is_cross
-        else (f"Q {cfg.heads}×{cfg.n_q}×{cfg.d_head}, K,V {cfg.heads}×{cfg.n_k}×{cfg.d_head}")
-    )
-    return f"{x} → {qkv} → A {cfg.heads}×{cfg.n_q}×{cfg.n_k} → out {cfg.n_q}×{cfg.width}"
 
 
 class MainWindow(QMainWindow):
@@ -128,7 +92,6 @@ class MainWindow(QMainWindow):
 
         self._build_menus()
         self.doc.changed.connect(self.recompute)
-        self.doc.undo_stack.cleanChanged.connect(self._update_title)
         self.bridge.computed.connect(self._show_result)
         self.bridge.failed.connect(self._show_failure)
         self.board.querySelected.connect(self._query_chosen)
@@ -139,21 +102,16 @@ class MainWindow(QMainWindow):
         self.stepper.whyScaling.connect(self._why_scaling)
         self.tabs.currentChanged.connect(self._tab_chosen)
         self.controls.preset.activated.connect(self._preset_chosen)
-        self.board.set_query(self.doc.view.query)
-        self.stepper.query = self.doc.view.query
-        self.stepper.set_stage(self.doc.view.stage)
-        self.tabs.setCurrentIndex(TABS.index(self.doc.view.tab) if self.doc.view.tab in TABS else 0)
-        self._update_title()
+        self.apply_view(self.doc.view)
         self.recompute()
 
     # ------------------------------------------------------------------ menus
     def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu(_tr("&File"))
+        self.files = FileActions(self)
         quit_action = QAction(_tr("&Quit"), self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
-        self.file_menu = file_menu
+        self.files.menu.addAction(quit_action)
 
         edit = self.menuBar().addMenu(_tr("&Edit"))
         undo = self.doc.undo_stack.createUndoAction(self, _tr("&Undo"))
@@ -217,6 +175,8 @@ class MainWindow(QMainWindow):
     def recompute(self) -> None:
         """Send the document's config to the engine, or explain why it cannot be computed."""
         config = self.doc.config()
+        if config.n_q and self.doc.view.query >= config.n_q:
+            self._query_chosen(config.n_q - 1)  # the followed token was removed: follow the last
         self.problems = config.problems()
         self.controls.show_problems(self.problems)
         self.editor.show_problems(self.problems)
@@ -290,9 +250,47 @@ class MainWindow(QMainWindow):
             )
         )
 
-    def _update_title(self) -> None:
-        self.setWindowTitle("attn_explorer")
+    # ------------------------------------------------------------------ view state
+    def apply_view(self, view: ViewState) -> None:
+        """Show what a session was looking at: tab, head, followed query, stage."""
+        self.stepper.query = view.query
+        self.stepper.set_stage(view.stage)
+        self.board.heads_array.setCurrentIndex(
+            max(0, self.board.heads_array.findData(view.heads_array))
+        )
+        self.board.head = view.head
+        self.stepper.head = view.head
+        self.board.set_head(view.head)
+        self.board.set_query(view.query)
+        self.tabs.setCurrentIndex(TABS.index(view.tab) if view.tab in TABS else 0)
+
+    def current_state(self) -> ExplorerState:
+        """The document plus what the learner is looking at, as a session stores it."""
+        self.doc.set_view(
+            head=self.board.head,
+            heads_array=self.board.heads_array.currentData(),
+            tab=TABS[self.tabs.currentIndex()],
+            stage=self.stepper.stage,
+        )
+        return self.doc.state()
+
+    def current_figure(self) -> tuple[FigureSpec, str]:
+        """What Export Figure saves: the stage on screen, all heads, or the seven matrices."""
+        query = self.doc.view.query
+        if self.tabs.currentWidget() is self.stepper:
+            step = self.trace.step(self.stepper.stage) if self.trace else None
+            what = step.title if step else self.stepper.stage
+            return FigureSpec("stage", self.stepper.stage, self.stepper.head, query), what
+        if self.board.all_heads.isChecked():
+            name = self.board.heads_array.currentData()
+            what = _tr("{0}, all heads").format(self.board.heads_array.currentText())
+            return FigureSpec("array", name, None, query), what
+        what = _tr("The seven matrices, head {0}").format(self.board.head + 1)
+        return FigureSpec("matrices", "", self.board.head, query), what
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.files.confirm_discard():
+            event.ignore()
+            return
         self.bridge.shutdown()
         super().closeEvent(event)

@@ -2,20 +2,37 @@ import numpy as np
 import pytest
 
 from attn_explorer.engine import compute
+from attn_explorer.ui import file_actions
 from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.main_window import MainWindow
 
 
+@pytest.fixture(autouse=True)
+def no_modal_dialogs(monkeypatch):
+    """A modal message box would block a test run forever: fail instead. Tests that expect
+    one use the `dialogs` fixture, which records them."""
+
+    def refuse(parent, title, text, *args):
+        raise AssertionError(f"unexpected dialog: {title}: {text}")
+
+    monkeypatch.setattr(file_actions.QMessageBox, "question", refuse)
+    monkeypatch.setattr(file_actions.QMessageBox, "critical", refuse)
+
+
 @pytest.fixture
 def window(qtbot):
-    """The main window on the default example, shown, with its first picture drawn."""
+    """The main window on the default example, shown, with its first picture drawn.
+
+    At teardown its edits count as saved, so closing does not ask about them.
+    """
     configure_pyqtgraph()
     win = MainWindow()
-    qtbot.addWidget(win)
+    qtbot.addWidget(win, before_close_func=lambda w: w.doc.undo_stack.setClean())
     win.resize(1500, 940)
     with qtbot.waitSignal(win.firstPicture, timeout=30_000):
         win.show()
     yield win
+    win.doc.undo_stack.setClean()
     win.close()
     assert not win.bridge.is_running(), "the engine thread outlived the window"
 

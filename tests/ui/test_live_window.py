@@ -198,7 +198,7 @@ def test_labels_thin_out_for_long_sequences(window, wait_settled):
 
 def test_masked_cells_are_hatched_with_minus_infinity(window):
     plot = window.board.views["scores"].plot
-    assert plot._hatch.isVisible()
+    assert plot._hatch.hatched
     fine, _ = plot.cells._texts
     assert fine[1] == "−∞" and fine[0] != "−∞"
     weights = window.board.views["weights"].plot
@@ -211,3 +211,11 @@ def test_mask_keys_navigate_heads(window, wait_settled, qtbot):
     window.activateWindow()
     qtbot.keyClick(window, Qt.Key.Key_BracketRight, Qt.KeyboardModifier.ControlModifier)
     assert window.board.head == 1
+
+
+def test_removing_the_followed_token_follows_the_last_one(window, wait_settled):
+    window.board.views["weights"].plot.cellClicked.emit(5, 0)
+    window.doc.queries.remove_tokens([4, 5])
+    wait_settled(window)
+    assert window.doc.view.query == 3
+    assert window.board.views["weights"].plot._row_box.rect().top() == 3

@@ -1,0 +1,188 @@
+"""`attn-explorer export`: figures, data and code from a session or a preset, without a window.
+
+For tutorial authors who regenerate their figures in batch:
+
+    attn-explorer export SESSION.json --view weights --format svg -o out.svg
+    attn-explorer export --preset mha --all-steps -o steps.pdf
+    attn-explorer export --preset v1 --format npz -o v1.npz
+
+On bad input it prints one line saying what was wrong and exits non-zero (2 for bad
+arguments, 1 when the input cannot be exported); never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+DATA_FORMATS = ("csv", "npz", "npy", "json")
+FORMATS = ("png", "svg", "pdf", *DATA_FORMATS, "py")
+
+
+class ExportError(Exception):
+    """The input was understood but cannot be exported (exit status 1)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line, not a usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"attn-explorer export: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .cli import add_state_arguments
+    from .engine import STEP_KEYS
+
+    parser = _Parser(
+        prog="attn-explorer export",
+        description="Export figures, data or a PyTorch script without opening a window.",
+    )
+    parser.add_argument("session", nargs="?", help="a saved session (.json)")
+    add_state_arguments(parser)
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument(
+        "--view",
+        metavar="NAME",
+        help="'matrices' (the main window's seven matrices) or an array of the trace, e.g. "
+        "weights, masked_scores, mask, queries, context (default: matrices)",
+    )
+    what.add_argument("--stage", choices=STEP_KEYS, metavar="STAGE", help="one step-through stage")
+    what.add_argument(
+        "--all-steps", action="store_true", help="every stage: a multi-page PDF or a folder"
+    )
+    parser.add_argument("--head", default="1", help="head number from 1, or 'all' (default 1)")
+    parser.add_argument(
+        "--query", type=int, default=None, help="the followed query token, from 1 (default 2)"
+    )
+    parser.add_argument("--format", choices=FORMATS, help="default: the output's extension")
+    parser.add_argument("--scale", type=int, choices=(1, 2, 4), default=1, help="PNG scale")
+    parser.add_argument("--size", metavar="WxH", help="figure size in logical pixels")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="file or folder")
+    return parser
+
+
+def _size(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ExportError(f"--size must look like 1200x800, not {text!r}") from None
+    return width, height
+
+
+def _choose_format(args: argparse.Namespace, out: Path) -> str:
+    if args.format:
+        return args.format
+    suffix = out.suffix.lower().lstrip(".")
+    if suffix in FORMATS:
+        return suffix
+    if args.all_steps:
+        return "pdf"
+    raise ExportError(
+        f"cannot tell the format from {out.name!r}: add --format ({', '.join(FORMATS)})"
+    )
+
+
+def run(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    from .cli import UsageError, state_from_args
+    from .io.session import SessionError
+
+    if not args.session and not args.preset:
+        raise UsageError("give a session file or --preset NAME")
+    try:
+        state = state_from_args(args)
+    except SessionError as error:
+        raise ExportError(str(error)) from None
+    config = state.config()
+    from .engine import ConfigError, compute
+
+    try:
+        trace = compute(config)
+    except ConfigError as error:
+        raise ExportError(f"this configuration cannot be computed: {error}") from None
+
+    out = Path(args.output)
+    fmt = _choose_format(args, out)
+    head_text = str(args.head).strip().lower()
+    if head_text == "all":
+        head = None
+    else:
+        try:
+            head = int(head_text) - 1
+        except ValueError:
+            raise UsageError(
+                f"--head must be a number from 1 or 'all', not {args.head!r}"
+            ) from None
+    query = (args.query - 1) if args.query is not None else state.view.query
+
+    if fmt in DATA_FORMATS or fmt == "py":
+        return _export_data(trace, fmt, out)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from .ui.app import create_app
+    from .ui.figures import FigureError, FigureSpec, export_all_stages, export_figure
+
+    create_app(["attn-explorer-export"])
+    try:
+        if args.all_steps:
+            written = export_all_stages(
+                trace, out, fmt, head or 0, query, args.scale, _size(args.size)
+            )
+        else:
+            if args.stage:
+                spec = FigureSpec("stage", args.stage, head or 0, query)
+            elif args.view in (None, "matrices"):
+                spec = FigureSpec("matrices", "", head or 0, query)
+            else:
+                spec = FigureSpec("array", args.view, head, query)
+            written = [export_figure(trace, spec, out, fmt, args.scale, _size(args.size))]
+    except FigureError as error:
+        raise ExportError(str(error)) from None
+    for path in written:
+        print(path)
+    return 0
+
+
+def _export_data(trace: object, fmt: str, out: Path) -> int:
+    from .io import code_export, data_export
+
+    if fmt == "py":
+        out.write_text(code_export.pytorch_script(trace.config), encoding="utf-8")
+        written = [out]
+    elif fmt == "csv":
+        written = data_export.write_csv(trace, out)
+    elif fmt == "npy":
+        written = data_export.write_npy(trace, out)
+    elif fmt == "npz":
+        written = [data_export.write_npz(trace, out)]
+    else:
+        written = [data_export.write_json(trace, out)]
+    for path in written:
+        print(path)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    from .cli import UsageError
+
+    try:
+        return run(argv)
+    except UsageError as error:
+        print(f"attn-explorer export: {error}", file=sys.stderr)
+        return 2
+    except ExportError as error:
+        print(f"attn-explorer export: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"attn-explorer export: cannot write: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:  # a bug: still one line, and say it is one
+        print(
+            f"attn-explorer export: internal error: {type(error).__name__}: {error}",
+            file=sys.stderr,
+        )
+        return 1

@@ -1,0 +1,344 @@
+"""Figures for slides, notes and papers: PNG at 1×/2×/4×, SVG and PDF, drawn by the same
+graphics items as the screen.
+
+A figure is built offscreen (a GraphicsView that is never shown), laid out at its logical size,
+then painted onto the target device: a QImage whose device pixel ratio is the requested scale
+(so text and lines are drawn sharp at 2× and 4×, not enlarged), a QSvgGenerator, or a
+QPdfWriter (one page per figure). In SVG and PDF, heatmap cells are vector rectangles.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyqtgraph as pg
+from PySide6.QtCore import QMarginsF, QRect, QRectF, QSize, QSizeF
+from PySide6.QtGui import QFontInfo, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QApplication
+
+from ..describe import config_summary
+from ..engine import ARRAY_INFO, STEP_KEYS, Trace
+from .heatmap import CMAPS, MatrixPlot, ShrinkingLabel, levels_for
+from .stage_figure import StageFigure
+from .trace_plots import hidden_cells, kind_of, show_array
+
+FIGURE_FORMATS = ("png", "svg", "pdf")
+PNG_SCALES = (1, 2, 4)
+DPI = 96  # logical pixels per inch: a figure of 960 px is 10 inches wide in a PDF
+MATRIX_VIEWS = ("scores", "mask", "weights", "queries", "keys", "values", "context")
+
+
+class FigureError(ValueError):
+    """A figure that cannot be made (bad name, format or size); the message is for the user."""
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """What to draw.
+
+    kind "array": one array of the trace (`name`), for one head or, with head None, all heads
+    side by side; kind "matrices": the main window's seven matrices for one head; kind "stage":
+    one stage of the step-through (`name` is the stage key).
+    """
+
+    kind: str
+    name: str = ""
+    head: int | None = 0
+    query: int | None = 1
+
+    def default_size(self, trace: Trace) -> tuple[int, int]:
+        if self.kind == "stage":
+            return 1400, 820
+        if self.kind == "matrices":
+            return 1500, 980
+        if self.head is None and ARRAY_INFO[self.name].per_head and trace.heads > 1:
+            columns = math.ceil(math.sqrt(trace.heads))
+            rows = math.ceil(trace.heads / columns)
+            return min(480 * columns + 80, 2400), min(440 * rows + 60, 2400)
+        return 820, 700
+
+
+def check_spec(trace: Trace, spec: FigureSpec) -> None:
+    """Raise FigureError for a spec that does not fit the trace."""
+    if spec.kind == "stage":
+        if spec.name not in STEP_KEYS:
+            raise FigureError(f"unknown stage {spec.name!r}; stages: {', '.join(STEP_KEYS)}")
+    elif spec.kind == "array":
+        if spec.name not in trace.arrays:
+            known = ", ".join(trace.names)
+            raise FigureError(f"this configuration has no array {spec.name!r}; it has: {known}")
+    elif spec.kind != "matrices":
+        raise FigureError(f"unknown figure kind {spec.kind!r}")
+    if spec.head is not None and not 0 <= spec.head < trace.heads:
+        raise FigureError(f"head {spec.head + 1} does not exist: there are {trace.heads}")
+
+
+def _title(text: str) -> ShrinkingLabel:
+    return ShrinkingLabel(text, size="13pt")
+
+
+def _highlight(plot: MatrixPlot, query: int | None) -> None:
+    plot.set_highlight(query if ARRAY_INFO[plot.shown.name].rows == "q_tokens" else None)
+
+
+def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.GraphicsLayout:
+    """The figure's graphics layout (title, token labels, colour bars), not yet laid out."""
+    check_spec(trace, spec)
+    summary = config_summary(trace.config)
+    head = spec.head or 0
+    if spec.kind == "stage":
+        figure = StageFigure()
+        figure.show_stage(trace, spec.name, head, spec.query, summary)
+        plots = figure.plots
+    else:
+        figure = pg.GraphicsLayout()
+        figure.setContentsMargins(8, 8, 8, 8)
+        plots = []
+        if spec.kind == "matrices":
+            head_text = f" · head {head + 1}" if trace.heads > 1 else ""
+            figure.addItem(_title(f"<b>Attention</b>{head_text} · {summary}"), 0, 0, 1, 4)
+            names = {"scores": "masked_scores", "weights": "weights"}
+            for index, key in enumerate(MATRIX_VIEWS):
+                plot = MatrixPlot(title_size="10pt")
+                row, col = (1, index) if index < 3 else (2, index - 3)
+                figure.addItem(plot, row, col)
+                show_array(plot, trace, names.get(key, key), head)
+                plots.append(plot)
+        elif spec.head is None and ARRAY_INFO[spec.name].per_head and trace.heads > 1:
+            plots = _all_heads(figure, trace, spec.name, summary)
+        else:
+            info = ARRAY_INFO[spec.name]
+            head_text = f" · head {head + 1}" if info.per_head and trace.heads > 1 else ""
+            figure.addItem(_title(f"<b>{info.title}</b>{head_text} · {summary}"), 0, 0)
+            plot = MatrixPlot(title_size="10pt")
+            figure.addItem(plot, 1, 0)
+            show_array(plot, trace, spec.name, head)
+            plots.append(plot)
+    for plot in plots:
+        plot.image.vector_cells = vector
+        _highlight(plot, spec.query)
+    return figure
+
+
+def _all_heads(
+    figure: pg.GraphicsLayout, trace: Trace, name: str, summary: str
+) -> list[MatrixPlot]:
+    """Every head of one array in a grid, on one shared colour scale and colour bar."""
+    info = ARRAY_INFO[name]
+    columns = math.ceil(math.sqrt(trace.heads))
+    rows = math.ceil(trace.heads / columns)
+    figure.addItem(
+        _title(f"<b>{info.title}</b> · all {trace.heads} heads · {summary}"), 0, 0, 1, columns + 1
+    )
+    kind = kind_of(name)
+    hidden = hidden_cells(trace, name)
+    values = trace[name]
+    if hidden is not None:
+        values = values.astype("float32").copy()
+        values[:, hidden] = float("nan")
+    levels = levels_for(kind, values)
+    plots = []
+    for h in range(trace.heads):
+        plot = MatrixPlot(colorbar=False, title_size="10pt")
+        figure.addItem(plot, 1 + h // columns, h % columns)
+        show_array(plot, trace, name, h, levels=levels, title=f"<b>head {h + 1}</b>")
+        plots.append(plot)
+    bar = pg.ColorBarItem(interactive=False, width=12, colorMap=CMAPS[kind], colorMapMenu=False)
+    figure.addItem(bar, 1, columns, rows, 1)
+    bar.setImageItem([p.image for p in plots])
+    bar.setLevels(levels)
+    return plots
+
+
+class _Stage:
+    """A never-shown view that lays a figure out at a given logical size."""
+
+    def __init__(self, figure: pg.GraphicsLayout, size: tuple[int, int]) -> None:
+        self.size = size
+        self.view = pg.GraphicsView(background="w")
+        self.view.setCentralItem(figure)
+        self.view.resize(*size)
+        self.view.setRange(QRectF(0, 0, *size), padding=0)
+        # Layouts, axis sizes and tick thinning settle over a few event-loop passes.
+        for _ in range(4):
+            QApplication.processEvents()
+            figure.layout.activate()
+        self.scene = self.view.scene()
+
+    def paint(self, painter: QPainter) -> None:
+        self.scene.render(painter, QRectF(0, 0, *self.size), QRectF(0, 0, *self.size))
+
+    def close(self) -> None:
+        self.view.setCentralItem(None)
+        self.view.deleteLater()
+
+
+def _check_size(size: tuple[int, int]) -> tuple[int, int]:
+    width, height = size
+    if not (200 <= width <= 8000 and 150 <= height <= 8000):
+        raise FigureError(f"figure size {width}×{height} is outside 200×150 to 8000×8000")
+    return width, height
+
+
+def _set_dpi(image: QImage, dpi: float) -> None:
+    image.setDotsPerMeterX(round(dpi / 0.0254))
+    image.setDotsPerMeterY(round(dpi / 0.0254))
+
+
+def render_png(
+    figure: pg.GraphicsLayout, path: Path, size: tuple[int, int], scale: int = 1
+) -> Path:
+    if scale not in PNG_SCALES:
+        raise FigureError(f"PNG scale must be 1, 2 or 4, not {scale}")
+    width, height = _check_size(size)
+    stage = _Stage(figure, (width, height))
+    image = QImage(width * scale, height * scale, QImage.Format.Format_ARGB32)
+    image.setDevicePixelRatio(scale)
+    # Paint at the screen's 96 dpi (fonts size by the device's dpi, and the pixel ratio already
+    # doubles them), then record the true resolution so the PNG prints at its logical size.
+    _set_dpi(image, DPI)
+    image.fill(0xFFFFFFFF)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    stage.paint(painter)
+    painter.end()
+    stage.close()
+    _set_dpi(image, DPI * scale)
+    if not image.save(str(path), "PNG"):
+        raise FigureError(f"could not write {path}")
+    return path
+
+
+def render_svg(
+    figure: pg.GraphicsLayout, path: Path, size: tuple[int, int], title: str = ""
+) -> Path:
+    width, height = _check_size(size)
+    stage = _Stage(figure, (width, height))
+    generator = QSvgGenerator()
+    generator.setFileName(str(path))
+    generator.setSize(QSize(width, height))
+    generator.setViewBox(QRect(0, 0, width, height))
+    generator.setResolution(DPI)
+    generator.setTitle(title or "attn_explorer figure")
+    generator.setDescription("Made by attn_explorer")
+    painter = QPainter()
+    if not painter.begin(generator):
+        stage.close()
+        raise FigureError(f"could not write {path}")
+    stage.paint(painter)
+    painter.end()
+    stage.close()
+    _name_fonts_for_browsers(path)
+    return path
+
+
+def _name_fonts_for_browsers(path: Path) -> None:
+    """Qt writes its font alias ("Sans Serif"), which browsers read as an unknown family and
+    replace by a serif default; name the real family and a generic fallback instead."""
+    resolved = QFontInfo(QApplication.font()).family()
+
+    def family(match: re.Match) -> str:
+        name = match.group(1)
+        names = [resolved] if name in ("Sans Serif", "SansSerif", "") else [name]
+        return f'font-family="{", ".join(dict.fromkeys([*names, "sans-serif"]))}"'
+
+    text = path.read_text(encoding="utf-8")
+    path.write_text(re.sub(r'font-family="([^"]*)"', family, text), encoding="utf-8")
+
+
+def render_pdf(
+    figures: Sequence[pg.GraphicsLayout], path: Path, size: tuple[int, int], title: str = ""
+) -> Path:
+    """One page per figure, each page exactly the figure's size (at 96 px per inch)."""
+    width, height = _check_size(size)
+    writer = QPdfWriter(str(path))
+    writer.setResolution(DPI)
+    writer.setTitle(title or "attn_explorer figure")
+    writer.setCreator("attn_explorer")
+    page = QPageSize(QSizeF(width / DPI, height / DPI), QPageSize.Unit.Inch, "figure")
+    writer.setPageLayout(QPageLayout(page, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise FigureError(f"could not write {path}")
+    for index, figure in enumerate(figures):
+        if index:
+            writer.newPage()
+        stage = _Stage(figure, (width, height))
+        stage.paint(painter)
+        stage.close()
+    painter.end()
+    return path
+
+
+def format_of(path: Path, fmt: str | None) -> str:
+    """The format asked for, or else the file's extension."""
+    chosen = (fmt or path.suffix.lstrip(".")).lower()
+    if chosen not in FIGURE_FORMATS:
+        raise FigureError(f"figure format must be png, svg or pdf, not {chosen or 'none'!r}")
+    return chosen
+
+
+def export_figure(
+    trace: Trace,
+    spec: FigureSpec,
+    path: str | Path,
+    fmt: str | None = None,
+    scale: int = 1,
+    size: tuple[int, int] | None = None,
+) -> Path:
+    """Write one figure; the format comes from `fmt` or the file extension."""
+    path = Path(path)
+    chosen = format_of(path, fmt)
+    size = size or spec.default_size(trace)
+    figure = build_figure(trace, spec, vector=chosen != "png")
+    title = figure_title(trace, spec)
+    if chosen == "png":
+        return render_png(figure, path, size, scale)
+    if chosen == "svg":
+        return render_svg(figure, path, size, title)
+    return render_pdf([figure], path, size, title)
+
+
+def figure_title(trace: Trace, spec: FigureSpec) -> str:
+    if spec.kind == "stage":
+        return f"{trace.step(spec.name).title} · {config_summary(trace.config)}"
+    if spec.kind == "matrices":
+        return f"Attention · {config_summary(trace.config)}"
+    return f"{ARRAY_INFO[spec.name].title} · {config_summary(trace.config)}"
+
+
+def export_all_stages(
+    trace: Trace,
+    path: str | Path,
+    fmt: str = "pdf",
+    head: int = 0,
+    query: int | None = 1,
+    scale: int = 1,
+    size: tuple[int, int] | None = None,
+) -> list[Path]:
+    """Every stage: one multi-page PDF at `path`, or a folder `path` of PNG or SVG files."""
+    path = Path(path)
+    fmt = fmt.lower()
+    if fmt not in FIGURE_FORMATS:
+        raise FigureError(f"figure format must be png, svg or pdf, not {fmt!r}")
+    specs = [FigureSpec("stage", key, head, query) for key in STEP_KEYS]
+    size = size or specs[0].default_size(trace)
+    if fmt == "pdf":
+        figures = [build_figure(trace, spec, vector=True) for spec in specs]
+        return [
+            render_pdf(
+                figures, path, size, f"Attention, step by step · {config_summary(trace.config)}"
+            )
+        ]
+    path.mkdir(parents=True, exist_ok=True)
+    written = []
+    for number, spec in enumerate(specs, start=1):
+        target = path / f"{number:02d}-{spec.name}.{fmt}"
+        written.append(export_figure(trace, spec, target, fmt, scale, size))
+    return written

@@ -1,0 +1,320 @@
+"""The File menu: sessions (new, open, recent, save), and export of figures, data and code.
+
+Every action has a dialog-free method taking a path (`open_path`, `save_to`, `export_figure_to`,
+...), which the menu calls after asking and the tests call directly. Errors are shown in a
+dialog and leave the document as it was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, QObject, QSettings
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from shiboken6 import isValid
+
+from ..io import code_export, data_export
+from ..io.session import SessionError, load_session, save_session
+from ..state import default_state
+from .export_dialog import ExportFigureDialog
+from .figures import FigureError, FigureSpec, export_all_stages, export_figure
+
+if TYPE_CHECKING:
+    from .main_window import MainWindow
+
+MAX_RECENT = 8
+SESSION_FILTER = "attn_explorer sessions (*.json)"
+DATA_FILTERS = {
+    "npz": "NumPy archive, all arrays (*.npz)",
+    "json": "JSON, all arrays (*.json)",
+    "csv": "CSV, one file per matrix in a folder (*.csv)",
+    "npy": "NumPy, one file per array in a folder (*.npy)",
+}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("FileActions", text)
+
+
+class FileActions(QObject):
+    """Owns the File menu and the window's file, its title and unsaved-changes guard."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.path: Path | None = None
+        self.menu = window.menuBar().addMenu(_tr("&File"))
+        self.recent_menu = QMenu(_tr("Open &Recent"), window)
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self._add(_tr("&New"), QKeySequence.StandardKey.New, self.new)
+        self._add(_tr("&Open…"), QKeySequence.StandardKey.Open, self.open)
+        self.menu.addMenu(self.recent_menu)
+        self._add(_tr("&Save"), QKeySequence.StandardKey.Save, self.save)
+        self._add(_tr("Save &As…"), QKeySequence("Ctrl+Shift+S"), self.save_as)
+        self.menu.addSeparator()
+        self._add(_tr("Export &Figure…"), QKeySequence("Ctrl+E"), self.export_figure)
+        self._add(_tr("Export All &Stages…"), QKeySequence("Ctrl+Shift+E"), self.export_stages)
+        self._add(_tr("Export &Data…"), None, self.export_data)
+        self._add(_tr("Export &PyTorch Script…"), None, self.export_script)
+        self.menu.addSeparator()
+        window.doc.undo_stack.cleanChanged.connect(self.update_title)
+        self.update_title()
+
+    def _add(self, text: str, shortcut: object, slot: object) -> QAction:
+        action = QAction(text, self.window)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        action.triggered.connect(slot)
+        self.menu.addAction(action)
+        return action
+
+    # ------------------------------------------------------------------ title and guard
+    def update_title(self) -> None:
+        if not isValid(self.window):
+            return  # the undo stack clears itself while the window is being destroyed
+        name = self.path.name if self.path else _tr("Untitled")
+        self.window.setWindowTitle(f"{name}[*] — attn_explorer")
+        self.window.setWindowModified(not self.window.doc.undo_stack.isClean())
+
+    def confirm_discard(self) -> bool:
+        """True when there is nothing unsaved, or the user saved or chose to discard it."""
+        if self.window.doc.undo_stack.isClean():
+            return True
+        answer = QMessageBox.question(
+            self.window,
+            _tr("Unsaved changes"),
+            _tr("Save the changes to {0} first?").format(
+                self.path.name if self.path else _tr("this session")
+            ),
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def _error(self, title: str, message: str) -> None:
+        self.window._status(message, error=True)
+        QMessageBox.critical(self.window, title, message)
+
+    # ------------------------------------------------------------------ sessions
+    def new(self) -> None:
+        if self.confirm_discard():
+            self.window.doc.reset(default_state())
+            self.path = None
+            self.update_title()
+
+    def open(self) -> None:
+        if not self.confirm_discard():
+            return
+        chosen, _ = QFileDialog.getOpenFileName(
+            self.window, _tr("Open session"), str(self._directory()), _tr(SESSION_FILTER)
+        )
+        if chosen:
+            self.open_path(Path(chosen))
+
+    def open_path(self, path: Path) -> bool:
+        """Open a session; on any problem say what and keep the current session untouched."""
+        try:
+            state = load_session(path)
+        except SessionError as error:
+            self._error(_tr("Cannot open session"), str(error))
+            return False
+        self.window.doc.reset(state)
+        self.window.apply_view(state.view)
+        self.path = Path(path)
+        self._remember(self.path)
+        self.update_title()
+        self.window._status(_tr("Opened {0}").format(self.path))
+        return True
+
+    def save(self) -> bool:
+        if self.path is None:
+            return self.save_as()
+        return self.save_to(self.path)
+
+    def save_as(self) -> bool:
+        start = self.path or self._directory() / "attention-session.json"
+        chosen, _ = QFileDialog.getSaveFileName(
+            self.window, _tr("Save session"), str(start), _tr(SESSION_FILTER)
+        )
+        if not chosen:
+            return False
+        path = Path(chosen)
+        return self.save_to(path if path.suffix else path.with_suffix(".json"))
+
+    def save_to(self, path: Path) -> bool:
+        try:
+            save_session(path, self.window.current_state())
+        except SessionError as error:  # its message already says "Cannot save …"
+            self._error(_tr("Cannot save session"), str(error))
+            return False
+        self.path = Path(path)
+        self.window.doc.undo_stack.setClean()
+        self._remember(self.path)
+        self.update_title()
+        self.window._status(_tr("Saved {0}").format(self.path))
+        return True
+
+    # ------------------------------------------------------------------ recent files
+    def recent_files(self) -> list[Path]:
+        value = QSettings().value("recentFiles", [])
+        if isinstance(value, str):
+            value = [value]
+        return [Path(p) for p in (value or [])]
+
+    def _remember(self, path: Path) -> None:
+        resolved = str(path.resolve())
+        recent = [resolved] + [str(p) for p in self.recent_files() if str(p) != resolved]
+        QSettings().setValue("recentFiles", recent[:MAX_RECENT])
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.recent_files()
+        for index, path in enumerate(files, start=1):
+            action = self.recent_menu.addAction(f"&{index} {path.name}  —  {path.parent}")
+            action.setEnabled(path.exists())
+            action.triggered.connect(lambda _=False, p=path: self._open_recent(p))
+        if not files:
+            self.recent_menu.addAction(_tr("No recent sessions")).setEnabled(False)
+        else:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction(_tr("Clear list"), lambda: QSettings().remove("recentFiles"))
+
+    def _open_recent(self, path: Path) -> None:
+        if self.confirm_discard():
+            self.open_path(path)
+
+    def _directory(self) -> Path:
+        if self.path is not None:
+            return self.path.parent
+        recent = self.recent_files()
+        return recent[0].parent if recent else Path.home()
+
+    def _stem(self) -> str:
+        return self.path.stem if self.path else "attention"
+
+    # ------------------------------------------------------------------ export
+    def export_figure(self) -> None:
+        spec, what = self.window.current_figure()
+        self._export_dialog(spec, what, all_stages=False)
+
+    def export_stages(self) -> None:
+        spec, _ = self.window.current_figure()
+        stage_spec = FigureSpec("stage", "embeddings", spec.head or 0, spec.query)
+        self._export_dialog(stage_spec, _tr("All ten stages of the step-through"), True)
+
+    def _export_dialog(self, spec: FigureSpec, what: str, all_stages: bool) -> None:
+        trace = self.window.trace
+        if trace is None:
+            self._error(_tr("Nothing to export"), _tr("No picture has been computed yet."))
+            return
+        stem = self._stem() + ("-stages" if all_stages else f"-{spec.name or spec.kind}")
+        dialog = ExportFigureDialog(
+            what,
+            spec.default_size(trace),
+            self._directory(),
+            stem,
+            all_stages,
+            self.window.devicePixelRatioF(),
+            self.window,
+        )
+        if dialog.exec() != ExportFigureDialog.DialogCode.Accepted:
+            return
+        path, fmt, scale, size = dialog.result_values()
+        if all_stages:
+            self.export_stages_to(path, fmt, scale, size)
+        else:
+            self.export_figure_to(path, spec, fmt, scale, size)
+
+    def export_figure_to(
+        self,
+        path: Path,
+        spec: FigureSpec,
+        fmt: str | None = None,
+        scale: int = 1,
+        size: tuple[int, int] | None = None,
+    ) -> bool:
+        try:
+            written = export_figure(self.window.trace, spec, path, fmt, scale, size)
+        except (OSError, FigureError) as error:
+            self._error(_tr("Cannot export figure"), str(error))
+            return False
+        self.window._status(_tr("Exported {0}").format(written))
+        return True
+
+    def export_stages_to(
+        self, path: Path, fmt: str = "pdf", scale: int = 1, size: tuple[int, int] | None = None
+    ) -> bool:
+        spec, _ = self.window.current_figure()
+        try:
+            written = export_all_stages(
+                self.window.trace, path, fmt, spec.head or 0, spec.query, scale, size
+            )
+        except (OSError, FigureError) as error:
+            self._error(_tr("Cannot export the stages"), str(error))
+            return False
+        where = written[0] if fmt == "pdf" else Path(path)
+        self.window._status(_tr("Exported {0} stage(s) to {1}").format(10, where))
+        return True
+
+    def export_data(self) -> None:
+        if self.window.trace is None:
+            return
+        filters = ";;".join(_tr(f) for f in DATA_FILTERS.values())
+        chosen, chosen_filter = QFileDialog.getSaveFileName(
+            self.window,
+            _tr("Export data"),
+            str(self._directory() / f"{self._stem()}-data.npz"),
+            filters,
+        )
+        if not chosen:
+            return
+        fmt = next(k for k, f in DATA_FILTERS.items() if _tr(f) == chosen_filter)
+        path = Path(chosen)
+        self.export_data_to(path.with_suffix("") if fmt in ("csv", "npy") else path, fmt)
+
+    def export_data_to(self, path: Path, fmt: str) -> bool:
+        trace = self.window.trace
+        writers = {
+            "npz": data_export.write_npz,
+            "json": data_export.write_json,
+            "csv": data_export.write_csv,
+            "npy": data_export.write_npy,
+        }
+        try:
+            writers[fmt](trace, Path(path))
+        except OSError as error:
+            self._error(_tr("Cannot export data"), str(error))
+            return False
+        self.window._status(_tr("Exported every array to {0}").format(path))
+        return True
+
+    def export_script(self) -> None:
+        if self.window.trace is None:
+            return
+        chosen, _ = QFileDialog.getSaveFileName(
+            self.window,
+            _tr("Export PyTorch script"),
+            str(self._directory() / f"{self._stem()}.py"),
+            _tr("Python script (*.py)"),
+        )
+        if chosen:
+            self.export_script_to(Path(chosen))
+
+    def export_script_to(self, path: Path) -> bool:
+        try:
+            Path(path).write_text(
+                code_export.pytorch_script(self.window.trace.config), encoding="utf-8"
+            )
+        except OSError as error:
+            self._error(_tr("Cannot export script"), str(error))
+            return False
+        self.window._status(
+            _tr("Wrote {0}: run it with python to print the same numbers").format(path)
+        )
+        return True

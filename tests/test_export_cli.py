@@ -1,0 +1,123 @@
+"""`attn-explorer export`: headless figures, data and code; one-line failures, no traceback."""
+
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from pypdf import PdfReader
+
+from attn_explorer.engine import compute, preset
+from attn_explorer.io.session import save_session
+from attn_explorer.state import ExplorerState
+
+
+def run(*args, env_extra=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY")}
+    env.update(env_extra or {})
+    return subprocess.run(
+        [sys.executable, "-m", "attn_explorer", "export", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+    )
+
+
+@pytest.fixture
+def session(tmp_path):
+    path = tmp_path / "mha.json"
+    save_session(path, ExplorerState.from_config(preset("mha").config))
+    return path
+
+
+def test_svg_of_one_view_from_a_session_without_a_display(session, tmp_path):
+    out = tmp_path / "out.svg"
+    done = run(session, "--view", "weights", "--format", "svg", "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(out)
+    root = ET.parse(out).getroot()
+    assert "journey" in " ".join(
+        "".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")
+    )
+
+
+def test_all_steps_as_a_pdf_from_a_preset(tmp_path):
+    out = tmp_path / "steps.pdf"
+    done = run(
+        "--preset",
+        "causal-class",
+        "--all-steps",
+        "-o",
+        out,
+        env_extra={"QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(PdfReader(out).pages) == 10
+
+
+def test_png_at_2x_with_size(tmp_path):
+    out = tmp_path / "stage.png"
+    done = run(
+        "--preset", "v1", "--stage", "softmax", "--scale", "2", "--size", "900x600", "-o", out
+    )
+    assert done.returncode == 0, done.stderr
+    from PySide6.QtGui import QImage
+
+    assert (QImage(str(out)).width(), QImage(str(out)).height()) == (1800, 1200)
+
+
+def test_data_and_script(tmp_path, session):
+    done = run(session, "--format", "npz", "-o", tmp_path / "d.npz")
+    assert done.returncode == 0, done.stderr
+    expected = compute(preset("mha").config)
+    with np.load(tmp_path / "d.npz", allow_pickle=False) as data:
+        np.testing.assert_array_equal(data["context"], expected.context)
+    done = run(session, "-o", tmp_path / "d.json")
+    assert done.returncode == 0 and "arrays" in json.loads((tmp_path / "d.json").read_text())
+    done = run("--preset", "mha", "-o", tmp_path / "mha.py")
+    assert done.returncode == 0, done.stderr
+    script = subprocess.run(
+        [sys.executable, tmp_path / "mha.py"], capture_output=True, text=True, timeout=120
+    )
+    assert "0.3190" in script.stdout or "0.318" in script.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "status", "words"),
+    [
+        (["-o", "x.png"], 2, "give a session file or --preset NAME"),
+        (["--preset", "nope", "-o", "x.png"], 2, "no preset 'nope'"),
+        (["--preset", "v1"], 2, "the following arguments are required: -o/--output"),
+        (["missing.json", "-o", "x.png"], 1, "missing.json"),
+        (["--preset", "v1", "--view", "banana", "-o", "x.png"], 1, "has no array 'banana'"),
+        (
+            ["--preset", "v1", "--head", "3", "--view", "weights", "-o", "x.png"],
+            1,
+            "head 3 does not exist",
+        ),
+        (["--preset", "v1", "--head", "two", "-o", "x.png"], 2, "--head must be a number"),
+        (["--preset", "v1", "-o", "x.gif"], 1, "cannot tell the format"),
+        (["--preset", "v1", "--size", "big", "-o", "x.png"], 1, "--size must look like"),
+        (["--preset", "mha", "--set", "d_out=5", "-o", "x.png"], 1, "cannot be split into 2 heads"),
+        (["--preset", "v1", "--stage", "nope", "-o", "x.png"], 2, "invalid choice: 'nope'"),
+    ],
+)
+def test_bad_input_fails_in_one_line(tmp_path, args, status, words):
+    done = run(*[str(tmp_path / a) if a.endswith((".json",)) else a for a in args])
+    assert done.returncode == status
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("attn-explorer export: ") and words in lines[0]
+    assert "Traceback" not in done.stderr
+
+
+def test_corrupt_session_fails_cleanly(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "attn_explorer.session", "version": 1, "queries": [')
+    done = run(bad, "-o", tmp_path / "x.png")
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr and not (tmp_path / "x.png").exists()

@@ -1,0 +1,114 @@
+"""Figure export: PNG at 1×/2×/4×, SVG and PDF, built from the screen's own graphics items."""
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from pypdf import PdfReader
+from PySide6.QtGui import QImage
+
+from attn_explorer.engine import STEP_KEYS, compute, preset
+from attn_explorer.ui.app import configure_pyqtgraph
+from attn_explorer.ui.figures import (
+    FigureError,
+    FigureSpec,
+    build_figure,
+    export_all_stages,
+    export_figure,
+)
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture
+def trace(qapp):
+    configure_pyqtgraph()
+    return compute(preset("wrapper").config)
+
+
+@pytest.mark.parametrize("scale", [1, 2, 4])
+def test_png_has_the_requested_pixel_size_and_resolution(trace, tmp_path, scale):
+    path = export_figure(
+        trace, FigureSpec("array", "weights"), tmp_path / "w.png", scale=scale, size=(600, 500)
+    )
+    image = QImage(str(path))
+    assert (image.width(), image.height()) == (600 * scale, 500 * scale)
+    assert round(image.dotsPerMeterX() * 0.0254) == 96 * scale
+    # Not blank: the darkest cell (weight 1.0, navy) is in the picture.
+    colours = {
+        image.pixelColor(x, y).name()
+        for x in range(0, image.width(), 7)
+        for y in range(0, image.height(), 7)
+    }
+    assert "#08306b" in colours
+
+
+def test_svg_parses_and_is_vector(trace, tmp_path):
+    path = export_figure(
+        trace, FigureSpec("array", "weights", head=0), tmp_path / "w.svg", size=(700, 600)
+    )
+    root = ET.parse(path).getroot()
+    assert root.tag == f"{SVG}svg"
+    text = " ".join("".join(t.itertext()) for t in root.iter(f"{SVG}text"))
+    for label in ("Your", "journey", "step", "0.4833", "0.5167", "Attention weights"):
+        assert label in text
+    assert len(list(root.iter(f"{SVG}image"))) <= 1  # the colour bar; cells are rectangles
+    assert len(list(root.iter(f"{SVG}path"))) + len(list(root.iter(f"{SVG}rect"))) >= 21
+
+
+def test_pdf_of_all_stages_has_one_page_per_stage(trace, tmp_path):
+    (path,) = export_all_stages(trace, tmp_path / "steps.pdf", "pdf", size=(1200, 700))
+    reader = PdfReader(path)
+    assert len(reader.pages) == len(STEP_KEYS) == 10
+    box = reader.pages[0].mediabox
+    assert (round(float(box.width)), round(float(box.height))) == (900, 525)  # 96 px = 72 pt
+    pages = [" ".join(page.extract_text().split()) for page in reader.pages]
+    assert "1. Embeddings X" in pages[0] and "journey" in pages[0]
+    assert "6. Softmax" in pages[5] and "0.5167" in pages[5]
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg"])
+def test_all_stages_as_a_folder(trace, tmp_path, fmt):
+    written = export_all_stages(trace, tmp_path / "steps", fmt, size=(800, 500))
+    assert [p.name for p in written][:2] == [f"01-embeddings.{fmt}", f"02-projections.{fmt}"]
+    assert len(written) == 10 and all(p.stat().st_size > 1000 for p in written)
+
+
+def test_figures_show_the_trace_numbers(trace):
+    figure = build_figure(trace, FigureSpec("matrices", head=1))
+    shown = {plot.shown.name: plot.matrix for plot in _plots(figure)}
+    np.testing.assert_array_equal(shown["weights"], trace.weights[1])
+    np.testing.assert_array_equal(shown["context"], trace.context)
+    grid = build_figure(trace, FigureSpec("array", "weights", head=None))
+    plots = _plots(grid)
+    assert [p.shown.head for p in plots] == [0, 1]
+    assert plots[0].image.levels.tolist() == plots[1].image.levels.tolist()  # one colour scale
+
+
+def _plots(figure):
+    from attn_explorer.ui.heatmap import MatrixPlot
+
+    return [item for item in figure.items if isinstance(item, MatrixPlot)]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (FigureSpec("array", "nope"), "has no array 'nope'"),
+        (FigureSpec("array", "dropout_keep"), "has no array 'dropout_keep'"),
+        (FigureSpec("stage", "nope"), "unknown stage 'nope'"),
+        (FigureSpec("array", "weights", head=5), "head 6 does not exist: there are 2"),
+    ],
+)
+def test_impossible_figures_say_why(trace, tmp_path, spec, message):
+    with pytest.raises(FigureError, match=message):
+        export_figure(trace, spec, tmp_path / "x.png")
+
+
+def test_bad_format_and_size(trace, tmp_path):
+    with pytest.raises(FigureError, match="png, svg or pdf"):
+        export_figure(trace, FigureSpec("array", "weights"), tmp_path / "x.gif")
+    with pytest.raises(FigureError, match="outside"):
+        export_figure(trace, FigureSpec("array", "weights"), tmp_path / "x.png", size=(10, 10))
+    with pytest.raises(FigureError, match="scale must be 1, 2 or 4"):
+        export_figure(trace, FigureSpec("array", "weights"), tmp_path / "x.png", scale=3)

@@ -1,0 +1,156 @@
+"""File menu: sessions round-trip, title and unsaved guard, bad files, recent files, exports."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QMessageBox
+
+from attn_explorer.engine import compute
+from attn_explorer.ui import file_actions
+from attn_explorer.ui.figures import FigureSpec
+
+
+@pytest.fixture
+def dialogs(monkeypatch):
+    """Records message boxes instead of showing them; `answer` is what question() returns."""
+    calls = {"critical": [], "question": [], "answer": QMessageBox.StandardButton.Discard}
+
+    def critical(parent, title, text, *args):
+        calls["critical"].append((title, text))
+
+    def question(parent, title, text, *args):
+        calls["question"].append((title, text))
+        return calls["answer"]
+
+    monkeypatch.setattr(file_actions.QMessageBox, "critical", critical)
+    monkeypatch.setattr(file_actions.QMessageBox, "question", question)
+    return calls
+
+
+def edit_something(window, wait_settled):
+    model = window.doc.queries
+    model.setData(model.index(1, 0), "voyage")
+    model.setData(model.index(1, 1), "0.125")
+    window.controls.seed.spin.setValue(4242)
+    window.controls.heads.spin.setValue(2)
+    wait_settled(window)
+
+
+def test_save_and_open_round_trip(window, wait_settled, tmp_path, dialogs):
+    edit_something(window, wait_settled)
+    window.tabs.setCurrentWidget(window.stepper)
+    window.stepper.set_stage("softmax")
+    window.board.views["weights"].plot.cellClicked.emit(4, 0)
+    window.board.set_head(1)
+    saved_state = window.current_state()
+    saved_trace = window.trace
+    path = tmp_path / "lesson.json"
+    assert window.files.save_to(path)
+    assert (
+        window.windowTitle() == "lesson.json[*] — attn_explorer" and not window.isWindowModified()
+    )
+
+    window.files.new()
+    wait_settled(window)
+    assert window.doc.state().queries.tokens[1] == "journey"
+
+    assert window.files.open_path(path)
+    wait_settled(window)
+    assert window.current_state() == saved_state
+    for name in saved_trace.names:
+        np.testing.assert_array_equal(window.trace[name], saved_trace[name])
+    assert window.tabs.currentWidget() is window.stepper and window.stepper.stage == "softmax"
+    assert window.board.head == 1 and window.doc.view.query == 4
+    assert not window.doc.undo_stack.canUndo()
+
+
+def test_title_marks_unsaved_changes(window, wait_settled, tmp_path, dialogs):
+    assert window.windowTitle() == "Untitled[*] — attn_explorer"
+    assert not window.isWindowModified()
+    window.controls.seed.spin.setValue(5)
+    assert window.isWindowModified()
+    window.files.save_to(tmp_path / "s.json")
+    assert not window.isWindowModified()
+    window.doc.undo_stack.undo()
+    assert window.isWindowModified()
+
+
+def test_bad_files_are_refused_and_nothing_changes(window, wait_settled, tmp_path, dialogs):
+    edit_something(window, wait_settled)
+    before = window.current_state()
+    cases = {
+        "corrupt.json": "{not json",
+        "truncated.json": '{"format": "attn_explorer.session", "version": 1, "queries": {"tok',
+        "future.json": json.dumps({"format": "attn_explorer.session", "version": 99}),
+        "list.json": "[]",
+    }
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        assert not window.files.open_path(tmp_path / name)
+    assert not window.files.open_path(tmp_path / "missing.json")
+    assert len(dialogs["critical"]) == 5
+    assert all(title == "Cannot open session" for title, _ in dialogs["critical"])
+    assert "newer" in dialogs["critical"][2][1]
+    assert window.current_state() == before
+    assert window.files.path is None and window.isWindowModified()
+
+
+def test_closing_with_unsaved_changes_asks(window, wait_settled, dialogs, qtbot):
+    window.controls.seed.spin.setValue(77)
+    dialogs["answer"] = QMessageBox.StandardButton.Cancel
+    window.close()
+    assert window.isVisible() and window.bridge.is_running()
+    assert dialogs["question"][0][0] == "Unsaved changes"
+    dialogs["answer"] = QMessageBox.StandardButton.Discard
+    window.close()
+    assert not window.isVisible()
+
+
+def test_recent_files(window, tmp_path, dialogs):
+    for name in ("a.json", "b.json", "a.json"):
+        window.files.save_to(tmp_path / name)
+    recent = window.files.recent_files()
+    assert recent[:2] == [(tmp_path / "a.json").resolve(), (tmp_path / "b.json").resolve()]
+    window.files._fill_recent()
+    labels = [a.text() for a in window.files.recent_menu.actions() if a.text()]
+    assert labels[0].startswith("&1 a.json")
+
+
+def test_saving_to_an_unwritable_place_says_so(window, tmp_path, dialogs):
+    assert not window.files.save_to(tmp_path / "no-such-folder" / "s.json")
+    assert dialogs["critical"][0][0] == "Cannot save session"
+    assert window.files.path is None
+
+
+def test_export_current_view_stage_and_all_stages(window, wait_settled, tmp_path, dialogs):
+    spec, what = window.current_figure()
+    assert spec == FigureSpec("matrices", "", 0, 1) and "seven matrices" in what
+    assert window.files.export_figure_to(tmp_path / "m.png", spec, scale=2, size=(800, 600))
+    assert QImage(str(tmp_path / "m.png")).width() == 1600
+    window.tabs.setCurrentWidget(window.stepper)
+    window.stepper.set_stage("mask")
+    spec, what = window.current_figure()
+    assert spec.kind == "stage" and spec.name == "mask" and what == "5. Mask"
+    assert window.files.export_figure_to(tmp_path / "mask.svg", spec)
+    assert window.files.export_stages_to(tmp_path / "all.pdf")
+    assert (tmp_path / "all.pdf").stat().st_size > 10_000
+    assert dialogs["critical"] == []
+
+
+def test_export_data_and_script(window, wait_settled, tmp_path, dialogs):
+    assert window.files.export_data_to(tmp_path / "d.npz", "npz")
+    with np.load(tmp_path / "d.npz", allow_pickle=False) as data:
+        np.testing.assert_array_equal(data["weights"], window.trace.weights)
+    assert window.files.export_data_to(tmp_path / "csv", "csv")
+    assert (tmp_path / "csv").is_dir() and any((tmp_path / "csv").iterdir())
+    assert window.files.export_script_to(tmp_path / "attn.py")
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "attn.py")], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    expected = compute(window.doc.config()).context
+    assert f"{expected[1, 0]:.6f}" in done.stdout
