@@ -43,13 +43,13 @@ class _Worker(QObject):
         # Import torch here, on the engine thread, while the window is being shown.
         from .engine.attention import compute  # noqa: F401
 
-    @Slot(int, object)
-    def run(self, generation: int, config: AttentionConfig) -> None:
+    @Slot(int, object, bool)
+    def run(self, generation: int, config: AttentionConfig, compare: bool) -> None:
         from .engine.attention import compute
 
         start = time.perf_counter()
         try:
-            trace = compute(config)
+            trace = compute(config, compare_mask_methods=compare)
         except ConfigError as error:
             self.done.emit(Failure(generation, str(error), error.field))
         except Exception as error:  # the window must survive any engine bug, and say so
@@ -65,7 +65,7 @@ class EngineBridge(QObject):
 
     computed = Signal(object)  # Result, only for the newest request
     failed = Signal(object)  # Failure, only for the newest request
-    _submit = Signal(int, object)
+    _submit = Signal(int, object, bool)
     _warm = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -79,7 +79,7 @@ class EngineBridge(QObject):
         self._worker.done.connect(self._on_done)
         self._thread.finished.connect(self._worker.deleteLater)
         self._generation = 0
-        self._pending: tuple[int, AttentionConfig] | None = None
+        self._pending: tuple[int, AttentionConfig, bool] | None = None
         self._in_flight = False
         self.computations = 0  # how many configs the worker was actually given
         self._thread.start()
@@ -94,10 +94,14 @@ class EngineBridge(QObject):
     def busy(self) -> bool:
         return self._in_flight or self._pending is not None
 
-    def request(self, config: AttentionConfig) -> int:
-        """Ask for `config` to be computed; returns its generation."""
+    def request(self, config: AttentionConfig, compare_mask_methods: bool = True) -> int:
+        """Ask for `config` to be computed; returns its generation.
+
+        `compare_mask_methods` asks the engine for both masking methods (the step-through's
+        comparison), at the price of a second softmax.
+        """
         self._generation += 1
-        self._pending = (self._generation, config)
+        self._pending = (self._generation, config, compare_mask_methods)
         if not self._in_flight:
             self._dispatch()
         return self._generation
@@ -110,11 +114,11 @@ class EngineBridge(QObject):
     def _dispatch(self) -> None:
         if self._pending is None or not self._thread.isRunning():
             return
-        generation, config = self._pending
+        generation, config, compare = self._pending
         self._pending = None
         self._in_flight = True
         self.computations += 1
-        self._submit.emit(generation, config)
+        self._submit.emit(generation, config, compare)
 
     @Slot(object)
     def _on_done(self, outcome: Result | Failure) -> None:

@@ -107,6 +107,7 @@ def gui_main(argv: list[str]) -> int:
     parser.add_argument(
         "--all-heads", action="store_true", help="start with all heads side by side"
     )
+    parser.add_argument("--report-startup", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
         "--stage",
         choices=STEP_KEYS,
@@ -139,6 +140,10 @@ def gui_main(argv: list[str]) -> int:
         from .ui.screenshot import save_when_drawn
 
         return save_when_drawn(app, window, args.screenshot)
+    if args.report_startup:
+        from .ui.screenshot import report_startup
+
+        return report_startup(app, window)
     status = app.exec()
     return status
 

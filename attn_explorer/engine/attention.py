@@ -7,6 +7,8 @@ follows the tutorials' classes operation for operation, so their printed numbers
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from .config import AttentionConfig, ConfigError
@@ -41,7 +43,14 @@ def _check_finite(
     context: torch.Tensor,
     temperature: float,
 ) -> None:
-    """Huge but finite inputs can overflow float32 on the way; say where instead of drawing NaN."""
+    """Huge but finite inputs can overflow float32 on the way; say where instead of drawing NaN.
+
+    Any inf or NaN on the way reaches the context (softmax of inf is NaN), and a single sum
+    of the context reveals it: one pass over a small array instead of three full scans of
+    the (heads, n_q, n_k) arrays. Only when that sum is not finite are the big arrays read.
+    """
+    if math.isfinite(context.sum().item()):
+        return
     if not torch.isfinite(scaled).all() and torch.isfinite(scores).all():
         raise ConfigError(
             f"The temperature {temperature:g} is so small that the scaled scores overflow "
@@ -58,8 +67,13 @@ def _check_finite(
 
 
 @torch.inference_mode()
-def compute(config: AttentionConfig) -> Trace:
+def compute(config: AttentionConfig, *, compare_mask_methods: bool = True) -> Trace:
     """Run one attention computation and return all of its intermediates.
+
+    With a mask, both masking methods are computed (`weights_neg_inf`, `weights_renormalize`)
+    for the step-through's comparison; `compare_mask_methods=False` computes only the
+    config's own method, which saves a second softmax over (heads, n_q, n_k) for a live view
+    that does not show the comparison.
 
     Raises ConfigError (with a message for the learner) when the config cannot be computed,
     including when float32 overflows on huge embedding values.
@@ -82,13 +96,18 @@ def compute(config: AttentionConfig) -> Trace:
     mask = causal_padding_mask(n_q, n_k, config.causal, config.valid_len)  # (n_q, n_k)
     arrays: dict[str, torch.Tensor] = {}
     if config.has_mask:
-        masked = scaled.masked_fill(mask, -torch.inf)
-        by_neg_inf = torch.softmax(masked, dim=-1)
-        by_renorm = torch.softmax(scaled, dim=-1).masked_fill(mask, 0.0)
-        by_renorm = by_renorm / by_renorm.sum(dim=-1, keepdim=True)
-        weights = by_neg_inf if config.mask_method == "neg_inf" else by_renorm
-        arrays["weights_neg_inf"] = by_neg_inf
-        arrays["weights_renormalize"] = by_renorm
+        # Adding 0 / −∞ is the tutorial's masked_fill(mask, −inf), in one fast broadcast add.
+        additive = torch.zeros(n_q, n_k).masked_fill(mask, -torch.inf)  # (n_q, n_k)
+        masked = scaled + additive  # (heads, n_q, n_k)
+        methods = {"neg_inf", "renormalize"} if compare_mask_methods else {config.mask_method}
+        if "neg_inf" in methods:
+            arrays["weights_neg_inf"] = torch.softmax(masked, dim=-1)
+        if "renormalize" in methods:
+            by_renorm = torch.softmax(scaled, dim=-1) * (~mask)
+            arrays["weights_renormalize"] = by_renorm / by_renorm.sum(dim=-1, keepdim=True)
+        weights = arrays[f"weights_{config.mask_method}"]
+        if not compare_mask_methods:
+            del arrays[f"weights_{config.mask_method}"]  # it is `weights`; no comparison asked
     else:
         masked = scaled
         weights = torch.softmax(scaled, dim=-1)

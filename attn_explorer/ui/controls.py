@@ -301,10 +301,15 @@ class ControlsPanel(QWidget):
         widgets += [self.training, self.cross]
         for w in widgets:
             w.blockSignals(True)
-        self.valid_len.setValue(c.valid_len)
-        self.projection.setCurrentIndex(self.projection.findData(c.projection))
-        self.layout_box.setCurrentIndex(self.layout_box.findData(c.head_layout))
-        self.mask_method.setCurrentIndex(self.mask_method.findData(c.mask_method))
+        if self.valid_len.value() != c.valid_len:
+            self.valid_len.setValue(c.valid_len)
+        for box, value in (
+            (self.projection, c.projection),
+            (self.layout_box, c.head_layout),
+            (self.mask_method, c.mask_method),
+        ):
+            if box.currentData() != value:
+                box.setCurrentIndex(box.findData(value))
         for check, value in (
             (self.qkv_bias, c.qkv_bias),
             (self.out_proj, c.out_proj),
@@ -314,7 +319,8 @@ class ControlsPanel(QWidget):
             (self.training, c.training),
             (self.cross, c.cross),
         ):
-            check.setChecked(value)
+            if check.isChecked() != value:
+                check.setChecked(value)
         for w in widgets:
             w.blockSignals(False)
         self._update_enabled()
@@ -341,7 +347,8 @@ class ControlsPanel(QWidget):
         )
 
     def _enable(self, widget: QWidget, enabled: bool, why: str) -> None:
-        widget.setEnabled(enabled)
+        if widget.isEnabled() != enabled:
+            widget.setEnabled(enabled)
         base = widget.property("baseTip")
         if base is None:
             base = widget.toolTip()

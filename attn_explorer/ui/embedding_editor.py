@@ -215,6 +215,8 @@ class EmbeddingEditor(QWidget):
 
     def _sync_cross(self) -> None:
         on = self.doc.controls.cross
+        if self.tabs.isTabEnabled(1) == on and self.tabs.tabToolTip(1):
+            return
         self.tabs.setTabEnabled(1, on)
         self.tabs.setTabToolTip(
             1,

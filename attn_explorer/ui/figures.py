@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication
 
 from ..describe import config_summary
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace
-from .heatmap import CMAPS, MatrixPlot, ShrinkingLabel, levels_for
+from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel, levels_for
 from .stage_figure import StageFigure
 from .trace_plots import hidden_cells, kind_of, show_array
 
@@ -121,6 +121,7 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
             plots.append(plot)
     for plot in plots:
         plot.image.vector_cells = vector
+        plot.set_caching(False)  # cached items would be drawn into SVG/PDF as bitmaps
         _highlight(plot, spec.query)
     return figure
 
@@ -148,10 +149,9 @@ def _all_heads(
         figure.addItem(plot, 1 + h // columns, h % columns)
         show_array(plot, trace, name, h, levels=levels, title=f"<b>head {h + 1}</b>")
         plots.append(plot)
-    bar = pg.ColorBarItem(interactive=False, width=12, colorMap=CMAPS[kind], colorMapMenu=False)
+    bar = ColorBar(CMAPS[kind])
+    bar.set_levels(*levels, CATEGORY_LABELS.get(kind))
     figure.addItem(bar, 1, columns, rows, 1)
-    bar.setImageItem([p.image for p in plots])
-    bar.setLevels(levels)
     return plots
 
 

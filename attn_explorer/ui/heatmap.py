@@ -15,7 +15,15 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QImage,
+    QPainter,
+    QPen,
+)
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QSizePolicy
 
 from ..engine import num
@@ -34,6 +42,8 @@ MASK_CMAP = pg.ColorMap([0, 1], ["#f7f7f7", "#969696"], name="mask")
 KEEP_CMAP = pg.ColorMap([0, 1], ["#737373", "#f7f7f7"], name="keep")
 CMAPS = {"signed": SIGNED_CMAP, "weights": WEIGHTS_CMAP, "mask": MASK_CMAP, "keep": KEEP_CMAP}
 
+CATEGORY_LABELS = {"mask": ("0 visible", "1 hidden"), "keep": ("0 dropped", "1 kept")}
+
 HIGHLIGHT = QColor("#ff8c00")
 MAX_TEXT_CELLS = 32 * 32  # above this many cells, no values are written in them
 LABEL_PX = 15  # minimum pixels per tick label before labels are thinned out
@@ -47,18 +57,71 @@ def display_token(token: str) -> str:
     return shown if len(shown) <= 14 else shown[:13] + "…"
 
 
+NICE_STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+
+def nice_ceiling(value: float) -> float:
+    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 (× a power of 10) not below `value`.
+
+    Colour scales end on round numbers, so a slider move that changes the data a little
+    leaves the scale (and the colour bar's ticks) as they were: steadier for the eye, and
+    the bar need not be redrawn.
+    """
+    if not value > 0 or not math.isfinite(value):
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(value))
+    return next(step * power for step in NICE_STEPS if step * power >= value * (1 - 1e-9))
+
+
 def levels_for(kind: str, values: np.ndarray) -> tuple[float, float]:
-    """Colour levels: symmetric around 0 for signed values, 0..max for weights, 0..1 for masks."""
+    """Colour levels: symmetric around 0 for signed values, 0..top for weights, 0..1 for masks.
+
+    `values` may hold NaN (masked cells), never infinities.
+    """
     if kind in ("mask", "keep"):
         return 0.0, 1.0
-    finite = values[np.isfinite(values)] if values.size else values
     if kind == "weights":
         # The 99.5th percentile, not the maximum: one weight of 1.0 (the first row of a causal
         # mask) would otherwise wash out every other cell of a long sequence.
+        sample = values.ravel()[:: max(1, values.size // 65536)]  # a percentile of ≤ 64k values
+        finite = sample[~np.isnan(sample)]
         top = float(np.percentile(finite, 99.5)) if finite.size else 1.0
-        return 0.0, top if top > 0 else 1.0
-    top = float(np.abs(finite).max()) if finite.size else 1.0
-    return -top if top > 0 else -1.0, top if top > 0 else 1.0
+        return 0.0, min(nice_ceiling(top), 1.0) if top <= 1 else nice_ceiling(top)
+    biggest = float(np.fmax.reduce(np.abs(values), axis=None)) if values.size else 1.0
+    if math.isnan(biggest):  # every cell masked
+        biggest = 1.0
+    top = nice_ceiling(biggest)
+    return -top, top
+
+
+DISPLAY_MAX = 512  # cells per side drawn; a 1024-token matrix is pooled 2 × 2 for the screen
+
+
+def display_grid(values: np.ndarray, kind: str, limit: int = DISPLAY_MAX) -> np.ndarray:
+    """The matrix at screen resolution: blocks of cells pooled when it has more than `limit`
+    rows or columns (a view is a few hundred pixels tall anyway).
+
+    Weights and masks keep each block's largest value, so one strong attention weight still
+    shows; signed values take the block mean. A block with a masked (NaN) cell is masked.
+    """
+    rows, cols = values.shape
+    fr, fc = math.ceil(rows / limit), math.ceil(cols / limit)
+    if fr == fc == 1:
+        return values
+    pad_rows, pad_cols = -rows % fr, -cols % fc
+    padded = (
+        np.pad(values, ((0, pad_rows), (0, pad_cols)), mode="edge")
+        if pad_rows or pad_cols
+        else values
+    )
+    # Strided slices combined pairwise: twenty times faster than reducing a 4-D reshape.
+    slices = [padded[i::fr, j::fc] for i in range(fr) for j in range(fc)]
+    if kind == "signed":
+        return sum(slices[1:], slices[0].copy()) / len(slices)
+    out = slices[0].copy()
+    for other in slices[1:]:
+        np.maximum(out, other, out=out)
+    return out
 
 
 @dataclass(frozen=True)
@@ -82,6 +145,7 @@ class CellTextItem(QGraphicsItem):
         super().__init__(parent)
         self._rows = self._cols = 0
         self._texts: tuple[list[str], list[str]] = ([], [])
+        self._longest: tuple[list[str], list[str]] = ([], [])
         self._dark: np.ndarray = np.zeros(0, bool)
         self.font = QFont()
         self.font.setPointSizeF(10)
@@ -94,6 +158,9 @@ class CellTextItem(QGraphicsItem):
         self.prepareGeometryChange()
         self._rows, self._cols = shape
         self._texts = (fine, coarse)
+        # Measuring every text on every paint costs more than drawing them; the longest few
+        # strings decide whether a precision fits.
+        self._longest = tuple(sorted(set(t), key=len)[-3:] for t in (fine, coarse))
         self._dark = dark.ravel()
         self.update()
 
@@ -109,10 +176,15 @@ class CellTextItem(QGraphicsItem):
         transform = painter.transform()
         cell = transform.mapRect(QRectF(0, 0, 1, 1))
         fine, coarse = self._texts
+        long_fine, long_coarse = self._longest
         chosen = None
-        for texts, font in ((fine, self.font), (coarse, self.font), (coarse, self.small_font)):
+        for texts, longest, font in (
+            (fine, long_fine, self.font),
+            (coarse, long_coarse, self.font),
+            (coarse, long_coarse, self.small_font),
+        ):
             metrics = QFontMetricsF(font)
-            widest = max(metrics.horizontalAdvance(t) for t in texts)
+            widest = max(metrics.horizontalAdvance(t) for t in longest)
             if widest <= cell.width() - 3 and metrics.height() * 0.9 <= cell.height():
                 chosen = texts, font
                 break
@@ -134,13 +206,89 @@ class CellTextItem(QGraphicsItem):
         painter.restore()
 
 
+class ColorBar(pg.GraphicsWidget):
+    """A colour scale with labelled ticks, painted in one pass.
+
+    pyqtgraph's ColorBarItem is a whole plot (view box, four axes, a pixmap) whose axes
+    recompute their ticks in Python whenever the range moves: milliseconds per matrix per
+    slider move. This bar paints bands and a handful of labels; as bands of colour rather
+    than a bitmap it stays vector in SVG and PDF.
+    """
+
+    BAR_PX = 12
+    BANDS = 64
+
+    def __init__(self, cmap: pg.ColorMap = SIGNED_CMAP) -> None:
+        super().__init__()
+        self.ticks: list[tuple[float, str]] = []
+        self.levels = (0.0, 1.0)
+        self.font = QFont()
+        self.font.setPointSizeF(8.5)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
+        self.set_colormap(cmap)
+        self.set_levels(0.0, 1.0)
+
+    def set_colormap(self, cmap: pg.ColorMap) -> None:
+        lut = cmap.getLookupTable(nPts=self.BANDS, alpha=False)
+        self._colors = [QColor(int(r), int(g), int(b)) for r, g, b in lut]
+        self.update()
+
+    def set_levels(self, lo: float, hi: float, labels: Sequence[str] | None = None) -> None:
+        """The range and its ticks: five evenly spaced values, or `labels` at lo and hi."""
+        self.levels = (lo, hi)
+        if labels is not None:
+            self.ticks = [(lo, labels[0]), (hi, labels[1])]
+        else:
+            self.ticks = [(float(v), f"{v:.3g}") for v in np.linspace(lo, hi, 5)]
+        metrics = QFontMetricsF(self.font)
+        widest = max(metrics.horizontalAdvance(text) for _, text in self.ticks)
+        width = self.BAR_PX + 8 + widest + 4
+        # Grow, never shrink: a width that followed every label would re-lay out the whole
+        # figure on each slider move.
+        if width > self.minimumWidth():
+            self.setMinimumWidth(width)
+            self.setMaximumWidth(width)
+        self.update()
+
+    def bar_rect(self) -> QRectF:
+        height = QFontMetricsF(self.font).height()
+        rect = self.rect()
+        return QRectF(2, rect.top() + height / 2, self.BAR_PX, max(rect.height() - height, 1))
+
+    def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
+        bar = self.bar_rect()
+        band = bar.height() / self.BANDS
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        for i, color in enumerate(self._colors):  # low values at the bottom
+            top = bar.bottom() - (i + 1) * band
+            painter.fillRect(QRectF(bar.left(), top, bar.width(), band + 0.6), color)
+        painter.setPen(QPen(QColor("#555555"), 0))
+        painter.drawRect(bar)
+        painter.setFont(self.font)
+        painter.setPen(QColor("#222222"))
+        lo, hi = self.levels
+        span = hi - lo if hi != lo else 1.0
+        metrics = QFontMetricsF(self.font)
+        for value, text in self.ticks:
+            y = bar.bottom() - (value - lo) / span * bar.height()
+            painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y))
+            painter.drawText(
+                QRectF(bar.right() + 6, y - metrics.height() / 2, 200, metrics.height()),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                text,
+            )
+        painter.restore()
+
+
 class HatchItem(QGraphicsRectItem):
     """The matrix background: light grey, with diagonal lines across the masked cells.
 
     Masked cells are transparent in the image, so this shows through them. Lines are drawn
     one by one, only inside runs of masked cells, at a fixed screen spacing and phase (so the
-    pattern is continuous from row to row): a pattern brush blurs in SVG renderers, and lines
-    under visible cells would peek out at their anti-aliased edges.
+    pattern is continuous from row to row): a pattern brush blurs in SVG renderers, a clip
+    region costs tens of microseconds per line, and lines under visible cells would peek out
+    at their anti-aliased edges.
     """
 
     SPACING_PX = 7
@@ -148,6 +296,7 @@ class HatchItem(QGraphicsRectItem):
     def __init__(self) -> None:
         super().__init__()
         self.runs: list[QRectF] = []  # masked cells, as one rectangle per run within a row
+        self._hidden: np.ndarray | None = None
         self.setPen(QPen(Qt.PenStyle.NoPen))
         self.setBrush(QBrush(QColor("#e8e8e8")))
 
@@ -155,13 +304,24 @@ class HatchItem(QGraphicsRectItem):
     def hatched(self) -> bool:
         return bool(self.runs)
 
+    RUNS_MAX = 128  # the hatching of a long sequence is laid out on at most 128 × 128 blocks
+
     def set_hidden(self, hidden: np.ndarray | None) -> None:
+        if hidden is None and self._hidden is None:
+            return
+        if hidden is not None and self._hidden is not None and np.array_equal(hidden, self._hidden):
+            return
+        self._hidden = hidden
         self.runs = []
         if hidden is not None:
-            for r, row in enumerate(hidden):
+            # Blocks with any masked cell are hatched: a superset of the masked cells is
+            # enough, the opaque visible cells cover the rest.
+            blocks = display_grid(hidden, "mask", self.RUNS_MAX)
+            fr, fc = hidden.shape[0] / blocks.shape[0], hidden.shape[1] / blocks.shape[1]
+            for r, row in enumerate(blocks):
                 edges = np.flatnonzero(np.diff(np.concatenate(([0], row.astype(np.int8), [0]))))
                 for c0, c1 in zip(edges[::2], edges[1::2], strict=True):
-                    self.runs.append(QRectF(float(c0), float(r), float(c1 - c0), 1.0))
+                    self.runs.append(QRectF(c0 * fc, r * fr, (c1 - c0) * fc, fr))
         self.update()
 
     def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
@@ -176,60 +336,96 @@ class HatchItem(QGraphicsRectItem):
         painter.setPen(pen)
         step = self.SPACING_PX
         for run in self.runs:
-            area = transform.mapRect(run)
-            left, right, top, bottom = area.left(), area.right(), area.top(), area.bottom()
-            # Lines x + y = k·step (rising at 45°), clipped by hand: SVG ignores clipping.
-            k = math.ceil((left + top) / step)
-            while k * step <= right + bottom:
-                c = k * step
-                x0, x1 = max(left, c - bottom), min(right, c - top)
-                if x0 < x1:
-                    painter.drawLine(QPointF(x0, c - x0), QPointF(x1, c - x1))
-                k += 1
+            # Each run gets its own lines, cut to it by hand (SVG ignores clipping). The item
+            # is cached on screen, so this runs when the mask changes, not on every move.
+            self._lines(painter, transform.mapRect(run), step)
         painter.restore()
 
+    @staticmethod
+    def _lines(painter: QPainter, area: QRectF, step: float) -> None:
+        """Lines x + y = k·step (rising at 45°, the same phase everywhere) within `area`."""
+        left, right, top, bottom = area.left(), area.right(), area.top(), area.bottom()
+        k = math.ceil((left + top) / step)
+        while k * step <= right + bottom:
+            c = k * step
+            x0, x1 = max(left, c - bottom), min(right, c - top)
+            if x0 < x1:
+                painter.drawLine(QPointF(x0, c - x0), QPointF(x1, c - x1))
+            k += 1
 
-class _HoverImage(pg.ImageItem):
-    """An ImageItem that reports the cell under the mouse and clicks on cells.
 
-    With `vector_cells` on (SVG and PDF export) it paints one rectangle per cell instead of a
-    bitmap: viewers smooth an upscaled 6×6 bitmap into a blur, rectangles stay sharp.
+class CellImage(QGraphicsItem):
+    """The coloured cells: one premultiplied ARGB bitmap drawn over the matrix's cell rect.
+
+    It also reports the cell under the mouse and clicks on cells (pyqtgraph's scene calls
+    `hoverEvent` / `mouseClickEvent` on any item that has them). pyqtgraph's ImageItem would
+    map levels and convert formats on every paint; the colours are already computed once per
+    update, so this item only blits. With `vector_cells` on (SVG and PDF export) it paints one
+    rectangle per cell instead: viewers smooth an upscaled 6×6 bitmap into a blur.
     """
 
     VECTOR_LIMIT = 128 * 128  # beyond this many cells a bitmap is the better file
 
     def __init__(self, owner: MatrixPlot) -> None:
-        super().__init__(axisOrder="row-major")
+        super().__init__()
         self._owner = owner
         self.vector_cells = False
+        self.image: np.ndarray | None = None  # (h, w) uint32 premultiplied ARGB, 0 where masked
+        self._qimage: QImage | None = None
+        self._rect = QRectF()
         self.setAcceptHoverEvents(True)
 
-    def paint(self, painter: QPainter, *args: object) -> None:
-        if not self.vector_cells or self.image is None or self.image.size > self.VECTOR_LIMIT:
-            super().paint(painter, *args)
+    def set_cells(self, argb: np.ndarray, rect: QRectF) -> None:
+        """Show `argb` (h, w) uint32 premultiplied ARGB (the raster engine's own format, drawn
+        without conversion), stretched over `rect` in cell units (h, w may be pooled)."""
+        if rect != self._rect:
+            self.prepareGeometryChange()
+            self._rect = rect
+        argb = np.ascontiguousarray(argb, dtype=np.uint32)
+        self.image = argb
+        height, width = argb.shape
+        premultiplied = QImage.Format.Format_ARGB32_Premultiplied
+        self._qimage = QImage(argb.data, width, height, 4 * width, premultiplied)
+        self.update()
+
+    def clear(self) -> None:
+        self.image = None
+        self._qimage = None
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self._rect
+
+    def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
+        if self._qimage is None:
             return
-        if self._renderRequired:
-            self.render()
-        if self.qimage is None:
+        if not self.vector_cells or self.image.size > self.VECTOR_LIMIT:
+            # Cells are blocks: nearest-neighbour scaling, sharper and cheaper than smoothing.
+            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
+            painter.drawImage(self._rect, self._qimage)
             return
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        rows, cols = self.image.shape[:2]
+        rows, cols = self.image.shape
+        cell_w, cell_h = self._rect.width() / cols, self._rect.height() / rows
         for r in range(rows):
             for c in range(cols):
-                color = self.qimage.pixelColor(c, r)
-                if color.alpha():
+                word = int(self.image[r, c])
+                if word >> 24:  # not transparent
+                    red, green, blue = (word >> 16) & 0xFF, (word >> 8) & 0xFF, word & 0xFF
                     # A hair of overlap keeps viewers from drawing seams between cells.
-                    w = 1.02 if c < cols - 1 else 1.0
-                    h = 1.02 if r < rows - 1 else 1.0
-                    painter.fillRect(QRectF(c, r, w, h), color)
+                    w = cell_w * (1.02 if c < cols - 1 else 1.0)
+                    h = cell_h * (1.02 if r < rows - 1 else 1.0)
+                    rect = QRectF(c * cell_w, r * cell_h, w, h)
+                    painter.fillRect(rect, QColor(red, green, blue))
         painter.restore()
 
     def _cell(self, pos: QPointF) -> tuple[int, int] | None:
-        if self.image is None:
+        matrix = self._owner.matrix
+        if self.image is None or matrix is None:
             return None
         row, col = math.floor(pos.y()), math.floor(pos.x())
-        rows, cols = self.image.shape[:2]
+        rows, cols = matrix.shape
         return (row, col) if 0 <= row < rows and 0 <= col < cols else None
 
     def hoverEvent(self, ev: object) -> None:
@@ -342,7 +538,7 @@ class MatrixPlot(pg.GraphicsLayout):
             axis.setPen(pg.mkPen(None))
             axis.setTextPen(pg.mkPen("#222222"))
         self._hatch = HatchItem()
-        self.image = _HoverImage(self)
+        self.image = CellImage(self)
         self.cells = CellTextItem()
         self._row_box = QGraphicsRectItem()
         pen = QPen(HIGHLIGHT, 3)
@@ -359,18 +555,19 @@ class MatrixPlot(pg.GraphicsLayout):
         ):
             item.setZValue(z)
             self.plot.addItem(item)
-        self.colorbar: pg.ColorBarItem | None = None
+        self.colorbar: ColorBar | None = None
         if colorbar:
-            self.colorbar = pg.ColorBarItem(
-                interactive=False, width=12, colorMap=SIGNED_CMAP, colorMapMenu=False
-            )
-            self.colorbar.getAxis("right").setTextPen(pg.mkPen("#222222"))
+            self.colorbar = ColorBar()
             self.addItem(self.colorbar, row=1, col=1)
-            self.colorbar.setImageItem(self.image)
+        self.set_caching(True)
         self.matrix: np.ndarray | None = None  # exactly what is displayed
         self.shown: object = None  # set by the owner: which trace array this plot shows
         self.hidden: np.ndarray | None = None
-        self.kind = "signed"
+        self.kind = ""  # no colour map yet
+        self.levels: tuple[float, float] = (0.0, 1.0)  # the colour scale of the cells shown
+        self._lut = np.zeros(256, np.uint32)
+        self._index = np.zeros((0, 0), np.uint8)
+        self._levels: tuple[float, float] | None = None
         self.name = ""
         self._row_labels: tuple[str, ...] = ()
         self._col_labels: tuple[str, ...] = ()
@@ -381,9 +578,26 @@ class MatrixPlot(pg.GraphicsLayout):
         self.view.sigResized.connect(self._refresh_ticks)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
+    def set_caching(self, on: bool) -> None:
+        """Keep the axes, title and colour bar as cached pixmaps between repaints.
+
+        A slider move changes the image; without a cache every axis of every matrix is
+        painted again around it. Figures for SVG and PDF turn caching off: a cached item
+        would be written as a bitmap.
+        """
+        mode = (
+            QGraphicsItem.CacheMode.DeviceCoordinateCache if on else QGraphicsItem.CacheMode.NoCache
+        )
+        items = [self.title, self._hatch, *(self.plot.getAxis(side) for side in ("left", "top"))]
+        if self.colorbar is not None:
+            items.append(self.colorbar)
+        for item in items:
+            item.setCacheMode(mode)
+
     # ------------------------------------------------------------------ content
     def set_title(self, html: str) -> None:
-        self.title.setText(html, size=self._title_size)
+        if html != self.title.text:  # setting a label re-lays out the whole figure
+            self.title.setText(html, size=self._title_size)
 
     def set_matrix(
         self,
@@ -404,29 +618,55 @@ class MatrixPlot(pg.GraphicsLayout):
         self.matrix = matrix
         self.hidden = hidden if hidden is not None and hidden.any() else None
         self.name = name
-        shown = matrix.astype(np.float32, copy=False)
-        if self.hidden is not None or not np.isfinite(shown).all():
-            shown = np.where(self.hidden if self.hidden is not None else False, np.nan, shown)
-            shown[~np.isfinite(shown)] = np.nan
-        lo, hi = levels if levels is not None else levels_for(kind, shown)
-        if kind != self.kind or self.colorbar is None:
-            self.image.setColorMap(CMAPS[kind])
-        if self.colorbar is not None:
-            if kind != self.kind:
-                self.colorbar.setColorMap(CMAPS[kind])
-            self._set_colorbar_ticks(kind, lo, hi)
-        self.kind = kind
-        self.image.setImage(shown, autoLevels=False, levels=(lo, hi))
-        if self.colorbar is not None:
-            self.colorbar.setLevels((lo, hi))
+        values = matrix.astype(np.float32, copy=False)
+        # Everything below runs at screen resolution: a 1024-token matrix is pooled first.
+        display = display_grid(values, kind)
+        pooled = display is not values
+        hidden_display = self.hidden
+        if pooled and self.hidden is not None:
+            hidden_display = display_grid(self.hidden, "mask")
+        masked = hidden_display if hidden_display is not None else False
+        if hidden_display is not None or not np.isfinite(display).all():
+            display = np.where(masked, np.nan, display)
+            display[~np.isfinite(display)] = np.nan  # masked (NaN) cells: hatched, not coloured
+        if levels is None:
+            source = display
+            if pooled and kind == "signed":  # block means would hide the extremes
+                source = display_grid(np.abs(values), "weights")
+                source[~np.isfinite(source) | masked] = np.nan
+            levels = levels_for(kind, source)
+        lo, hi = levels
+        # Only what changed is touched: re-setting a colour map, a colour-bar range or the view
+        # range would make pyqtgraph rebuild axes and re-lay out the figure on every move.
+        if kind != self.kind:
+            lut = CMAPS[kind].getLookupTable(nPts=256, alpha=False).astype(np.uint32)
+            # Each colour packed as one 32-bit ARGB word: a single gather colours the cells.
+            self._lut = (0xFF << 24) | (lut[:, 0] << 16) | (lut[:, 1] << 8) | lut[:, 2]
+            if self.colorbar is not None:
+                self.colorbar.set_colormap(CMAPS[kind])
+            self.kind = kind
+            self._levels = None
+        # One LUT lookup colours the cells (BGRA, masked cells transparent over the hatching)
+        # and tells the cell text which background it sits on.
+        span = hi - lo if hi > lo else 1.0
+        index = np.clip((np.nan_to_num(display, nan=lo) - lo) * (255.0 / span), 0, 255)
+        self._index = index.astype(np.uint8)
+        argb = self._lut[self._index]  # (h, w) uint32 = BGRA bytes on little-endian machines
+        argb[np.isnan(display)] = 0  # premultiplied transparent
+        self.image.set_cells(argb, QRectF(0, 0, matrix.shape[1], matrix.shape[0]))
+        self.levels = (lo, hi)
+        if self.colorbar is not None and (lo, hi) != self._levels:
+            self.colorbar.set_levels(lo, hi, CATEGORY_LABELS.get(kind))
+        self._levels = (lo, hi)
         n_rows, n_cols = matrix.shape
         frame = QRectF(0, 0, n_cols, n_rows)
-        self._hatch.setRect(frame)
+        if frame != self._hatch.rect():
+            self._hatch.setRect(frame)
+            self.view.setRange(frame, padding=0)
         self._hatch.set_hidden(self.hidden)
         self._neg_inf_text = neg_inf_text
-        self._update_cells(shown, lo, hi)
+        self._update_cells()
         self.set_labels(tuple(rows), tuple(cols))
-        self.view.setRange(frame, padding=0)
         self.set_highlight(self._highlight)
 
     def clear(self) -> None:
@@ -435,17 +675,7 @@ class MatrixPlot(pg.GraphicsLayout):
         self.cells.clear()
         self.set_labels((), ())
 
-    def _set_colorbar_ticks(self, kind: str, lo: float, hi: float) -> None:
-        axis = self.colorbar.getAxis("right")
-        named = {"mask": ("0 visible", "1 hidden"), "keep": ("0 dropped", "1 kept")}.get(kind)
-        if named:
-            axis.setTicks([[(0.0, named[0]), (1.0, named[1])]])
-            axis.setWidth(_widest(named) + 8)
-        else:
-            axis.setTicks(None)
-            axis.setWidth(48)
-
-    def _update_cells(self, shown: np.ndarray, lo: float, hi: float) -> None:
+    def _update_cells(self) -> None:
         matrix = self.matrix
         if matrix.size > MAX_TEXT_CELLS:
             self.cells.clear()
@@ -462,11 +692,9 @@ class MatrixPlot(pg.GraphicsLayout):
             blank = "−∞" if self._neg_inf_text else ""
             fine = [blank if h else t for t, h in zip(fine, hidden, strict=True)]
             coarse = [blank if h else t for t, h in zip(coarse, hidden, strict=True)]
-        lut = CMAPS[self.kind].getLookupTable(nPts=256, alpha=False)
-        span = hi - lo if hi > lo else 1.0
-        index = np.clip((np.nan_to_num(shown, nan=lo) - lo) / span * 255, 0, 255).astype(int)
-        rgb = lut[index.ravel()].astype(float)
-        luminance = (0.299 * rgb[:, 0] + 0.587 * rgb[:, 1] + 0.114 * rgb[:, 2]) / 255
+        argb = self._lut[self._index.ravel()]
+        red, green, blue = (argb >> 16) & 0xFF, (argb >> 8) & 0xFF, argb & 0xFF
+        luminance = (0.299 * red + 0.587 * green + 0.114 * blue) / 255
         dark = luminance < 0.5
         if self.hidden is not None:
             dark &= ~self.hidden.ravel()

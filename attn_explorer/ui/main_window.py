@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
     QWidget,
@@ -24,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from ..bridge import EngineBridge, Failure, Result
 from ..describe import config_summary, shapes_summary
-from ..engine import PRESETS, Problem, Trace
+from ..engine import PRESETS, AttentionConfig, Problem, Trace
 from ..state import ExplorerState, ViewState, default_state, scaling_demo
 from .controls import ControlsPanel
 from .document import Document
@@ -83,9 +84,23 @@ class MainWindow(QMainWindow):
         main.setSizes([380, 1200])
         self.setCentralWidget(main)
 
+        # Status labels whose size never follows their text: a label that grows or shrinks
+        # re-lays out the main window, and every slider move would repaint all of it.
         self.status_text = QLabel()
+        self.status_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.shape_text = QLabel()
+        self.shape_text.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
+        self.shape_text.setFixedWidth(
+            self.fontMetrics().horizontalAdvance(
+                "X 1024×64 → Q,K,V 16×1024×64 → A 16×1024×1024 → out 1024×1024"
+            )
+        )
+        self.shape_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.time_text = QLabel()
+        self.time_text.setFixedWidth(
+            self.fontMetrics().horizontalAdvance("engine 99999.9 ms · drawn in 9999.9 ms")
+        )
+        self.time_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.statusBar().addWidget(self.status_text, 1)
         self.statusBar().addPermanentWidget(self.shape_text)
         self.statusBar().addPermanentWidget(self.time_text)
@@ -98,7 +113,7 @@ class MainWindow(QMainWindow):
         self.stepper.querySelected.connect(self._query_chosen)
         self.board.head_box.currentIndexChanged.connect(self.stepper.set_head)
         self.stepper.headChanged.connect(self.board.set_head)
-        self.stepper.stageChanged.connect(lambda key: self.doc.set_view(stage=key))
+        self.stepper.stageChanged.connect(self._stage_chosen)
         self.stepper.whyScaling.connect(self._why_scaling)
         self.tabs.currentChanged.connect(self._tab_chosen)
         self.controls.preset.activated.connect(self._preset_chosen)
@@ -185,7 +200,26 @@ class MainWindow(QMainWindow):
             self._status(self.problems[0].message, error=True)
             return
         self._requested_at = time.perf_counter()
-        self.bridge.request(config)
+        self.bridge.request(config, self._wants_comparison(config))
+
+    COMPARE_CELLS = 2**20  # compare the masking methods on every move up to this many weights
+
+    def _wants_comparison(self, config: AttentionConfig) -> bool:
+        """Both masking methods for small traces, or when the mask stage shows them."""
+        if config.heads * config.n_q * config.n_k <= self.COMPARE_CELLS:
+            return True
+        return self.tabs.currentWidget() is self.stepper and self.stepper.stage == "mask"
+
+    def _stage_chosen(self, key: str) -> None:
+        self.doc.set_view(stage=key)
+        trace = self.trace
+        if (
+            key == "mask"
+            and trace is not None
+            and trace.config.has_mask
+            and "weights_neg_inf" not in trace.arrays
+        ):
+            self.recompute()  # the comparison was skipped for speed: the mask stage shows it
 
     def _show_result(self, result: Result) -> None:
         start = time.perf_counter()
@@ -239,6 +273,7 @@ class MainWindow(QMainWindow):
         self.doc.set_view(tab=TABS[index])
         if TABS[index] == "steps":
             self.stepper.stages.setFocus()
+            self._stage_chosen(self.stepper.stage)
 
     def _why_scaling(self) -> None:
         """The softmax panel's demonstration (one undo step): see `scaling_demo`."""

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine import ARRAY_INFO, Trace, explain
-from .heatmap import CMAPS, CellHover, MatrixPlot, MatrixView, levels_for
+from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, MatrixView, levels_for
 from .trace_plots import Shown, hidden_cells, kind_of, show_array
 
 
@@ -114,7 +114,7 @@ class MatrixBoard(QWidget):
         self.grid = pg.GraphicsLayoutWidget()
         self.grid.setBackground("w")
         self.grid_plots: list[MatrixPlot] = []
-        self.grid_bar = pg.ColorBarItem(interactive=False, width=12, colorMapMenu=False)
+        self.grid_bar = ColorBar()
         self.pages.addWidget(self.grid)
 
         self.explanation = QLabel(
@@ -240,7 +240,6 @@ class MatrixBoard(QWidget):
             self.grid.addItem(
                 self.grid_bar, row=0, col=columns, rowspan=max(1, math.ceil(heads / columns))
             )
-            self.grid_bar.setImageItem([p.image for p in self.grid_plots])
         kind = kind_of(name)
         everything = trace[name]
         levels = levels_for(
@@ -251,10 +250,10 @@ class MatrixBoard(QWidget):
                 everything,
             ),
         )
-        self.grid_bar.setColorMap(CMAPS[kind])
+        self.grid_bar.set_colormap(CMAPS[kind])
         for h, plot in enumerate(self.grid_plots):
             show_array(plot, trace, name, h, levels=levels, title=f"<b>{_tr('Head')} {h + 1}</b>")
-        self.grid_bar.setLevels(levels)
+        self.grid_bar.set_levels(*levels, CATEGORY_LABELS.get(kind))
 
     def _query_plots(self) -> list[MatrixPlot]:
         plots = [v.plot for v in self.views.values()]

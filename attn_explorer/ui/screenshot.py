@@ -13,6 +13,33 @@ SETTLE_MS = 400  # let layouts and the first paint finish after the trace is dra
 TIMEOUT_MS = 120_000
 
 
+def report_startup(app: QApplication, window: MainWindow) -> int:
+    """Print when the window was first painted and when its first picture was drawn (epoch
+    seconds, for `python -m attn_explorer.bench --startup`), then quit."""
+    import time
+
+    from PySide6.QtCore import QEvent, QObject
+
+    class FirstPaint(QObject):
+        def eventFilter(self, obj: object, event: object) -> bool:
+            if event.type() == QEvent.Type.Paint and not hasattr(self, "seen"):
+                self.seen = True
+                print(f"startup.window_shown={time.time()}", flush=True)
+            return False
+
+    watcher = FirstPaint()
+    window.installEventFilter(watcher)
+
+    def done() -> None:
+        print(f"startup.first_picture={time.time()}", flush=True)
+        window.close()
+        app.exit(0)
+
+    window.firstPicture.connect(lambda: QTimer.singleShot(0, done))
+    QTimer.singleShot(TIMEOUT_MS, lambda: app.exit(1))
+    return app.exec()
+
+
 def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
     """Run the event loop until the first picture, save `path`, return the exit status."""
     outcome = {"status": 1}

@@ -77,6 +77,8 @@ class SliderSpin(QWidget):
 
     def setValue(self, value: float) -> None:
         """Show `value` without emitting valueChanged (for syncing from the document)."""
+        if self.spin.value() == value:
+            return  # re-setting repaints the box for nothing, on every control change
         self.spin.blockSignals(True)
         self.slider.blockSignals(True)
         self.spin.setValue(value)
@@ -110,5 +112,7 @@ class ErrorLabel(QLabel):
         self.hide()
 
     def show_message(self, text: str) -> None:
-        self.setText(text)
-        self.setVisible(bool(text))
+        if text != self.text():
+            self.setText(text)
+        if self.isVisibleTo(self.parentWidget()) != bool(text):
+            self.setVisible(bool(text))

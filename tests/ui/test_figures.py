@@ -82,7 +82,7 @@ def test_figures_show_the_trace_numbers(trace):
     grid = build_figure(trace, FigureSpec("array", "weights", head=None))
     plots = _plots(grid)
     assert [p.shown.head for p in plots] == [0, 1]
-    assert plots[0].image.levels.tolist() == plots[1].image.levels.tolist()  # one colour scale
+    assert plots[0].levels == plots[1].levels  # one colour scale for every head
 
 
 def _plots(figure):
@@ -112,3 +112,18 @@ def test_bad_format_and_size(trace, tmp_path):
         export_figure(trace, FigureSpec("array", "weights"), tmp_path / "x.png", size=(10, 10))
     with pytest.raises(FigureError, match="scale must be 1, 2 or 4"):
         export_figure(trace, FigureSpec("array", "weights"), tmp_path / "x.png", scale=3)
+
+
+def test_long_sequences_are_pooled_for_the_screen_not_for_the_data():
+    from attn_explorer.ui.heatmap import display_grid
+
+    values = np.random.default_rng(0).random((1030, 1100)).astype(np.float32)
+    values[0, 5] = np.nan  # a masked cell
+    pooled = display_grid(values, "weights")
+    assert pooled.shape == (344, 367)  # blocks of 3 × 3 cells
+    assert pooled[1, 1] == values[3:6, 3:6].max()  # the strongest weight of a block shows
+    assert np.isnan(pooled[0, 1])  # a block with a masked cell is drawn masked
+    means = display_grid(values, "signed")
+    assert means[1, 1] == pytest.approx(values[3:6, 3:6].mean(), rel=1e-6)
+    small = values[:512, :512]
+    assert display_grid(small, "weights") is small

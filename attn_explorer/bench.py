@@ -1,0 +1,487 @@
+"""Measured speed of the live window: `python -m attn_explorer.bench`.
+
+Runs offscreen and prints a table (and writes JSON) with, for four sizes from the tutorials'
+6 tokens to 1024 tokens × 16 heads:
+
+- latency from a control change (the seed spin box, as a user would type) to redrawn
+  heatmaps: the engine thread's computation, the views' update and the paint, p50/p95/max;
+- the engine's compute time alone;
+- the same seven matrices drawn with matplotlib (imshow, colour bar, tick labels, Agg
+  canvas), what a notebook user has today, and its ratio to the window's latency.
+
+`--burst` sends 1000 control changes within one second and reports the longest stall of the
+GUI event loop; `--soak N` makes N random edits and reports resident memory; `--startup`
+times the window's appearance and first picture in a fresh process. Figures are printed,
+never asserted: the tests check behaviour, this script measures it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@dataclass(frozen=True)
+class Size:
+    tokens: int
+    d_in: int
+    heads: int
+    d_out: int
+    target_ms: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.tokens} tok × {self.heads} heads"
+
+
+SIZES = (
+    Size(6, 3, 2, 2, 16),
+    Size(64, 16, 4, 16, 33),
+    Size(256, 64, 8, 64, 100),
+    Size(1024, 64, 16, 64, 250),
+)
+
+
+def machine() -> dict[str, object]:
+    import numpy
+    import pyqtgraph
+    import PySide6
+    import torch
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "torch_threads": torch.get_num_threads(),
+        "numpy": numpy.__version__,
+        "pyside6": PySide6.__version__,
+        "pyqtgraph": pyqtgraph.__version__,
+        "qt_platform": os.environ.get("QT_QPA_PLATFORM", ""),
+    }
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def _state(size: Size):
+    from .state import ExplorerState, default_state, random_sequence
+
+    sequence = random_sequence(size.tokens, size.d_in, seed=1)
+    state = replace(default_state(), queries=sequence, kv=sequence)
+    assert isinstance(state, ExplorerState)
+    return state.with_controls(
+        num_heads=size.heads, d_out=size.d_out, causal=True, projection="linear", seed=100
+    )
+
+
+class _PaintCounter:
+    """Counts paint events of a widget, to know when a new picture is on screen.
+
+    `wait_until` runs a real event loop that checks its condition after each paint, so the
+    UI thread sleeps in Qt (and releases the GIL to the engine thread) as it does in use;
+    a busy loop of processEvents() would starve the engine thread and measure itself.
+    """
+
+    def __init__(self, widget: object) -> None:
+        from PySide6.QtCore import QEvent, QObject
+
+        counter = self
+
+        class Filter(QObject):
+            def eventFilter(self, obj: object, event: object) -> bool:
+                if event.type() == QEvent.Type.Paint:
+                    counter.count += 1
+                    counter.check()
+                return False
+
+        self.count = 0
+        self.condition = None
+        self.loop = None
+        self.filter = Filter()
+        widget.installEventFilter(self.filter)
+
+    def check(self) -> None:
+        if self.loop is not None and self.condition():
+            self.loop.quit()
+
+    def wait_until(self, condition, timeout_ms: int = 120_000) -> None:
+        from PySide6.QtCore import QEventLoop, QTimer
+
+        self.condition = condition
+        if condition():
+            return
+        self.loop = QEventLoop()
+        QTimer.singleShot(timeout_ms, self.loop.quit)
+        self.loop.exec()
+        self.loop = None
+        if not condition():
+            raise TimeoutError("no picture")
+
+
+def measure_latency(size: Size, changes: int, width: int = 1500, height: int = 940) -> dict:
+    """Seed changes typed into the spin box, each timed until the heatmaps are repainted."""
+    from .ui.main_window import MainWindow
+
+    window = MainWindow(_state(size))
+    window.resize(width, height)
+    window.show()
+    engine_ms: list[float] = []
+    window.bridge.computed.connect(lambda result: engine_ms.append(result.seconds * 1e3))
+    weights_view = window.board.views["weights"].viewport()
+    paints = _PaintCounter(weights_view)
+    wait_until = paints.wait_until
+    window.traceShown.connect(lambda _trace: paints.check())
+    wait_until(lambda: window.trace is not None)
+    latencies: list[float] = []
+    spin = window.controls.seed.spin
+    for i in range(changes + 5):
+        target = 1000 + i
+        before = paints.count
+        start = time.perf_counter()
+        spin.setValue(target)
+        wait_until(lambda t=target, b=before: window.trace.config.seed == t and paints.count > b)
+        elapsed = (time.perf_counter() - start) * 1e3
+        if i >= 5:  # warm-up: first draws create caches
+            latencies.append(elapsed)
+    trace = window.trace
+    window.doc.undo_stack.setClean()
+    window.close()
+    return {
+        "latency_ms": latencies,
+        "engine_ms": engine_ms[-changes:],
+        "trace": trace,
+    }
+
+
+def matplotlib_ms(trace: object, repeats: int) -> float:
+    """The same seven matrices with matplotlib on an Agg canvas: imshow, colour bar, ticks."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    names = ["masked_scores", "mask", "weights", "queries", "keys", "values", "context"]
+    q, k = list(trace.q_tokens), list(trace.k_tokens)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        figure = Figure(figsize=(15, 9.4), dpi=100)
+        for index, name in enumerate(names):
+            axes = figure.add_subplot(2, 4, index + 1)
+            matrix = trace.matrix(name, 0).astype(float)
+            image = axes.imshow(matrix, cmap="RdBu_r" if name != "weights" else "Blues")
+            figure.colorbar(image, ax=axes)
+            axes.set_yticks(range(matrix.shape[0]), q if matrix.shape[0] == len(q) else None)
+            cols = k if matrix.shape[1] == len(k) else [str(i + 1) for i in range(matrix.shape[1])]
+            axes.set_xticks(range(matrix.shape[1]), cols, rotation=90)
+            axes.set_title(name)
+        figure.canvas.draw()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def run_latency(sizes: tuple[Size, ...], changes: int) -> list[dict]:
+    from .ui.app import create_app
+
+    create_app(["attn-explorer-bench"])
+    rows = []
+    for size in sizes:
+        n = changes if size.tokens <= 256 else max(changes, 100)
+        measured = measure_latency(size, n)
+        latency = measured["latency_ms"]
+        mpl = matplotlib_ms(measured["trace"], 3 if size.tokens >= 256 else 5)
+        row = {
+            "size": asdict(size),
+            "changes": len(latency),
+            "latency_p50_ms": statistics.median(latency),
+            "latency_p95_ms": percentile(latency, 95),
+            "latency_max_ms": max(latency),
+            "engine_p50_ms": statistics.median(measured["engine_ms"]),
+            "matplotlib_ms": mpl,
+            "speedup_vs_matplotlib": mpl / statistics.median(latency),
+            "meets_target": percentile(latency, 95) <= size.target_ms,
+        }
+        rows.append(row)
+        print(_row_text(size, row), flush=True)
+    return rows
+
+
+def _row_text(size: Size, row: dict) -> str:
+    return (
+        f"{size.label:<22} {row['engine_p50_ms']:>9.1f} {row['latency_p50_ms']:>9.1f} "
+        f"{row['latency_p95_ms']:>9.1f} {row['latency_max_ms']:>9.1f} {size.target_ms:>8.0f} "
+        f"{'yes' if row['meets_target'] else 'NO':>5} {row['matplotlib_ms']:>10.0f} "
+        f"{row['speedup_vs_matplotlib']:>8.0f}×"
+    )
+
+
+HEADER = (
+    f"{'size':<22} {'engine':>9} {'p50':>9} {'p95':>9} {'max':>9} {'target':>8} {'met':>5} "
+    f"{'matplotlib':>10} {'faster':>9}\n"
+    f"{'':<22} {'ms':>9} {'ms':>9} {'ms':>9} {'ms':>9} {'p95 ms':>8} {'':>5} {'ms':>10}"
+)
+
+
+def run_burst(size: Size, changes: int = 1000, seconds: float = 1.0) -> dict:
+    """`changes` seed changes spread over `seconds`; the event loop's longest stall."""
+    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
+
+    from .engine import compute
+    from .ui.app import create_app
+    from .ui.main_window import MainWindow
+
+    app = create_app(["attn-explorer-bench"])
+    window = MainWindow(_state(size))
+    window.resize(1500, 940)
+    window.show()
+    while window.trace is None:
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+    clock = QElapsedTimer()
+    ticks: list[int] = []
+    heartbeat = QTimer()
+    heartbeat.setInterval(2)
+    heartbeat.timeout.connect(lambda: ticks.append(clock.elapsed()))
+    sent = {"n": 0}
+    before = window.bridge.computations
+    driver = QTimer()
+    driver.setInterval(max(1, round(seconds * 1000 / changes)))
+
+    def change() -> None:
+        for _ in range(max(1, changes // int(seconds * 1000))):
+            if sent["n"] >= changes:
+                driver.stop()
+                return
+            window.controls.seed.spin.setValue(2000 + sent["n"])
+            sent["n"] += 1
+
+    driver.timeout.connect(change)
+    clock.start()
+    heartbeat.start()
+    driver.start()
+    final_seed = 2000 + changes - 1
+    while not (
+        sent["n"] >= changes and window.trace.config.seed == final_seed and not window.bridge.busy
+    ):
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+    app.processEvents()
+    heartbeat.stop()
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
+    import numpy as np
+
+    expected = compute(window.doc.config())
+    equal = all(
+        np.array_equal(view.plot.matrix, expected.matrix(view.plot.shown.name, window.board.head))
+        for view in window.board.views.values()
+    )
+    result = {
+        "size": asdict(size),
+        "changes": changes,
+        "seconds_to_send": ticks[-1] / 1000 if ticks else 0,
+        "computations": window.bridge.computations - before,
+        "longest_stall_ms": max(gaps) if gaps else 0,
+        "final_picture_equals_compute": equal,
+    }
+    window.doc.undo_stack.setClean()
+    window.close()
+    return result
+
+
+def resident_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def run_soak(edits: int, seed: int = 0) -> dict:
+    """Random control and cell edits, as a restless user would make them."""
+    import random
+
+    from PySide6.QtCore import QEventLoop, qInstallMessageHandler
+
+    from .ui.app import create_app
+    from .ui.main_window import MainWindow
+
+    warnings: list[str] = []
+    qInstallMessageHandler(lambda mode, context, message: warnings.append(message))
+    app = create_app(["attn-explorer-bench"])
+    window = MainWindow()
+    window.resize(1500, 940)
+    window.show()
+    rng = random.Random(seed)
+    controls = window.controls
+    memory = []
+    actions = soak_actions(window, rng)
+    for i in range(edits):
+        rng.choice(actions)()
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 2)
+        if i % 500 == 0:
+            while window.bridge.busy:
+                app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+            memory.append((i, resident_mb()))
+    while window.bridge.busy:
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+    memory.append((edits, resident_mb()))
+    del controls
+    window.doc.undo_stack.setClean()
+    window.close()
+    warm = memory[min(2, len(memory) - 1)][1]
+    ignorable = ("propagateSizeHints",)
+    real_warnings = [w for w in warnings if not any(s in w for s in ignorable)]
+    return {
+        "edits": edits,
+        "memory_mb": memory,
+        "growth_after_warmup_mb": memory[-1][1] - warm,
+        "qt_warnings": real_warnings[:20],
+    }
+
+
+def soak_actions(window: object, rng: object) -> list:
+    """Edits a restless user makes: every control, cells, tokens, undo and redo."""
+    c = window.controls
+    doc = window.doc
+    model = doc.queries
+
+    def cell() -> None:
+        if model.rowCount():
+            r, k = rng.randrange(model.rowCount()), rng.randrange(1, model.columnCount())
+            model.setData(model.index(r, k), rng.choice(["0.5", "-1.25", "x", "nan", "3e2", ""]))
+
+    def tokens() -> None:
+        if rng.random() < 0.5 and model.rowCount() < 24:
+            model.insert_tokens(rng.randrange(model.rowCount() + 1), 1)
+        elif model.rowCount() > 2:
+            model.remove_tokens([rng.randrange(model.rowCount())])
+
+    def combo(box) -> None:
+        box.setCurrentIndex(rng.randrange(box.count()))
+
+    return [
+        lambda: c.seed.spin.setValue(rng.randrange(10_000)),
+        lambda: c.d_out.spin.setValue(rng.randrange(1, 65)),
+        lambda: c.heads.spin.setValue(rng.randrange(1, 17)),
+        lambda: c.dropout.spin.setValue(rng.choice([0, 0.1, 0.5, 0.9])),
+        lambda: c.temperature.spin.setValue(rng.choice([0.1, 1.0, 2.0, 50.0])),
+        lambda: combo(c.projection),
+        lambda: combo(c.layout_box),
+        lambda: combo(c.mask_method),
+        lambda: c.causal.toggle(),
+        lambda: c.padding.toggle(),
+        lambda: c.valid_len.setValue(rng.randrange(1, 30)),
+        lambda: c.scale.toggle(),
+        lambda: c.training.toggle(),
+        lambda: c.out_proj.toggle(),
+        lambda: c.qkv_bias.toggle(),
+        cell,
+        cell,
+        tokens,
+        lambda: doc.undo_stack.undo(),
+        lambda: doc.undo_stack.redo(),
+        lambda: window.board.set_head(rng.randrange(4)),
+        lambda: window.tabs.setCurrentIndex(rng.randrange(2)),
+        lambda: window.stepper.step_by(rng.choice([-1, 1])),
+    ]
+
+
+def run_startup(repeats: int = 3) -> dict:
+    """A fresh process each time: time to the window on screen and to the first picture."""
+    shown, first = [], []
+    for _ in range(repeats):
+        start = time.time()
+        done = subprocess.run(
+            [sys.executable, "-m", "attn_explorer", "--report-startup"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen")),
+        )
+        times = dict(
+            line.split("=", 1) for line in done.stdout.splitlines() if line.startswith("startup.")
+        )
+        shown.append(float(times["startup.window_shown"]) - start)
+        first.append(float(times["startup.first_picture"]) - start)
+    return {
+        "window_shown_s": statistics.median(shown),
+        "first_picture_s": statistics.median(first),
+        "target_window_s": 1.0,
+        "target_first_picture_s": 2.5,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m attn_explorer.bench", description=__doc__)
+    parser.add_argument("--changes", type=int, default=100, help="control changes per size")
+    parser.add_argument(
+        "--sizes", default="6,64,256,1024", help="token counts to measure (default all four)"
+    )
+    parser.add_argument("--burst", action="store_true", help="also run the 1000-change burst")
+    parser.add_argument("--soak", type=int, default=0, metavar="N", help="also make N random edits")
+    parser.add_argument("--startup", action="store_true", help="also time startup")
+    parser.add_argument("--json", default="bench-results.json", help="where to write the figures")
+    args = parser.parse_args(argv)
+    wanted = {int(t) for t in args.sizes.split(",") if t.strip()}
+    sizes = tuple(s for s in SIZES if s.tokens in wanted)
+    report: dict[str, object] = {"machine": machine(), "when": time.strftime("%Y-%m-%d %H:%M")}
+    print(
+        f"attn_explorer benchmark — {report['machine']['cpu']}, "
+        f"{report['machine']['cores']} cores, torch {report['machine']['torch']}, "
+        f"Qt platform {report['machine']['qt_platform']}\n"
+    )
+    if sizes:
+        print(HEADER)
+        report["latency"] = run_latency(sizes, args.changes)
+    if args.burst:
+        report["burst"] = [run_burst(s) for s in sizes[:2] or SIZES[:1]]
+        for row in report["burst"]:
+            print(
+                f"\nburst {row['changes']} changes at {row['size']['tokens']} tokens: "
+                f"{row['computations']} computations, longest event-loop stall "
+                f"{row['longest_stall_ms']} ms, final picture equals compute(): "
+                f"{row['final_picture_equals_compute']}"
+            )
+    if args.soak:
+        report["soak"] = run_soak(args.soak)
+        soak = report["soak"]
+        print(
+            f"\nsoak {soak['edits']} edits: resident memory {soak['memory_mb'][0][1]:.0f} → "
+            f"{soak['memory_mb'][-1][1]:.0f} MB, growth after warm-up "
+            f"{soak['growth_after_warmup_mb']:.1f} MB, Qt warnings: {len(soak['qt_warnings'])}"
+        )
+    if args.startup:
+        report["startup"] = run_startup()
+        s = report["startup"]
+        print(
+            f"\nstartup: window shown {s['window_shown_s']:.2f} s (target 1.0), first picture "
+            f"{s['first_picture_s']:.2f} s (target 2.5)"
+        )
+    Path(args.json).write_text(json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8")
+    print(f"\nwrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
