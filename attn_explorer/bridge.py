@@ -43,6 +43,11 @@ class _Worker(QObject):
         # Import torch here, on the engine thread, while the window is being shown.
         from .engine.attention import compute  # noqa: F401
 
+    @Slot(object)
+    def drop(self, _trace: object) -> None:
+        """Receives a trace the window no longer shows, so that freeing its arrays (hundreds of
+        megabytes for 1024 tokens × 16 heads) happens on this thread, not the UI's."""
+
     @Slot(int, object, bool)
     def run(self, generation: int, config: AttentionConfig, compare: bool) -> None:
         from .engine.attention import compute
@@ -67,6 +72,7 @@ class EngineBridge(QObject):
     failed = Signal(object)  # Failure, only for the newest request
     _submit = Signal(int, object, bool)
     _warm = Signal()
+    _drop = Signal(object)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -76,6 +82,7 @@ class EngineBridge(QObject):
         self._worker.moveToThread(self._thread)
         self._submit.connect(self._worker.run)
         self._warm.connect(self._worker.warm_up)
+        self._drop.connect(self._worker.drop)
         self._worker.done.connect(self._on_done)
         self._thread.finished.connect(self._worker.deleteLater)
         self._generation = 0
@@ -105,6 +112,11 @@ class EngineBridge(QObject):
         if not self._in_flight:
             self._dispatch()
         return self._generation
+
+    def release(self, trace: Trace | None) -> None:
+        """Hand a trace that is no longer shown to the engine thread to be freed there."""
+        if trace is not None and self._thread.isRunning():
+            self._drop.emit(trace)
 
     def cancel_pending(self) -> None:
         """Forget the newest request: its result, if one is in flight, will not be shown."""

@@ -97,6 +97,12 @@ def levels_for(kind: str, values: np.ndarray) -> tuple[float, float]:
 DISPLAY_MAX = 512  # cells per side drawn; a 1024-token matrix is pooled 2 × 2 for the screen
 
 
+def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return a is b or (a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b))
+
+
 def display_grid(values: np.ndarray, kind: str, limit: int = DISPLAY_MAX) -> np.ndarray:
     """The matrix at screen resolution: blocks of cells pooled when it has more than `limit`
     rows or columns (a view is a few hundred pixels tall anyway).
@@ -563,6 +569,8 @@ class MatrixPlot(pg.GraphicsLayout):
         self.matrix: np.ndarray | None = None  # exactly what is displayed
         self.shown: object = None  # set by the owner: which trace array this plot shows
         self.hidden: np.ndarray | None = None
+        self._request: tuple | None = None
+        self._hidden_given: np.ndarray | None = None
         self.kind = ""  # no colour map yet
         self.levels: tuple[float, float] = (0.0, 1.0)  # the colour scale of the cells shown
         self._lut = np.zeros(256, np.uint32)
@@ -615,6 +623,15 @@ class MatrixPlot(pg.GraphicsLayout):
 
         `neg_inf_text` writes "−∞" in hidden cells (masked scores); otherwise they stay blank.
         """
+        request = (kind, tuple(rows), tuple(cols), levels, neg_inf_text, name)
+        if (
+            request == self._request
+            and self.matrix is not None
+            and _same(matrix, self.matrix)
+            and _same(hidden, self._hidden_given)
+        ):
+            return  # unchanged (the mask on a seed move): no update, no repaint
+        self._request, self._hidden_given = request, hidden
         self.matrix = matrix
         self.hidden = hidden if hidden is not None and hidden.any() else None
         self.name = name

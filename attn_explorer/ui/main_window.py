@@ -223,9 +223,11 @@ class MainWindow(QMainWindow):
 
     def _show_result(self, result: Result) -> None:
         start = time.perf_counter()
-        self.trace = result.trace
+        previous, self.trace = self.trace, result.trace
         self.board.set_trace(result.trace)
         self.stepper.set_trace(result.trace, config_summary(result.trace.config))
+        self.bridge.release(previous)  # freed on the engine thread
+        del previous
         drawn = time.perf_counter()
         self.shape_text.setText(shapes_summary(result.trace))
         self.time_text.setText(
