@@ -38,11 +38,6 @@ class _Worker(QObject):
 
     done = Signal(object)  # Result | Failure
 
-    @Slot()
-    def warm_up(self) -> None:
-        # Import torch here, on the engine thread, while the window is being shown.
-        from .engine.attention import compute  # noqa: F401
-
     @Slot(object)
     def drop(self, _trace: object) -> None:
         """Receives a trace the window no longer shows, so that freeing its arrays (hundreds of
@@ -71,7 +66,6 @@ class EngineBridge(QObject):
     computed = Signal(object)  # Result, only for the newest request
     failed = Signal(object)  # Failure, only for the newest request
     _submit = Signal(int, object, bool)
-    _warm = Signal()
     _drop = Signal(object)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -81,7 +75,6 @@ class EngineBridge(QObject):
         self._worker = _Worker()
         self._worker.moveToThread(self._thread)
         self._submit.connect(self._worker.run)
-        self._warm.connect(self._worker.warm_up)
         self._drop.connect(self._worker.drop)
         self._worker.done.connect(self._on_done)
         self._thread.finished.connect(self._worker.deleteLater)
@@ -90,7 +83,6 @@ class EngineBridge(QObject):
         self._in_flight = False
         self.computations = 0  # how many configs the worker was actually given
         self._thread.start()
-        self._warm.emit()
 
     @property
     def generation(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
@@ -48,6 +48,7 @@ class MainWindow(QMainWindow):
 
     firstPicture = Signal()
     traceShown = Signal(object)  # the Trace now on screen
+    problemsShown = Signal()  # the config cannot be computed; the problems are on screen
 
     def __init__(self, state: ExplorerState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,6 +58,8 @@ class MainWindow(QMainWindow):
         self.trace: Trace | None = None
         self.problems: list[Problem] = []
         self._pictures = 0
+        self._latest: Result | None = None
+        self._draw_scheduled = False
         self._requested_at = 0.0
 
         self.controls = ControlsPanel(self.doc)
@@ -107,7 +110,7 @@ class MainWindow(QMainWindow):
 
         self._build_menus()
         self.doc.changed.connect(self.recompute)
-        self.bridge.computed.connect(self._show_result)
+        self.bridge.computed.connect(self._result_arrived)
         self.bridge.failed.connect(self._show_failure)
         self.board.querySelected.connect(self._query_chosen)
         self.stepper.querySelected.connect(self._query_chosen)
@@ -118,7 +121,11 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._tab_chosen)
         self.controls.preset.activated.connect(self._preset_chosen)
         self.apply_view(self.doc.view)
-        self.recompute()
+        # The first computation, and with it the engine thread's import of torch (1.3 s of
+        # loading that holds the interpreter lock), starts once the window has been painted:
+        # the learner sees the window first. A window never painted starts after a second.
+        self._engine_started = False
+        QTimer.singleShot(1000, self._start_engine)
 
     # ------------------------------------------------------------------ menus
     def _build_menus(self) -> None:
@@ -198,9 +205,20 @@ class MainWindow(QMainWindow):
         if self.problems:
             self.bridge.cancel_pending()
             self._status(self.problems[0].message, error=True)
+            self.problemsShown.emit()
             return
         self._requested_at = time.perf_counter()
         self.bridge.request(config, self._wants_comparison(config))
+
+    def paintEvent(self, event: object) -> None:
+        super().paintEvent(event)
+        if not self._engine_started:
+            QTimer.singleShot(0, self._start_engine)
+
+    def _start_engine(self) -> None:
+        if not self._engine_started:
+            self._engine_started = True
+            self.recompute()
 
     COMPARE_CELLS = 2**20  # compare the masking methods on every move up to this many weights
 
@@ -220,6 +238,24 @@ class MainWindow(QMainWindow):
             and "weights_neg_inf" not in trace.arrays
         ):
             self.recompute()  # the comparison was skipped for speed: the mask stage shows it
+
+    def _result_arrived(self, result: Result) -> None:
+        """Keep the newest result and draw it on the next turn of the event loop.
+
+        Drawing from a zero-delay timer, not from the signal, lets Qt run its timers, input
+        and paint events between two pictures; results that arrive meanwhile replace the
+        waiting one, and a result overtaken by a newer request is not drawn at all.
+        """
+        self._latest = result
+        if not self._draw_scheduled:
+            self._draw_scheduled = True
+            QTimer.singleShot(0, self._draw_latest)
+
+    def _draw_latest(self) -> None:
+        self._draw_scheduled = False
+        result, self._latest = self._latest, None
+        if result is not None and result.generation == self.bridge.generation:
+            self._show_result(result)
 
     def _show_result(self, result: Result) -> None:
         start = time.perf_counter()

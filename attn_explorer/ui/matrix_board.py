@@ -111,11 +111,9 @@ class MatrixBoard(QWidget):
         split.setStretchFactor(1, 2)
         self.pages.addWidget(split)
 
-        self.grid = pg.GraphicsLayoutWidget()
-        self.grid.setBackground("w")
+        self._grid: pg.GraphicsLayoutWidget | None = None  # built on first use
         self.grid_plots: list[MatrixPlot] = []
         self.grid_bar = ColorBar()
-        self.pages.addWidget(self.grid)
 
         self.explanation = QLabel(
             _tr("Hover over a cell to see how it is computed; click to follow its query.")
@@ -139,6 +137,15 @@ class MatrixBoard(QWidget):
         self.weight_box.currentIndexChanged.connect(self._redraw)
         self.heads_array.currentIndexChanged.connect(self._redraw)
         self._page_chosen(False)
+
+    @property
+    def grid(self) -> pg.GraphicsLayoutWidget:
+        """The all-heads page, created the first time it is shown (startup time)."""
+        if self._grid is None:
+            self._grid = pg.GraphicsLayoutWidget()
+            self._grid.setBackground("w")
+            self.pages.addWidget(self._grid)
+        return self._grid
 
     def _variant_box(self, items: list[tuple[str, str]]) -> QComboBox:
         box = QComboBox()
@@ -179,7 +186,7 @@ class MatrixBoard(QWidget):
             self._redraw()
 
     def _page_chosen(self, grid: bool) -> None:
-        self.pages.setCurrentIndex(1 if grid else 0)
+        self.pages.setCurrentWidget(self.grid if grid else self.pages.widget(0))
         self.heads_array.setVisible(grid)
         self.score_box.setVisible(not grid)
         self.weight_box.setVisible(not grid)

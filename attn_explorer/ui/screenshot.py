@@ -59,9 +59,8 @@ def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
         app.exit(1)
 
     window.firstPicture.connect(lambda: QTimer.singleShot(SETTLE_MS, save))
-    if window.problems:
-        QTimer.singleShot(0, give_up)
-    else:
-        QTimer.singleShot(TIMEOUT_MS, give_up)
+    # The window starts its first computation once painted; an impossible one is known then.
+    window.problemsShown.connect(give_up)
+    QTimer.singleShot(TIMEOUT_MS, give_up)
     app.exec()
     return outcome["status"]

@@ -164,9 +164,8 @@ class SoftmaxPanel(QWidget):
         self.sweep_entropy = 0.0
 
     def _bars(self, title: str) -> pg.PlotWidget:
-        plot = pg.PlotWidget(background="w")
+        plot = pg.PlotWidget(background="w", enableMenu=False)
         plot.setTitle(title, size="10pt")
-        plot.setMenuEnabled(False)
         plot.setMouseEnabled(False, False)
         plot.hideButtons()
         plot.setMinimumHeight(150)
@@ -312,12 +311,12 @@ class StepThrough(QWidget):
         self.followed.setStyleSheet(
             "background: #fafafa; border-top: 1px solid #ddd; padding: 4px;"
         )
-        self.softmax_panel = SoftmaxPanel()
-        self.mask_panel = MaskMethodsPanel()
+        # The two panels (five plots) are built when first shown: most sessions start on the
+        # matrices tab, and every plot costs startup time.
+        self._softmax_panel: SoftmaxPanel | None = None
+        self._mask_panel: MaskMethodsPanel | None = None
         self.extras = QStackedWidget()
         self.extras.addWidget(QWidget())
-        self.extras.addWidget(self.softmax_panel)
-        self.extras.addWidget(self.mask_panel)
 
         nav = QHBoxLayout()
         nav.addWidget(self.stages, 1)
@@ -346,7 +345,6 @@ class StepThrough(QWidget):
         self.head_box.currentIndexChanged.connect(self._head_chosen)
         self.figure.cellClicked.connect(self._clicked)
         self.figure.cellHovered.connect(self._hovered)
-        self.softmax_panel.why.clicked.connect(self.whyScaling)
         for key, delta in ((Qt.Key.Key_Left, -1), (Qt.Key.Key_Right, 1)):
             action = QAction(self)
             action.setShortcut(QKeySequence(key))
@@ -354,6 +352,21 @@ class StepThrough(QWidget):
             action.triggered.connect(lambda _=False, d=delta: self.step_by(d))
             self.addAction(action)
         self._stage_row_chosen(0)
+
+    @property
+    def softmax_panel(self) -> SoftmaxPanel:
+        if self._softmax_panel is None:
+            self._softmax_panel = SoftmaxPanel()
+            self._softmax_panel.why.clicked.connect(self.whyScaling)
+            self.extras.addWidget(self._softmax_panel)
+        return self._softmax_panel
+
+    @property
+    def mask_panel(self) -> MaskMethodsPanel:
+        if self._mask_panel is None:
+            self._mask_panel = MaskMethodsPanel()
+            self.extras.addWidget(self._mask_panel)
+        return self._mask_panel
 
     # ------------------------------------------------------------------ state from outside
     def set_trace(self, trace: Trace, summary: str = "") -> None:

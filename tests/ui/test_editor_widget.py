@@ -102,7 +102,7 @@ def test_closing_during_a_computation_stops_the_thread(qtbot):
     win = MainWindow(state)
     qtbot.addWidget(win)
     win.show()
-    assert win.bridge.busy
+    qtbot.waitUntil(lambda: win.bridge.busy)
     win.close()
     assert not win.bridge.is_running()
     assert not settled(win)
