@@ -19,7 +19,8 @@ from ..state import MAX_DIMS, Controls, ExplorerState, TokenSequence, ViewState
 from .embedding_model import EmbeddingTableModel
 
 MERGE_SECONDS = 1.0
-_CONTROL_IDS = {name: 100 + i for i, name in enumerate(Controls.names())}
+# Deep enough for any lesson; bounded because a command may hold a whole embedding table.
+UNDO_LIMIT = 1000
 
 
 def _tr(text: str) -> str:
@@ -35,6 +36,7 @@ class Document(QObject):
     def __init__(self, state: ExplorerState, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self.queries = EmbeddingTableModel(self.undo_stack, _tr("Queries"), self)
         self.kv = EmbeddingTableModel(self.undo_stack, _tr("Keys & values"), self)
         self._controls = state.controls
@@ -69,7 +71,32 @@ class Document(QObject):
         ):
             return
         new = replace(self._controls, **{name: value})
-        self.undo_stack.push(_ControlsCommand(self, self._controls, new, name))
+        if not self._merge_into_top(new, name):
+            self.undo_stack.push(_ControlsCommand(self, self._controls, new, name))
+
+    def _merge_into_top(self, new: Controls, name: str) -> bool:
+        """Fold a quick repeat of the same control into the newest command.
+
+        Done here rather than through QUndoCommand.mergeWith: PySide never frees a Python
+        command that Qt merged away, so a dragged slider would leak one per move. As in Qt,
+        nothing merges into the saved (clean) state.
+        """
+        stack = self.undo_stack
+        index = stack.index()
+        if index == 0 or index != stack.count() or index == stack.cleanIndex():
+            return False
+        top = stack.command(index - 1)
+        if not isinstance(top, _ControlsCommand) or top.name != name:
+            return False
+        now = time.monotonic()
+        if now - top.stamp > MERGE_SECONDS:
+            return False
+        top.new, top.stamp = new, now
+        if top.new == top.old:
+            stack.undo()  # back where it started: the command undoes itself away
+            return True
+        self._apply_controls(new)
+        return True
 
     def _apply_controls(self, controls: Controls) -> None:
         self._controls = controls
@@ -145,22 +172,10 @@ class _ControlsCommand(QUndoCommand):
         self.doc, self.old, self.new, self.name = doc, old, new, name
         self.stamp = time.monotonic()
 
-    def id(self) -> int:
-        return _CONTROL_IDS[self.name] if self.name else -1
-
-    def mergeWith(self, other: QUndoCommand) -> bool:
-        if not isinstance(other, _ControlsCommand) or other.name != self.name:
-            return False
-        if other.stamp - self.stamp > MERGE_SECONDS:
-            return False
-        self.new = other.new
-        self.stamp = other.stamp
-        if self.new == self.old:
-            self.setObsolete(True)
-        return True
-
     def redo(self) -> None:
         self.doc._apply_controls(self.new)
 
     def undo(self) -> None:
         self.doc._apply_controls(self.old)
+        if self.new == self.old:
+            self.setObsolete(True)  # a merge brought it back: Qt drops the empty step

@@ -113,6 +113,7 @@ class MatrixBoard(QWidget):
 
         self._grid: pg.GraphicsLayoutWidget | None = None  # built on first use
         self.grid_plots: list[MatrixPlot] = []
+        self._grid_pool: list[MatrixPlot] = []
         self.grid_bar = ColorBar()
 
         self.explanation = QLabel(
@@ -236,14 +237,17 @@ class MatrixBoard(QWidget):
         heads = trace.heads
         if len(self.grid_plots) != heads:
             self.grid.clear()
-            self.grid_plots = []
-            columns = math.ceil(math.sqrt(heads))
-            for h in range(heads):
+            # Plots are reused across head counts: one made per change would never be
+            # freed, its signal connections hold it.
+            while len(self._grid_pool) < heads:
                 plot = MatrixPlot(colorbar=False, title_size="10pt")
                 plot.cellHovered.connect(lambda hover, p=plot: self._hovered(p, hover))
                 plot.cellClicked.connect(lambda r, c, p=plot: self._clicked(p, r, c))
+                self._grid_pool.append(plot)
+            self.grid_plots = self._grid_pool[:heads]
+            columns = math.ceil(math.sqrt(heads))
+            for h, plot in enumerate(self.grid_plots):
                 self.grid.addItem(plot, row=h // columns, col=h % columns)
-                self.grid_plots.append(plot)
             self.grid.addItem(
                 self.grid_bar, row=0, col=columns, rowspan=max(1, math.ceil(heads / columns))
             )

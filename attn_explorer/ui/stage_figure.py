@@ -81,6 +81,12 @@ class StageFigure(pg.GraphicsLayout):
         self.formula = ShrinkingLabel("", size="13pt")
         self.reason = ShrinkingLabel("", size="11pt", color="#a15c00")
         self.plots: list[MatrixPlot] = []
+        # Plots and the arrow are made once and reused by every stage. A plot made per
+        # stage change would never be freed (its signal connections hold it) and costs
+        # tens of milliseconds to build.
+        self._pool: list[MatrixPlot] = []
+        self._arrow = pg.LabelItem("→", size="20pt")
+        self._arrow.setMaximumWidth(36)
         self._layout_key: tuple | None = None
         self.key = ""
 
@@ -124,8 +130,7 @@ class StageFigure(pg.GraphicsLayout):
                 self._add_plot(3, col)
             first_output = len(inputs)
             if inputs:
-                arrow = self.addLabel("→", row=3, col=first_output, size="20pt")
-                arrow.setMaximumWidth(36)
+                self.addItem(self._arrow, row=3, col=first_output)
                 self.layout.setColumnStretchFactor(first_output, 0)
                 self.layout.setColumnMaximumWidth(first_output, 40)
                 first_output += 1
@@ -138,9 +143,12 @@ class StageFigure(pg.GraphicsLayout):
                 self._add_plot(4, col)
 
     def _add_plot(self, row: int, col: int) -> None:
-        plot = MatrixPlot(title_size="10pt")
+        if len(self.plots) == len(self._pool):
+            plot = MatrixPlot(title_size="10pt")
+            plot.cellClicked.connect(lambda r, c, p=plot: self.cellClicked.emit(p, r, c))
+            plot.cellHovered.connect(lambda hover, p=plot: self.cellHovered.emit(p, hover))
+            self._pool.append(plot)
+        plot = self._pool[len(self.plots)]
         self.layout.setColumnStretchFactor(col, 1)
-        plot.cellClicked.connect(lambda r, c, p=plot: self.cellClicked.emit(p, r, c))
-        plot.cellHovered.connect(lambda hover, p=plot: self.cellHovered.emit(p, hover))
         self.addItem(plot, row=row, col=col)
         self.plots.append(plot)

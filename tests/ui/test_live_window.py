@@ -170,6 +170,23 @@ def test_head_selector_and_grid(window, wait_settled):
         np.testing.assert_array_equal(plot.matrix, expected.weights[h])
 
 
+def test_all_heads_grid_reuses_its_plots_as_the_head_count_changes(window, wait_settled):
+    """Plots are pooled: one built per change was never freed (a leak found by the soak)."""
+    window.board.show_all_heads(True)
+    made: set[int] = set()
+    for heads in (4, 2, 6, 1, 4):
+        window.controls.heads.spin.setValue(heads)
+        wait_settled(window)
+        plots = window.board.grid_plots
+        assert len(plots) == heads
+        made |= {id(p) for p in plots}
+        expected = compute(window.doc.config())
+        for h, plot in enumerate(plots):
+            assert plot.scene() is window.board.grid.scene()
+            np.testing.assert_array_equal(plot.matrix, expected.weights[h])
+    assert len(made) == 6
+
+
 def test_hover_explains_and_click_follows_a_query(window):
     plot = window.board.views["scores"].plot
     text = window.board.explain_cell(plot, 1, 0)

@@ -39,6 +39,18 @@ def test_every_stage_shows_the_trace_arrays(window, wait_settled, steps, name):
         assert steps.figure.formula.text == trace.step(key).formula_html
 
 
+def test_revisiting_stages_reuses_the_plots(window, wait_settled, steps):
+    """Stage figures draw on a pool of plots: none are built on a second pass, none leak."""
+    load(window, wait_settled, "mha")
+    for key in STEP_KEYS:
+        steps.set_stage(key)
+    pool = list(steps.figure._pool)
+    for key in reversed(STEP_KEYS):
+        steps.set_stage(key)
+        assert all(plot in pool for plot in steps.figure.plots)
+    assert steps.figure._pool == pool
+
+
 def test_stage_shapes_are_in_the_titles(window, steps):
     steps.set_stage("scores")
     titles = [plot.title.text for plot in steps.figure.plots]
