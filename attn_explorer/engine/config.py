@@ -22,6 +22,9 @@ MASK_METHODS = ("neg_inf", "renormalize")
 # Largest magnitude a float32 can hold; the engine computes in float32 like the tutorials.
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 MAX_SEED = 2**63 - 1
+# Weights per matrix (heads × queries × keys): 2^25 float32s are 128 MB, and a trace holds about
+# eight such matrices. 1024 tokens with 16 heads (2^24) is the largest benchmarked size.
+MAX_ATTENTION_CELLS = 2**25
 
 
 class ConfigError(ValueError):
@@ -191,6 +194,8 @@ class AttentionConfig:
                     )
         out += self._choice_problems()
         out += self._number_problems()
+        if not out:
+            out += self._size_problems()
         return out
 
     def validate(self) -> None:
@@ -305,6 +310,21 @@ class AttentionConfig:
                 )
             )
         return out
+
+    def _size_problems(self) -> list[Problem]:
+        """Refuse what would not fit in memory rather than freeze the machine trying."""
+        cells = self.heads * self.n_q * self.n_k
+        if cells <= MAX_ATTENTION_CELLS:
+            return []
+        heads = f"{self.heads} heads × " if self.heads > 1 else ""
+        return [
+            Problem(
+                "num_heads" if self.heads > 1 else "tokens",
+                f"{heads}{self.n_q} queries × {self.n_k} keys is {cells:,} attention weights, "
+                f"more than the {MAX_ATTENTION_CELLS:,} this explorer computes: "
+                "use fewer tokens or heads.",
+            )
+        ]
 
 
 def _sequence_problems(

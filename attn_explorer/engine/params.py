@@ -11,9 +11,10 @@ a slider move that changes the temperature or an embedding value does not redraw
 
 from __future__ import annotations
 
-import functools
 import math
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, fields
 
 import torch
 
@@ -39,10 +40,23 @@ class Parameters:
     b_out: torch.Tensor | None  # (width,)
     rng_state: torch.Tensor
 
+    def nbytes(self) -> int:
+        tensors = (getattr(self, f.name) for f in fields(self))
+        return sum(t.numel() * t.element_size() for t in tensors if t is not None)
+
+
+# The cache is bounded by size, not by count: 64 entries are kilobytes at the tutorials' size
+# but most of a gigabyte with 1024-wide embeddings and 16 heads.
+CACHE_BYTES = 64 * 2**20
+_cache: OrderedDict[tuple, Parameters] = OrderedDict()
+_cache_bytes = 0
+_cache_lock = threading.Lock()
+
 
 def parameters_for(config: AttentionConfig) -> Parameters:
     """The parameters of a (valid) config, from the cache when its structure was seen before."""
-    return _draw(
+    global _cache_bytes
+    key = (
         config.seed,
         config.projection,
         config.d_in,
@@ -52,6 +66,26 @@ def parameters_for(config: AttentionConfig) -> Parameters:
         config.out_proj,
         config.uses_bias,
     )
+    with _cache_lock:
+        params = _cache.get(key)
+        if params is not None:
+            _cache.move_to_end(key)
+            return params
+    params = _draw(*key)
+    size = params.nbytes()
+    with _cache_lock:
+        if key not in _cache and size <= CACHE_BYTES:
+            _cache[key] = params
+            _cache_bytes += size
+            while _cache_bytes > CACHE_BYTES:
+                _, oldest = _cache.popitem(last=False)
+                _cache_bytes -= oldest.nbytes()
+    return params
+
+
+def cached_bytes() -> int:
+    """Memory held by the parameter cache (for tests and the benchmark)."""
+    return _cache_bytes
 
 
 def _linear(
@@ -76,7 +110,6 @@ def _projection(
     return _linear(gen, d_in, d_out, bias)
 
 
-@functools.lru_cache(maxsize=64)
 def _draw(
     seed: int,
     projection: str,

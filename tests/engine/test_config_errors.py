@@ -102,3 +102,27 @@ def test_lists_and_arrays_become_hashable_tuples():
     cfg = AttentionConfig(tokens=["a", "b"], embeddings=np.array([[1.0, 2.0], [3.0, 4.0]]))
     assert cfg.embeddings == ((1.0, 2.0), (3.0, 4.0))
     assert hash(cfg) == hash(AttentionConfig(tokens=("a", "b"), embeddings=((1, 2), (3, 4))))
+
+
+def test_a_trace_too_big_for_memory_is_refused_before_any_work():
+    rows = tuple((0.1, 0.2) for _ in range(2048))
+    tokens = tuple(f"t{i}" for i in range(2048))
+    many_heads = config(tokens=tokens, embeddings=rows, num_heads=16)
+    with pytest.raises(ConfigError) as caught:
+        compute(many_heads)
+    assert caught.value.field == "num_heads"
+    assert "16 heads × 2048 queries × 2048 keys is 67,108,864 attention weights" in str(
+        caught.value
+    )
+    rows = tuple((0.1,) for _ in range(8192))
+    one_head = config(tokens=tuple(f"t{i}" for i in range(8192)), embeddings=rows)
+    with pytest.raises(ConfigError) as caught:
+        compute(one_head)
+    assert caught.value.field == "tokens"
+    assert str(caught.value).startswith("8192 queries × 8192 keys")
+
+
+def test_the_largest_benchmarked_size_is_allowed():
+    rows = tuple((0.1, 0.2) for _ in range(1024))
+    cfg = config(tokens=tuple(f"t{i}" for i in range(1024)), embeddings=rows, num_heads=16)
+    assert cfg.problems() == []
