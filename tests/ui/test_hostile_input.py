@@ -1,0 +1,192 @@
+"""Hostile input, fed to the whole window: it stays up, says what was wrong, loses nothing.
+
+The table model's own refusals (text, NaN, ±inf, 1e308, empty cells, bad pastes) are tested in
+test_embedding_editor.py; here the same values go in the way a user types them, next to the
+controls, token names from any script, and every impossible combination of controls.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+
+from attn_explorer.engine import compute
+
+from .conftest import assert_shows
+
+# The offscreen platform has no window manager; these are not the app's warnings.
+OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"
+pytestmark = [
+    pytest.mark.qt_log_level_fail("WARNING"),
+    pytest.mark.qt_log_ignore(OFFSCREEN_NOISE),
+]
+
+
+def type_into(qtbot, spin, text: str) -> None:
+    """Select all of a spin box's text, type `text` and press Enter, as a user would."""
+    spin.setFocus()
+    spin.lineEdit().selectAll()
+    qtbot.keyClicks(spin.lineEdit(), text)
+    qtbot.keyClick(spin.lineEdit(), Qt.Key.Key_Return)
+    spin.clearFocus()  # leaving the box fixes up what was typed
+
+
+@pytest.mark.parametrize("text", ["abc", "nan", "inf", "-inf", "1e308", "", "-5", "99999999"])
+@pytest.mark.parametrize("control", ["seed", "d_out", "heads", "dropout", "temperature"])
+def test_a_control_refuses_what_it_cannot_hold(window, wait_settled, qtbot, control, text):
+    pair = getattr(window.controls, control)
+    before = window.doc.controls
+    type_into(qtbot, pair.spin, text)
+    low, high = pair.spin.minimum(), pair.spin.maximum()
+    assert low <= pair.value() <= high
+    wait_settled(window)
+    after = window.doc.controls
+    changed = {name for name in before.names() if getattr(before, name) != getattr(after, name)}
+    assert changed <= {{"heads": "num_heads"}.get(control, control)}  # nothing else moved
+    assert np.isfinite(window.trace.context).all()
+    assert_shows(window)
+
+
+NAMES = {
+    "emoji": "😀",
+    "emoji-sequence": "🧑‍🏫 teacher",
+    "hebrew": "שלום",
+    "arabic": "مرحبا بالعالم",
+    "newline": "line\nbreak",
+    "tab": "tab\there",
+    "long": "a" * 300,
+    "markup": "<b>x</b>",
+}
+
+
+@pytest.mark.parametrize("name", NAMES.values(), ids=NAMES.keys())
+def test_any_token_name_is_computed_and_labelled(window, wait_settled, name):
+    model = window.doc.queries
+    assert model.setData(model.index(1, 0), name)
+    wait_settled(window)
+    assert window.trace.config.tokens[1] == name
+    assert model.data(model.index(1, 0)) == name
+    scores = window.board.views["scores"].plot
+    label = scores._shown_ticks[0][1]  # row labels: query tokens
+    assert "\n" not in label  # a label stays on one line
+    shown = label.replace("↵", "\n").replace("⇥", "\t")
+    assert shown == name or (shown.endswith("…") and name.startswith(shown[:-1]))
+    assert_shows(window)
+    hover = window.board.explain_cell(scores, 1, 0)
+    assert hover and "nan" not in hover.lower()
+
+
+def test_one_token_attends_to_itself(window, wait_settled):
+    model = window.doc.queries
+    model.remove_tokens(list(range(1, model.rowCount())))
+    wait_settled(window)
+    assert window.trace.config.n_q == 1
+    np.testing.assert_array_equal(window.board.views["weights"].plot.matrix, [[1.0]])
+    assert_shows(window)
+
+
+def test_zero_tokens_is_explained_and_undone(window, wait_settled, qtbot):
+    model = window.doc.queries
+    before = model.sequence()
+    shown = window.trace
+    model.remove_tokens(list(range(model.rowCount())))
+    qtbot.waitUntil(lambda: "no tokens" in window.editor.error.text())
+    assert window.trace is shown  # the last good picture stays
+    assert "no tokens" in window.status_text.text()
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert model.sequence() == before  # nothing entered was lost
+    assert window.editor.error.text() == ""
+
+
+def test_the_remove_button_keeps_the_last_token(window):
+    window.editor.query_table.selectAll()
+    window.editor.actions["remove_token"].trigger()
+    assert window.doc.queries.rowCount() == 6
+    assert "At least one token must stay" in window.editor.error.text()
+
+
+def test_a_ten_thousand_row_paste_is_refused_with_a_message(window, qtbot):
+    before = window.doc.queries.sequence()
+    block = "\n".join(f"t{i}\t1\t2\t3" for i in range(10_000))
+    QGuiApplication.clipboard().setText(block)
+    window.editor.query_table.setCurrentIndex(window.doc.queries.index(0, 0))
+    window.editor.query_table.paste()
+    assert "10,000 rows" in window.editor.error.text()
+    assert window.doc.queries.sequence() == before
+
+
+def test_a_long_paste_is_computed(window, wait_settled):
+    block = "\n".join(
+        f"t{i}\t{i % 7 / 7:.3f}\t{i % 5 / 5:.3f}\t{i % 3 / 3:.3f}" for i in range(300)
+    )
+
+    window.editor.query_table.setCurrentIndex(window.doc.queries.index(0, 0))
+    window.editor.query_table.paste(block)
+    wait_settled(window)
+    assert window.trace.config.n_q == 300
+    assert_shows(window)
+
+
+def test_values_at_the_edge_of_float32_are_refused_by_the_engine_not_drawn(window, qtbot):
+    model = window.doc.queries
+    shown = window.trace
+    for col in (1, 2, 3):
+        assert model.setData(model.index(0, col), "3e38")
+    qtbot.waitUntil(lambda: "overflowed float32" in window.status_text.text(), timeout=20_000)
+    assert window.trace is shown
+    assert model.data(model.index(0, 1)) == "3e+38"  # what was typed is kept, to be fixed
+
+
+CHOICES = {
+    "projection": ["none", "rand", "linear"],
+    "head_layout": ["stacked", "split"],
+    "num_heads": [1, 3, 4],
+    "d_out": [1, 4, 6],
+    "causal": [False, True],
+    "cross": [False, True],
+}
+
+
+def set_controls(window, values: dict) -> None:
+    c = window.controls
+    c.projection.setCurrentIndex(c.projection.findData(values["projection"]))
+    c.layout_box.setCurrentIndex(c.layout_box.findData(values["head_layout"]))
+    c.heads.spin.setValue(values["num_heads"])
+    c.d_out.spin.setValue(values["d_out"])
+    c.causal.setChecked(values["causal"])
+    c.cross.setChecked(values["cross"])
+
+
+def test_every_combination_of_controls_computes_or_is_explained(window, wait_settled, qtbot):
+    """All 216 combinations, including every impossible one: each is drawn or explained."""
+    kv = window.doc.kv
+    kv.remove_tokens([0, 1])  # four keys for six queries: causal cross-attention is impossible
+    explained = 0
+    for combo in itertools.product(*CHOICES.values()):
+        values = dict(zip(CHOICES, combo, strict=True))
+        set_controls(window, values)
+        for name, value in values.items():
+            assert getattr(window.doc.controls, name) == value  # no control moved another
+        config = window.doc.config()
+        problems = config.problems()
+        if not problems:
+            wait_settled(window)
+            assert window.trace.config == config
+            continue
+        explained += 1
+        qtbot.waitUntil(lambda p=problems: window.status_text.text() == p[0].message)
+        assert window.trace is not None and window.trace.config.problems() == []
+        for problem in problems:
+            label = window.controls.errors.get(problem.field)
+            assert label is not None and problem.message in label.text()
+            assert label.isVisible()
+    assert explained > 50
+    # Back to a possible config: the error lines clear and the picture follows.
+    possible = dict(projection="linear", head_layout="split", num_heads=3, d_out=6)
+    set_controls(window, {**possible, "causal": False, "cross": True})
+    wait_settled(window)
+    assert all(not label.isVisible() for label in window.controls.errors.values())
+    np.testing.assert_array_equal(window.trace.context, compute(window.doc.config()).context)
