@@ -21,6 +21,7 @@ from PySide6.QtGui import (
     QFont,
     QFontMetricsF,
     QImage,
+    QLinearGradient,
     QPainter,
     QPen,
 )
@@ -230,6 +231,8 @@ class ColorBar(pg.GraphicsWidget):
         self.levels = (0.0, 1.0)
         self.font = QFont()
         self.font.setPointSizeF(8.5)
+        self._line = QFontMetricsF(self.font).height()
+        self._gradient: tuple[QRectF, QBrush] | None = None
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
         self.set_colormap(cmap)
         self.set_levels(0.0, 1.0)
@@ -237,6 +240,7 @@ class ColorBar(pg.GraphicsWidget):
     def set_colormap(self, cmap: pg.ColorMap) -> None:
         lut = cmap.getLookupTable(nPts=self.BANDS, alpha=False)
         self._colors = [QColor(int(r), int(g), int(b)) for r, g, b in lut]
+        self._gradient = None
         self.update()
 
     def set_levels(self, lo: float, hi: float, labels: Sequence[str] | None = None) -> None:
@@ -257,33 +261,41 @@ class ColorBar(pg.GraphicsWidget):
         self.update()
 
     def bar_rect(self) -> QRectF:
-        height = QFontMetricsF(self.font).height()
-        rect = self.rect()
-        return QRectF(2, rect.top() + height / 2, self.BAR_PX, max(rect.height() - height, 1))
+        rect, line = self.rect(), self._line
+        return QRectF(2, rect.top() + line / 2, self.BAR_PX, max(rect.height() - line, 1))
+
+    def _bands(self, bar: QRectF) -> QBrush:
+        """The colour map as a gradient of hard-edged bands, low values at the bottom.
+
+        One gradient fill instead of a rectangle per band: the bar repaints on every slider
+        move (its labels change), and it stays vector in SVG and PDF.
+        """
+        if self._gradient is None or self._gradient[0] != bar:
+            gradient = QLinearGradient(bar.left(), bar.bottom(), bar.left(), bar.top())
+            stops = []
+            for i, color in enumerate(self._colors):
+                stops += [(i / self.BANDS, color), ((i + 1) / self.BANDS, color)]
+            gradient.setStops(stops)
+            self._gradient = (QRectF(bar), QBrush(gradient))
+        return self._gradient[1]
 
     def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
         bar = self.bar_rect()
-        band = bar.height() / self.BANDS
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        for i, color in enumerate(self._colors):  # low values at the bottom
-            top = bar.bottom() - (i + 1) * band
-            painter.fillRect(QRectF(bar.left(), top, bar.width(), band + 0.6), color)
+        painter.fillRect(bar, self._bands(bar))
         painter.setPen(QPen(QColor("#555555"), 0))
         painter.drawRect(bar)
         painter.setFont(self.font)
         painter.setPen(QColor("#222222"))
         lo, hi = self.levels
         span = hi - lo if hi != lo else 1.0
-        metrics = QFontMetricsF(self.font)
+        line = self._line
+        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
         for value, text in self.ticks:
             y = bar.bottom() - (value - lo) / span * bar.height()
             painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y))
-            painter.drawText(
-                QRectF(bar.right() + 6, y - metrics.height() / 2, 200, metrics.height()),
-                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                text,
-            )
+            painter.drawText(QRectF(bar.right() + 6, y - line / 2, 200, line), align, text)
         painter.restore()
 
 
