@@ -317,12 +317,21 @@ def resident_mb() -> float:
     return float("nan")
 
 
+WARM_UP_EDITS = 2000
+
+
 def run_soak(edits: int, seed: int = 0) -> dict:
-    """Random control and cell edits, as a restless user would make them."""
+    """Random control and cell edits, as a restless user would make them.
+
+    Every 500 edits, resident memory is read twice: at once (`memory_mb`), and after the
+    user pauses for 1.5 s (`memory_at_rest_mb`), when the engine thread has handed freed
+    memory back to the system.
+    """
     import random
 
-    from PySide6.QtCore import QEventLoop, qInstallMessageHandler
+    from PySide6.QtCore import QEventLoop, QTimer, qInstallMessageHandler
 
+    from .bridge import TRIM_DELAY_MS
     from .ui.app import create_app
     from .ui.main_window import MainWindow
 
@@ -333,31 +342,59 @@ def run_soak(edits: int, seed: int = 0) -> dict:
     window.resize(1500, 940)
     window.show()
     rng = random.Random(seed)
-    controls = window.controls
-    memory = []
+    memory: list[tuple[int, float]] = []
+    at_rest: list[tuple[int, float]] = []
     actions = soak_actions(window, rng)
+
+    def read(done: int) -> None:
+        while window.bridge.busy:
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+        memory.append((done, resident_mb()))
+        pause = QEventLoop()
+        QTimer.singleShot(TRIM_DELAY_MS + 500, pause.quit)
+        pause.exec()
+        at_rest.append((done, resident_mb()))
+
     for i in range(edits):
+        if i % 500 == 0:
+            read(i)
         rng.choice(actions)()
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 2)
-        if i % 500 == 0:
-            while window.bridge.busy:
-                app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
-            memory.append((i, resident_mb()))
-    while window.bridge.busy:
-        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
-    memory.append((edits, resident_mb()))
-    del controls
+    read(edits)
     window.doc.undo_stack.setClean()
     window.close()
-    warm = memory[min(2, len(memory) - 1)][1]
+    # Warm-up: the undo history (1,000 steps) and the engine's parameter cache fill during the
+    # first 2,000 edits; memory after that must stay flat.
+    warm_edits = min(WARM_UP_EDITS, edits // 2)
+    warm = next(mb for i, mb in memory if i >= warm_edits)
+    warm_rest = next(mb for i, mb in at_rest if i >= warm_edits)
     ignorable = ("does not support propagateSizeHints", "does not support raise")
     real_warnings = [w for w in warnings if not any(s in w for s in ignorable)]
     return {
         "edits": edits,
         "memory_mb": memory,
+        "memory_at_rest_mb": at_rest,
+        "warm_up_edits": warm_edits,
         "growth_after_warmup_mb": memory[-1][1] - warm,
+        "growth_at_rest_after_warmup_mb": at_rest[-1][1] - warm_rest,
         "qt_warnings": real_warnings[:20],
     }
+
+
+def run_soak_fresh(edits: int) -> dict:
+    """`run_soak` in a new process, so memory freed by the runs before it does not count."""
+    code = (
+        "import json; from attn_explorer.bench import run_soak; "
+        f"print(json.dumps(run_soak({edits})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen")),
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def soak_actions(window: object, rng: object) -> list:
@@ -464,12 +501,14 @@ def main(argv: list[str] | None = None) -> int:
                 f"{row['final_picture_equals_compute']}"
             )
     if args.soak:
-        report["soak"] = run_soak(args.soak)
+        report["soak"] = run_soak_fresh(args.soak)
         soak = report["soak"]
         print(
             f"\nsoak {soak['edits']} edits: resident memory {soak['memory_mb'][0][1]:.0f} → "
-            f"{soak['memory_mb'][-1][1]:.0f} MB, growth after warm-up "
-            f"{soak['growth_after_warmup_mb']:.1f} MB, Qt warnings: {len(soak['qt_warnings'])}"
+            f"{soak['memory_mb'][-1][1]:.0f} MB; growth after {soak['warm_up_edits']} edits of "
+            f"warm-up {soak['growth_after_warmup_mb']:.1f} MB, at rest "
+            f"{soak['growth_at_rest_after_warmup_mb']:.1f} MB; "
+            f"Qt warnings: {len(soak['qt_warnings'])}"
         )
     if args.startup:
         report["startup"] = run_startup()

@@ -12,9 +12,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from .engine import AttentionConfig, ConfigError, Trace
+from .memory import release_freed_memory
+
+# After the last trace is dropped, how long the engine thread waits before handing freed
+# memory back to the system (so a slider drag trims once, when it pauses).
+TRIM_DELAY_MS = 1000
 
 
 @dataclass(frozen=True)
@@ -38,10 +43,30 @@ class _Worker(QObject):
 
     done = Signal(object)  # Result | Failure
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._trim_timer: QTimer | None = None
+        self.trims = 0  # how often freed memory was handed back (read by the tests)
+
     @Slot(object)
     def drop(self, _trace: object) -> None:
         """Receives a trace the window no longer shows, so that freeing its arrays (hundreds of
-        megabytes for 1024 tokens × 16 heads) happens on this thread, not the UI's."""
+        megabytes for 1024 tokens × 16 heads) happens on this thread, not the UI's.
+
+        The trace is freed when this slot's event is, just after it returns; the memory goes
+        back to the system once the drops pause.
+        """
+        if self._trim_timer is None:  # made here, so that it lives on the engine thread
+            self._trim_timer = QTimer(self)
+            self._trim_timer.setSingleShot(True)
+            self._trim_timer.setInterval(TRIM_DELAY_MS)
+            self._trim_timer.timeout.connect(self._trim)
+        self._trim_timer.start()
+
+    @Slot()
+    def _trim(self) -> None:
+        if release_freed_memory():
+            self.trims += 1
 
     @Slot(int, object, bool)
     def run(self, generation: int, config: AttentionConfig, compare: bool) -> None:

@@ -46,8 +46,9 @@ class Parameters:
 
 
 # The cache is bounded by size, not by count: 64 entries are kilobytes at the tutorials' size
-# but most of a gigabyte with 1024-wide embeddings and 16 heads.
-CACHE_BYTES = 64 * 2**20
+# but most of a gigabyte with 1024-wide embeddings and 16 heads. A slider that leaves the
+# structure alone needs only the newest entry; 16 MB keeps hundreds at the tutorials' size.
+CACHE_BYTES = 16 * 2**20
 _cache: OrderedDict[tuple, Parameters] = OrderedDict()
 _cache_bytes = 0
 _cache_lock = threading.Lock()

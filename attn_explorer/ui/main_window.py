@@ -126,6 +126,7 @@ class MainWindow(QMainWindow):
         # the learner sees the window first. A window never painted starts after a second.
         self._engine_started = False
         QTimer.singleShot(1000, self._start_engine)
+        self._status(_tr("Starting the engine (loading PyTorch)…"))
 
     # ------------------------------------------------------------------ menus
     def _build_menus(self) -> None:

@@ -5,6 +5,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from attn_explorer.engine import compute
+from attn_explorer.ui.main_window import MainWindow
 
 from .conftest import assert_shows
 
@@ -14,6 +15,17 @@ def test_first_picture_is_the_default_example(window):
     np.testing.assert_allclose(weights[1, :2], [0.4833, 0.5167], atol=1e-4)
     assert window.board.views["scores"].plot.shown.name == "masked_scores"
     assert_shows(window)
+
+
+def test_the_status_bar_says_the_engine_is_starting_until_the_first_picture(qtbot):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    assert win.status_text.text() == "Starting the engine (loading PyTorch)…"
+    with qtbot.waitSignal(win.firstPicture, timeout=30_000):
+        win.show()
+    assert win.status_text.text().startswith("linear · d_out 2")
+    win.close()
+    assert not win.bridge.is_running()
 
 
 @pytest.mark.parametrize(

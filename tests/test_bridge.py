@@ -1,0 +1,49 @@
+"""The engine thread: newest request wins, and dropped traces are freed there, then trimmed."""
+
+from dataclasses import replace
+
+import pytest
+
+from attn_explorer import bridge as bridge_module
+from attn_explorer.engine import compute, preset
+from attn_explorer.memory import release_freed_memory
+
+
+@pytest.fixture
+def bridge(qapp, monkeypatch):
+    monkeypatch.setattr(bridge_module, "TRIM_DELAY_MS", 100)
+    b = bridge_module.EngineBridge()
+    yield b
+    b.shutdown()
+    assert not b.is_running()
+
+
+def test_only_the_newest_of_a_burst_is_delivered(bridge, qtbot):
+    config = preset("v1").config
+    delivered = []
+    bridge.computed.connect(delivered.append)
+    with qtbot.waitSignal(
+        bridge.computed, timeout=30_000, check_params_cb=lambda r: r.trace.config.seed == 49
+    ):
+        for seed in range(50):
+            bridge.request(replace(config, seed=seed))
+    qtbot.waitUntil(lambda: not bridge.busy)
+    # Seed 0 went straight to the idle worker; 1 to 48 were replaced while it ran; seed 0's
+    # result was stale when it arrived.
+    assert [r.trace.config.seed for r in delivered] == [49]
+    assert bridge.computations == 2
+    assert (
+        delivered[-1].trace.context.tolist() == compute(replace(config, seed=49)).context.tolist()
+    )
+
+
+@pytest.mark.skipif(not release_freed_memory(), reason="no malloc_trim in this C library")
+def test_a_burst_of_dropped_traces_trims_once_when_it_pauses(bridge, qtbot):
+    trace = compute(preset("mha").config)
+    for _ in range(20):
+        bridge.release(trace)
+    qtbot.waitUntil(lambda: bridge._worker.trims == 1, timeout=5_000)
+    qtbot.wait(300)
+    assert bridge._worker.trims == 1
+    bridge.release(trace)
+    qtbot.waitUntil(lambda: bridge._worker.trims == 2, timeout=5_000)
