@@ -10,9 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import fields, replace
+from typing import TYPE_CHECKING
 
 from .engine import PRESETS, STEP_KEYS, preset
 from .state import Controls, ExplorerState, default_state, random_sequence
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 
 class UsageError(Exception):
@@ -136,16 +140,32 @@ def gui_main(argv: list[str]) -> int:
     if args.all_heads:
         window.board.show_all_heads(True)
     window.show()
-    if args.screenshot:
-        from .ui.screenshot import save_when_drawn
+    try:
+        if args.screenshot:
+            from .ui.screenshot import save_when_drawn
 
-        return save_when_drawn(app, window, args.screenshot)
-    if args.report_startup:
-        from .ui.screenshot import report_startup
+            return save_when_drawn(app, window, args.screenshot)
+        if args.report_startup:
+            from .ui.screenshot import report_startup
 
-        return report_startup(app, window)
-    status = app.exec()
-    return status
+            return report_startup(app, window)
+        return app.exec()
+    finally:
+        _dispose(window)
+
+
+def _dispose(window: QWidget) -> None:
+    """Destroy the window's widgets now, while Python is whole.
+
+    Left to the interpreter's exit, PySide tears the widget tree down after Python has begun
+    finalizing; a graphics item's Python override then runs in a half-dead interpreter and the
+    process dies with a segmentation fault (seen after the step-through was shown).
+    """
+    import shiboken6
+
+    window.close()
+    if shiboken6.isValid(window):
+        shiboken6.delete(window)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,6 +30,15 @@ def test_screenshot_of_a_preset(tmp_path):
     assert (image.width(), image.height()) == (1280, 800)
 
 
+def test_a_step_through_screenshot_exits_cleanly(tmp_path):
+    """The step-through's widgets once crashed the process as Python shut down (exit 139)."""
+    for stage in ("softmax", "mask", "concat"):
+        out = tmp_path / f"{stage}.png"
+        done = run_main("--screenshot", str(out), "--preset", "mha", "--stage", stage)
+        assert done.returncode == 0, (stage, done.returncode, done.stderr[-500:])
+        assert out.exists()
+
+
 def test_screenshot_with_many_tokens_and_heads(tmp_path):
     out = tmp_path / "big.png"
     done = run_main(
