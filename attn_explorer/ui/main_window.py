@@ -60,6 +60,8 @@ class MainWindow(QMainWindow):
         self._pictures = 0
         self._latest: Result | None = None
         self._draw_scheduled = False
+        self._turn_edited = False  # an edit was sent to the engine in this event-loop turn
+        self._recompute_pending = False  # and more edits came after it
         self._requested_at = 0.0
 
         self.controls = ControlsPanel(self.doc)
@@ -109,7 +111,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.time_text)
 
         self._build_menus()
-        self.doc.changed.connect(self.recompute)
+        self.doc.changed.connect(self._edited)
         self.bridge.computed.connect(self._result_arrived)
         self.bridge.failed.connect(self._show_failure)
         self.board.querySelected.connect(self._query_chosen)
@@ -195,6 +197,29 @@ class MainWindow(QMainWindow):
         )
 
     # ------------------------------------------------------------------ the engine round trip
+    def _edited(self) -> None:
+        """Recompute at once for the first edit of an event-loop turn, and once more at the
+        turn's end if more edits came in it.
+
+        A single move reaches the engine without delay; a burst (a paste, a fast drag, a
+        scripted sweep) is checked and sent once per turn instead of once per change, which
+        would cost the UI thread more than the engine spends.
+        """
+        if self._turn_edited:
+            self._recompute_pending = True
+            return
+        self._turn_edited = True
+        QTimer.singleShot(0, self._turn_ended)
+        if self._engine_started:
+            self.recompute()
+
+    def _turn_ended(self) -> None:
+        self._turn_edited = False
+        if self._recompute_pending:
+            self._recompute_pending = False
+            if self._engine_started:
+                self.recompute()
+
     def recompute(self) -> None:
         """Send the document's config to the engine, or explain why it cannot be computed."""
         config = self.doc.config()

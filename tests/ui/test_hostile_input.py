@@ -177,7 +177,8 @@ def test_every_combination_of_controls_computes_or_is_explained(window, wait_set
             assert window.trace.config == config
             continue
         explained += 1
-        qtbot.waitUntil(lambda p=problems: window.status_text.text() == p[0].message)
+        qtbot.waitUntil(lambda p=problems: window.problems == p)
+        assert window.status_text.text() == problems[0].message
         assert window.trace is not None and window.trace.config.problems() == []
         for problem in problems:
             label = window.controls.errors.get(problem.field)

@@ -134,13 +134,27 @@ def test_rapid_moves_coalesce_and_end_on_the_last_config(window, wait_settled, q
     assert_shows(window)
 
 
-def test_impossible_combination_is_explained_and_the_picture_stays(window, wait_settled):
+def test_edits_within_one_event_loop_turn_are_sent_once_more_at_its_end(window, wait_settled):
+    """The first edit goes to the engine at once; the rest of a same-turn burst, once."""
+    generation = window.bridge.generation
+    window.controls.seed.spin.setValue(500)
+    assert window.bridge.generation == generation + 1  # no waiting for the first
+    for seed in range(501, 600):
+        window.controls.seed.spin.setValue(seed)
+    assert window.bridge.generation == generation + 1
+    wait_settled(window)
+    assert window.bridge.generation == generation + 2
+    assert window.trace.config.seed == 599
+    assert_shows(window)
+
+
+def test_impossible_combination_is_explained_and_the_picture_stays(window, wait_settled, qtbot):
     window.controls.layout_box.setCurrentIndex(window.controls.layout_box.findData("split"))
     window.controls.d_out.spin.setValue(5)
     wait_settled(window)
     window.controls.heads.spin.setValue(2)
     error = window.controls.errors["num_heads"]
-    assert error.isVisible()
+    qtbot.waitUntil(error.isVisible)
     assert "d_out 5 cannot be split into 2 heads" in error.text()
     assert "d_out 5 cannot be split" in window.status_text.text()
     shown = window.trace
