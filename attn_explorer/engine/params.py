@@ -75,10 +75,12 @@ def parameters_for(config: AttentionConfig) -> Parameters:
     params = _draw(*key)
     size = params.nbytes()
     with _cache_lock:
-        if key not in _cache and size <= CACHE_BYTES:
+        if key not in _cache:
             _cache[key] = params
             _cache_bytes += size
-            while _cache_bytes > CACHE_BYTES:
+            # The newest entry always stays, however big: a slider that keeps the structure
+            # (temperature, an embedding value) must not redraw the largest parameters.
+            while _cache_bytes > CACHE_BYTES and len(_cache) > 1:
                 _, oldest = _cache.popitem(last=False)
                 _cache_bytes -= oldest.nbytes()
     return params

@@ -268,13 +268,16 @@ class ColorBar(pg.GraphicsWidget):
         """The colour map as a gradient of hard-edged bands, low values at the bottom.
 
         One gradient fill instead of a rectangle per band: the bar repaints on every slider
-        move (its labels change), and it stays vector in SVG and PDF.
+        move (its labels change), and it stays vector in SVG and PDF. Qt merges stops at equal
+        positions, so each band ends a hair before the next begins.
         """
         if self._gradient is None or self._gradient[0] != bar:
             gradient = QLinearGradient(bar.left(), bar.bottom(), bar.left(), bar.top())
             stops = []
+            bands = len(self._colors)
             for i, color in enumerate(self._colors):
-                stops += [(i / self.BANDS, color), ((i + 1) / self.BANDS, color)]
+                end = (i + 1) / bands if i == bands - 1 else (i + 1) / bands - 1e-6
+                stops += [(i / bands, color), (end, color)]
             gradient.setStops(stops)
             self._gradient = (QRectF(bar), QBrush(gradient))
         return self._gradient[1]
@@ -702,7 +705,11 @@ class MatrixPlot(pg.GraphicsLayout):
         self.set_highlight(self._highlight)
 
     def clear(self) -> None:
+        """Show nothing, and let go of every array shown (they may be views of a whole trace)."""
         self.matrix = None
+        self.hidden = self._hidden_given = None
+        self._request = None
+        self.shown = None
         self.image.clear()
         self.cells.clear()
         self.set_labels((), ())

@@ -245,6 +245,8 @@ class MatrixBoard(QWidget):
                 plot.cellClicked.connect(lambda r, c, p=plot: self._clicked(p, r, c))
                 self._grid_pool.append(plot)
             self.grid_plots = self._grid_pool[:heads]
+            for plot in self._grid_pool[heads:]:
+                plot.clear()  # not shown: must not keep the old trace's arrays alive
             columns = math.ceil(math.sqrt(heads))
             for h, plot in enumerate(self.grid_plots):
                 self.grid.addItem(plot, row=h // columns, col=h % columns)

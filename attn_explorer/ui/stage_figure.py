@@ -113,6 +113,8 @@ class StageFigure(pg.GraphicsLayout):
 
     def _rebuild(self, panels: list[Panel]) -> None:
         self.clear()
+        for plot in self._pool:
+            plot.clear()  # a plot left out must not keep the old trace's arrays alive
         self.plots = []
         inputs = [p for p in panels if not p.output]
         outputs = [p for p in panels if p.output]

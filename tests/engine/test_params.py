@@ -38,3 +38,12 @@ def test_an_evicted_structure_is_drawn_again_identically():
         params_module.parameters_for(wide_config(seed))
     assert torch.equal(params_module.parameters_for(config).w_query, weights)
     np.testing.assert_array_equal(compute(config).context, before)
+
+
+def test_the_newest_entry_stays_even_when_it_is_bigger_than_the_budget(monkeypatch):
+    monkeypatch.setattr(params_module, "CACHE_BYTES", 1)
+    first = params_module.parameters_for(wide_config(2000))
+    assert params_module.parameters_for(wide_config(2000)) is first  # not drawn again
+    second = params_module.parameters_for(wide_config(2001))
+    assert params_module.cached_bytes() == second.nbytes()  # only the newest is kept
+    assert params_module.parameters_for(wide_config(2000)) is not first

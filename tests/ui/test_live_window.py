@@ -211,6 +211,8 @@ def test_all_heads_grid_reuses_its_plots_as_the_head_count_changes(window, wait_
             assert plot.scene() is window.board.grid.scene()
             np.testing.assert_array_equal(plot.matrix, expected.weights[h])
     assert len(made) == 6
+    unplaced = [p for p in window.board._grid_pool if p not in window.board.grid_plots]
+    assert unplaced and all(p.matrix is None and p.shown is None for p in unplaced)
 
 
 def test_hover_explains_and_click_follows_a_query(window):

@@ -49,6 +49,9 @@ def test_revisiting_stages_reuses_the_plots(window, wait_settled, steps):
         steps.set_stage(key)
         assert all(plot in pool for plot in steps.figure.plots)
     assert steps.figure._pool == pool
+    steps.set_stage("scale")  # two matrices: the rest of the pool must let go of its arrays
+    unplaced = [p for p in pool if p not in steps.figure.plots]
+    assert unplaced and all(p.matrix is None and p.hidden is None for p in unplaced)
 
 
 def test_stage_shapes_are_in_the_titles(window, steps):
