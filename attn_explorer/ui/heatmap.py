@@ -761,7 +761,7 @@ class MatrixPlot(pg.GraphicsLayout):
         line = QFontMetricsF(QFont()).height()
         if _widest(cols) <= cell_width:
             angle, col_stride = 0, 1
-        elif cell_width >= 1.5 * line:
+        elif cell_width >= 1.5 * line and _slanted_fits(cols[-1], cell_width):
             angle, col_stride = 45, 1
         else:
             angle, col_stride = 90, max(1, math.ceil(line * 1.1 / max(cell_width, 1e-6)))
@@ -812,6 +812,13 @@ def _coarse(value: float) -> str:
     if abs(value) >= 1000:
         return f"{value:.1e}"
     return f"{value:.2f}"
+
+
+def _slanted_fits(last: str, cell_width: float) -> bool:
+    """Whether the last column's label, slanted at 45°, stays above the matrix: it leans right
+    from its cell's centre, and what passes the matrix's right edge would be cut off."""
+    reach = QFontMetricsF(QFont()).horizontalAdvance(display_token(last)) * math.cos(math.pi / 4)
+    return reach <= cell_width / 2 + 6
 
 
 def _widest(labels: Sequence[str]) -> float:

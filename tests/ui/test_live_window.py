@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF
 
 from attn_explorer.engine import compute
 from attn_explorer.ui.main_window import MainWindow
@@ -231,6 +232,22 @@ def test_hover_explains_and_click_follows_a_query(window):
 def test_every_token_is_labelled_at_tutorial_size(window):
     rows, cols = window.board.views["weights"].plot.tick_labels
     assert rows == cols == ["Your", "journey", "starts", "with", "one", "step"]
+
+
+def test_no_column_label_is_cut_off_at_the_right(window, qtbot):
+    """A slanted label leans right of its column; the last must end inside its axis, whose
+    cached picture clips anything beyond (the narrow mask view once showed "ste")."""
+    window.resize(1500, 900)
+    qtbot.wait(50)
+    width_of = QFontMetricsF(QFont()).horizontalAdvance
+    for key, view in window.board.views.items():
+        plot = view.plot
+        axis = plot.top_axis
+        assert axis.labels, key
+        position, text = axis.labels[-1]
+        x = axis.mapFromScene(plot.view.mapViewToScene(QPointF(position, 0))).x()
+        reach = {0: width_of(text) / 2, 45: width_of(text) * 0.7072, 90: 8}[axis.angle]
+        assert x + reach <= axis.boundingRect().right() + 2, (key, axis.angle, text)
 
 
 def test_labels_thin_out_for_long_sequences(window, wait_settled):
