@@ -15,7 +15,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..engine import AttentionConfig
-from ..state import MAX_DIMS, Controls, ExplorerState, TokenSequence, ViewState
+from ..state import MAX_DIMS, Controls, ExplorerState
 from .embedding_model import EmbeddingTableModel
 
 MERGE_SECONDS = 1.0
@@ -103,10 +103,6 @@ class Document(QObject):
         self.controlsChanged.emit()
         self.changed.emit()
 
-    def set_cross(self, enabled: bool) -> None:
-        """Turn cross-attention on or off; the key/value table is kept either way."""
-        self.set_control("cross", enabled)
-
     def reset(self, state: ExplorerState) -> None:
         """Start over from `state` (an opened file): no undo history, nothing unsaved."""
         self.undo_stack.clear()
@@ -154,13 +150,6 @@ class Document(QObject):
     def set_view(self, **changes: object) -> None:
         """Remember where the learner looks (not an edit: no undo step, no recompute)."""
         self.view = replace(self.view, **changes)
-
-    @property
-    def view_state(self) -> ViewState:
-        return self.view
-
-    def sequence_for(self, which: str) -> TokenSequence:
-        return (self.queries if which == "queries" else self.kv).sequence()
 
 
 class _ControlsCommand(QUndoCommand):

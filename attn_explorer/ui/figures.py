@@ -23,9 +23,9 @@ from PySide6.QtWidgets import QApplication
 
 from ..describe import config_summary
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace
-from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel, levels_for
+from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel
 from .stage_figure import StageFigure
-from .trace_plots import hidden_cells, kind_of, show_array
+from .trace_plots import kind_of, shared_levels, show_array
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
 PNG_SCALES = (1, 2, 4)
@@ -137,12 +137,7 @@ def _all_heads(
         _title(f"<b>{info.title}</b> · all {trace.heads} heads · {summary}"), 0, 0, 1, columns + 1
     )
     kind = kind_of(name)
-    hidden = hidden_cells(trace, name)
-    values = trace[name]
-    if hidden is not None:
-        values = values.astype("float32").copy()
-        values[:, hidden] = float("nan")
-    levels = levels_for(kind, values)
+    levels = shared_levels(trace, name)
     plots = []
     for h in range(trace.heads):
         plot = MatrixPlot(colorbar=False, title_size="10pt")

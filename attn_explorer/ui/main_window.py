@@ -62,7 +62,6 @@ class MainWindow(QMainWindow):
         self._draw_scheduled = False
         self._turn_edited = False  # an edit was sent to the engine in this event-loop turn
         self._recompute_pending = False  # and more edits came after it
-        self._requested_at = 0.0
 
         self.controls = ControlsPanel(self.doc)
         self.editor = EmbeddingEditor(self.doc)
@@ -145,7 +144,6 @@ class MainWindow(QMainWindow):
         redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         edit.addAction(undo)
         edit.addAction(redo)
-        self.undo_action, self.redo_action = undo, redo
         edit.addSeparator()
         for action in self.editor.actions.values():
             edit.addAction(action)
@@ -170,7 +168,6 @@ class MainWindow(QMainWindow):
         next_head.setShortcut(QKeySequence("Ctrl+]"))
         next_head.triggered.connect(lambda: self.board.set_head(self.board.head + 1))
         view.addActions([prev_head, next_head])
-        self.view_menu = view
 
         examples = self.menuBar().addMenu(_tr("E&xamples"))
         for name, preset in PRESETS.items():
@@ -233,7 +230,6 @@ class MainWindow(QMainWindow):
             self._status(self.problems[0].message, error=True)
             self.problemsShown.emit()
             return
-        self._requested_at = time.perf_counter()
         self.bridge.request(config, self._wants_comparison(config))
 
     def paintEvent(self, event: object) -> None:
@@ -287,7 +283,8 @@ class MainWindow(QMainWindow):
         start = time.perf_counter()
         previous, self.trace = self.trace, result.trace
         self.board.set_trace(result.trace)
-        self.stepper.set_trace(result.trace, config_summary(result.trace.config))
+        summary = config_summary(result.trace.config)
+        self.stepper.set_trace(result.trace, summary)
         self.bridge.release(previous)  # freed on the engine thread
         del previous
         drawn = time.perf_counter()
@@ -297,7 +294,7 @@ class MainWindow(QMainWindow):
                 result.seconds * 1e3, (drawn - start) * 1e3
             )
         )
-        self._status(config_summary(result.trace.config))
+        self._status(summary)
         self.traceShown.emit(result.trace)
         self._pictures += 1
         if self._pictures == 1:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QFont
@@ -26,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine import ARRAY_INFO, Trace, explain
-from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, MatrixView, levels_for
-from .trace_plots import Shown, hidden_cells, kind_of, show_array
+from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, MatrixView
+from .trace_plots import Shown, kind_of, shared_levels, show_array
 
 
 def _tr(text: str) -> str:
@@ -254,15 +253,7 @@ class MatrixBoard(QWidget):
                 self.grid_bar, row=0, col=columns, rowspan=max(1, math.ceil(heads / columns))
             )
         kind = kind_of(name)
-        everything = trace[name]
-        levels = levels_for(
-            kind,
-            np.where(
-                hidden_cells(trace, name) if hidden_cells(trace, name) is not None else False,
-                np.nan,
-                everything,
-            ),
-        )
+        levels = shared_levels(trace, name)
         self.grid_bar.set_colormap(CMAPS[kind])
         for h, plot in enumerate(self.grid_plots):
             show_array(plot, trace, name, h, levels=levels, title=f"<b>{_tr('Head')} {h + 1}</b>")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine import ARRAY_INFO, Trace
-from .heatmap import MatrixPlot
+from .heatmap import MatrixPlot, levels_for
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,15 @@ AFTER_MASK = frozenset(
 def hidden_cells(trace: Trace, name: str) -> np.ndarray | None:
     """Cells to hatch: masked positions of arrays that come after the mask."""
     return trace.mask if name in AFTER_MASK and trace.config.has_mask else None
+
+
+def shared_levels(trace: Trace, name: str) -> tuple[float, float]:
+    """One colour scale for every head of an array (the all-heads grid), masked cells aside."""
+    values = trace[name]
+    hidden = hidden_cells(trace, name)
+    if hidden is not None:
+        values = np.where(hidden, np.nan, values)  # (n_q, n_k) mask over (heads, n_q, n_k)
+    return levels_for(kind_of(name), values)
 
 
 def show_array(

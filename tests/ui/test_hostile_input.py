@@ -33,18 +33,23 @@ def type_into(qtbot, spin, text: str) -> None:
     spin.clearFocus()  # leaving the box fixes up what was typed
 
 
-@pytest.mark.parametrize("text", ["abc", "nan", "inf", "-inf", "1e308", "", "-5", "99999999"])
+UNREADABLE = ("abc", "nan", "inf", "-inf", "")
+
+
+@pytest.mark.parametrize("text", [*UNREADABLE, "-5", "1e308", "99999999"])
 @pytest.mark.parametrize("control", ["seed", "d_out", "heads", "dropout", "temperature"])
 def test_a_control_refuses_what_it_cannot_hold(window, wait_settled, qtbot, control, text):
     pair = getattr(window.controls, control)
+    field = {"heads": "num_heads"}.get(control, control)
     before = window.doc.controls
     type_into(qtbot, pair.spin, text)
-    low, high = pair.spin.minimum(), pair.spin.maximum()
-    assert low <= pair.value() <= high
+    if text in UNREADABLE:
+        assert pair.value() == getattr(before, field)  # refused: the value stays
     wait_settled(window)
     after = window.doc.controls
+    assert getattr(after, field) == pytest.approx(pair.value())  # what is shown is what counts
     changed = {name for name in before.names() if getattr(before, name) != getattr(after, name)}
-    assert changed <= {{"heads": "num_heads"}.get(control, control)}  # nothing else moved
+    assert changed <= {field}  # nothing else moved
     assert np.isfinite(window.trace.context).all()
     assert_shows(window)
 

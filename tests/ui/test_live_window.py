@@ -1,5 +1,7 @@
 """The live window: controls reach the engine, views show its numbers, nothing is lost."""
 
+import math
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
@@ -195,6 +197,20 @@ def test_head_selector_and_grid(window, wait_settled):
     expected = compute(window.doc.config())
     for h, plot in enumerate(window.board.grid_plots):
         np.testing.assert_array_equal(plot.matrix, expected.weights[h])
+
+
+def test_all_heads_grid_shares_one_scale_that_ignores_masked_cells(window, wait_settled):
+    window.controls.heads.spin.setValue(3)
+    wait_settled(window)
+    board = window.board
+    board.show_all_heads(True)
+    board.heads_array.setCurrentIndex(board.heads_array.findData("masked_scores"))
+    trace = window.trace
+    visible = np.abs(trace.scaled_scores[:, ~trace.mask])  # the −∞ cells must not count
+    lo, hi = board.grid_bar.levels
+    assert math.isfinite(hi) and lo == -hi
+    assert visible.max() <= hi < 2 * visible.max()
+    assert all(plot.levels == (lo, hi) for plot in board.grid_plots)
 
 
 def test_all_heads_grid_reuses_its_plots_as_the_head_count_changes(window, wait_settled):
