@@ -71,9 +71,11 @@ class _Worker(QObject):
     @Slot(int, object, bool)
     def run(self, generation: int, config: AttentionConfig, compare: bool) -> None:
         from .engine.attention import compute
+        from .engine.threads import use_threads_for
 
         start = time.perf_counter()
         try:
+            use_threads_for(config)
             trace = compute(config, compare_mask_methods=compare)
         except ConfigError as error:
             self.done.emit(Failure(generation, str(error), error.field))
