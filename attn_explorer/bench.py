@@ -99,31 +99,47 @@ def _state(size: Size):
     )
 
 
-class _PaintCounter:
-    """Counts paint events of a widget, to know when a new picture is on screen.
+class _Pictures:
+    """Knows when a trace is fully on screen: shown, and every view it changed repainted.
 
-    `wait_until` runs a real event loop that checks its condition after each paint, so the
-    UI thread sleeps in Qt (and releases the GIL to the engine thread) as it does in use;
-    a busy loop of processEvents() would starve the engine thread and measure itself.
+    `wait_for` runs a real event loop that checks after each paint, so the UI thread sleeps
+    in Qt (and releases the GIL to the engine thread) as it does in use; a busy loop of
+    processEvents() would starve the engine thread and measure itself.
     """
 
-    def __init__(self, widget: object) -> None:
+    def __init__(self, window: object) -> None:
         from PySide6.QtCore import QEvent, QObject
 
-        counter = self
+        pictures = self
 
         class Filter(QObject):
             def eventFilter(self, obj: object, event: object) -> bool:
-                if event.type() == QEvent.Type.Paint:
-                    counter.count += 1
-                    counter.check()
+                if event.type() == QEvent.Type.Paint and obj in pictures.pending:
+                    pictures.pending.discard(obj)
+                    pictures.check()
                 return False
 
-        self.count = 0
+        self.views = list(window.board.views.values())
+        self.drawn = {view: view.plot.matrix for view in self.views}
+        self.pending: set = set()
+        self.seed: int | None = None
         self.condition = None
         self.loop = None
         self.filter = Filter()
-        widget.installEventFilter(self.filter)
+        for view in self.views:
+            view.viewport().installEventFilter(self.filter)
+        window.traceShown.connect(self._shown)
+
+    def _shown(self, trace: object) -> None:
+        # Views whose matrix was replaced repaint; one left alone (the mask on a seed move) not.
+        changed = [view for view in self.views if view.plot.matrix is not self.drawn[view]]
+        self.drawn = {view: view.plot.matrix for view in self.views}
+        self.pending = {view.viewport() for view in changed}
+        self.seed = trace.config.seed
+        self.check()
+
+    def on_screen(self, seed: int) -> bool:
+        return self.seed == seed and not self.pending
 
     def check(self) -> None:
         if self.loop is not None and self.condition():
@@ -144,7 +160,8 @@ class _PaintCounter:
 
 
 def measure_latency(size: Size, changes: int, width: int = 1500, height: int = 940) -> dict:
-    """Seed changes typed into the spin box, each timed until the heatmaps are repainted."""
+    """Seed changes typed into the spin box, each timed until every heatmap it changed has
+    been repainted."""
     from .ui.main_window import MainWindow
 
     window = MainWindow(_state(size))
@@ -152,19 +169,15 @@ def measure_latency(size: Size, changes: int, width: int = 1500, height: int = 9
     window.show()
     engine_ms: list[float] = []
     window.bridge.computed.connect(lambda result: engine_ms.append(result.seconds * 1e3))
-    weights_view = window.board.views["weights"].viewport()
-    paints = _PaintCounter(weights_view)
-    wait_until = paints.wait_until
-    window.traceShown.connect(lambda _trace: paints.check())
-    wait_until(lambda: window.trace is not None)
+    pictures = _Pictures(window)
+    pictures.wait_until(lambda: window.trace is not None and not pictures.pending)
     latencies: list[float] = []
     spin = window.controls.seed.spin
     for i in range(changes + 5):
         target = 1000 + i
-        before = paints.count
         start = time.perf_counter()
         spin.setValue(target)
-        wait_until(lambda t=target, b=before: window.trace.config.seed == t and paints.count > b)
+        pictures.wait_until(lambda t=target: pictures.on_screen(t))
         elapsed = (time.perf_counter() - start) * 1e3
         if i >= 5:  # warm-up: first draws create caches
             latencies.append(elapsed)
