@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from .engine import AttentionConfig, ConfigError, Trace
 from .memory import release_freed_memory
+
+if TYPE_CHECKING:
+    from .engine.buffers import BufferPool
 
 # After the last trace is dropped, how long the engine thread waits before handing freed
 # memory back to the system (so a slider drag trims once, when it pauses).
@@ -46,6 +50,7 @@ class _Worker(QObject):
     def __init__(self) -> None:
         super().__init__()
         self._trim_timer: QTimer | None = None
+        self.pool: BufferPool | None = None  # made on the engine thread, with torch
         self.trims = 0  # how often freed memory was handed back (read by the tests)
 
     @Slot(object)
@@ -71,12 +76,15 @@ class _Worker(QObject):
     @Slot(int, object, bool)
     def run(self, generation: int, config: AttentionConfig, compare: bool) -> None:
         from .engine.attention import compute
+        from .engine.buffers import BufferPool
         from .engine.threads import use_threads_for
 
+        if self.pool is None:
+            self.pool = BufferPool()
         start = time.perf_counter()
         try:
             use_threads_for(config)
-            trace = compute(config, compare_mask_methods=compare)
+            trace = compute(config, compare_mask_methods=compare, pool=self.pool)
         except ConfigError as error:
             self.done.emit(Failure(generation, str(error), error.field))
         except Exception as error:  # the window must survive any engine bug, and say so

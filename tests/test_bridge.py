@@ -2,10 +2,11 @@
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from attn_explorer import bridge as bridge_module
-from attn_explorer.engine import compute, preset
+from attn_explorer.engine import AttentionConfig, compute, preset
 from attn_explorer.memory import release_freed_memory
 
 
@@ -47,3 +48,20 @@ def test_a_burst_of_dropped_traces_trims_once_when_it_pauses(bridge, qtbot):
     assert bridge._worker.trims == 1
     bridge.release(trace)
     qtbot.waitUntil(lambda: bridge._worker.trims == 2, timeout=5_000)
+
+
+def test_the_engine_thread_writes_big_arrays_into_those_of_traces_no_longer_shown(bridge, qtbot):
+    """As the window does: show each result, hand the one it replaces back to be freed."""
+    rows = tuple((0.1 * (i % 7), 0.2, -0.3 * (i % 3)) for i in range(512))
+    config = AttentionConfig(
+        tokens=tuple(f"t{i}" for i in range(512)), embeddings=rows, num_heads=2, causal=True
+    )
+    shown = None
+    for seed in range(4):
+        with qtbot.waitSignal(bridge.computed, timeout=30_000) as blocker:
+            bridge.request(replace(config, seed=seed), compare_mask_methods=False)
+        previous, shown = shown, blocker.args[0].trace
+        bridge.release(previous)
+        del previous, blocker
+    qtbot.waitUntil(lambda: bridge._worker.pool.reused >= 3, timeout=5_000)
+    np.testing.assert_array_equal(shown.weights, compute(replace(config, seed=3)).weights)

@@ -11,6 +11,7 @@ import math
 
 import torch
 
+from .buffers import BufferPool
 from .config import AttentionConfig, ConfigError
 from .params import dropout_keep, parameters_for
 from .steps import build_steps
@@ -67,7 +68,12 @@ def _check_finite(
 
 
 @torch.inference_mode()
-def compute(config: AttentionConfig, *, compare_mask_methods: bool = True) -> Trace:
+def compute(
+    config: AttentionConfig,
+    *,
+    compare_mask_methods: bool = True,
+    pool: BufferPool | None = None,
+) -> Trace:
     """Run one attention computation and return all of its intermediates.
 
     With a mask, both masking methods are computed (`weights_neg_inf`, `weights_renormalize`)
@@ -75,10 +81,28 @@ def compute(config: AttentionConfig, *, compare_mask_methods: bool = True) -> Tr
     config's own method, which saves a second softmax over (heads, n_q, n_k) for a live view
     that does not show the comparison.
 
+    `pool` lends the big (heads, n_q, n_k) arrays: the engine thread passes one so that the
+    arrays of traces no longer shown are written again instead of allocated.
+
     Raises ConfigError (with a message for the learner) when the config cannot be computed,
     including when float32 overflows on huge embedding values.
     """
     config.validate()
+    if pool is None:
+        return _compute(config, compare_mask_methods, torch.empty)
+    try:
+        trace, tensors, arrays = _compute(
+            config, compare_mask_methods, pool.empty, with_tensors=True
+        )
+    except BaseException:
+        pool.abandon()
+        raise
+    pool.lend(tensors, arrays)
+    return trace
+
+
+def _compute(config: AttentionConfig, compare_mask_methods: bool, new, with_tensors: bool = False):
+    """The computation; `new(shape)` gives each big array's (uninitialised) memory."""
     params = parameters_for(config)
     heads, n_q, n_k = config.heads, config.n_q, config.n_k
 
@@ -89,32 +113,36 @@ def compute(config: AttentionConfig, *, compare_mask_methods: bool = True) -> Tr
     keys = _project(x_kv, params.w_key, params.b_key)  # (heads, n_k, d_head)
     values = _project(x_kv, params.w_value, params.b_value)  # (heads, n_k, d_head)
 
-    scores = queries @ keys.transpose(-1, -2)  # (heads, n_q, n_k)
+    big = (queries.shape[0], n_q, n_k)  # (heads, n_q, n_k)
+    scores = torch.matmul(queries, keys.transpose(-1, -2), out=new(big))
     divisor = config.scale_divisor
-    scaled = scores / divisor if divisor != 1 else scores
+    scaled = torch.div(scores, divisor, out=new(big)) if divisor != 1 else scores
 
     mask = causal_padding_mask(n_q, n_k, config.causal, config.valid_len)  # (n_q, n_k)
     arrays: dict[str, torch.Tensor] = {}
     if config.has_mask:
         # Adding 0 / −∞ is the tutorial's masked_fill(mask, −inf), in one fast broadcast add.
         additive = torch.zeros(n_q, n_k).masked_fill(mask, -torch.inf)  # (n_q, n_k)
-        masked = scaled + additive  # (heads, n_q, n_k)
+        masked = torch.add(scaled, additive, out=new(big))  # (heads, n_q, n_k)
         methods = {"neg_inf", "renormalize"} if compare_mask_methods else {config.mask_method}
         if "neg_inf" in methods:
-            arrays["weights_neg_inf"] = torch.softmax(masked, dim=-1)
+            arrays["weights_neg_inf"] = torch.softmax(masked, dim=-1, out=new(big))
         if "renormalize" in methods:
-            by_renorm = torch.softmax(scaled, dim=-1) * (~mask)
-            arrays["weights_renormalize"] = by_renorm / by_renorm.sum(dim=-1, keepdim=True)
+            by_renorm = torch.softmax(scaled, dim=-1, out=new(big)).mul_(~mask)
+            arrays["weights_renormalize"] = torch.div(
+                by_renorm, by_renorm.sum(dim=-1, keepdim=True), out=new(big)
+            )
         weights = arrays[f"weights_{config.mask_method}"]
         if not compare_mask_methods:
             del arrays[f"weights_{config.mask_method}"]  # it is `weights`; no comparison asked
     else:
         masked = scaled
-        weights = torch.softmax(scaled, dim=-1)
+        weights = torch.softmax(scaled, dim=-1, out=new(big))
 
     if config.dropout_active:
         keep = dropout_keep(params, config.dropout, heads, n_q, n_k, config.head_layout)
-        dropped = weights * keep.div(1 - config.dropout)  # as F.dropout: x * (noise / (1 - p))
+        # As F.dropout: x * (noise / (1 - p)).
+        dropped = torch.mul(weights, keep.div(1 - config.dropout), out=new(big))
         arrays["dropout_keep"] = keep.bool()
     else:
         dropped = weights
@@ -151,8 +179,9 @@ def compute(config: AttentionConfig, *, compare_mask_methods: bool = True) -> Tr
 
     numpy_arrays = {name: t.numpy() for name, t in arrays.items()}
     shapes = {name: a.shape for name, a in numpy_arrays.items()}
-    return Trace(
+    trace = Trace(
         config=config,
         arrays=frozen_mapping(numpy_arrays),
         steps=build_steps(config, shapes),
     )
+    return (trace, arrays, numpy_arrays) if with_tensors else trace
