@@ -20,10 +20,13 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetricsF,
+    QGlyphRun,
     QImage,
     QLinearGradient,
+    QPaintEngine,
     QPainter,
     QPen,
+    QRawFont,
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QSizePolicy
 
@@ -202,15 +205,95 @@ class CellTextItem(QGraphicsItem):
         painter.resetTransform()
         painter.setFont(font)
         light, dark = QColor("#111111"), QColor("#ffffff")
-        flags = Qt.AlignmentFlag.AlignCenter
         cols = self._cols
-        for index, text in enumerate(texts):
-            if not text:
-                continue
-            r, c = divmod(index, cols)
+        cells = [
+            (index, text, transform.mapRect(QRectF(index % cols, index // cols, 1, 1)))
+            for index, text in enumerate(texts)
+            if text
+        ]
+        if widget is not None and painter.paintEngine().type() == QPaintEngine.Type.Raster:
+            # On screen: all values of a colour in one glyph run, half the cost of a drawText
+            # per cell (the text of all seven views is redrawn on every move). Exported
+            # figures (no widget) keep drawText: real text in SVG/PDF, the file's own DPI.
+            cells = self._draw_glyph_runs(painter, font, cells, light, dark)
+        flags = Qt.AlignmentFlag.AlignCenter
+        for index, text, rect in cells:  # exports, and characters the font lacks
             painter.setPen(dark if self._dark[index] else light)
-            painter.drawText(transform.mapRect(QRectF(c, r, 1, 1)), flags, text)
+            painter.drawText(rect, flags, text)
         painter.restore()
+
+    def _draw_glyph_runs(
+        self,
+        painter: QPainter,
+        font: QFont,
+        cells: list[tuple[int, str, QRectF]],
+        light: QColor,
+        dark: QColor,
+    ) -> list[tuple[int, str, QRectF]]:
+        """Draw the texts whose characters the font has; return the others."""
+        glyphs = _glyphs_of(font)
+        raw = glyphs.raw
+        ascent, descent = raw.ascent(), raw.descent()
+        runs: dict[bool, tuple[list[int], list[QPointF]]] = {False: ([], []), True: ([], [])}
+        left_over = []
+        for index, text, rect in cells:
+            shaped = glyphs.of(text)
+            if shaped is None:
+                left_over.append((index, text, rect))
+                continue
+            centre = rect.center()
+            indexes, positions = runs[bool(self._dark[index])]
+            x = centre.x() - sum(advance for _, advance in shaped) / 2
+            y = centre.y() + (ascent - descent) / 2
+            for glyph, advance in shaped:
+                indexes.append(glyph)
+                positions.append(QPointF(x, y))
+                x += advance
+        for is_dark, (indexes, positions) in runs.items():
+            if indexes:
+                run = QGlyphRun()
+                run.setRawFont(raw)
+                run.setGlyphIndexes(indexes)
+                run.setPositions(positions)
+                painter.setPen(dark if is_dark else light)
+                painter.drawGlyphRun(QPointF(0, 0), run)
+        return left_over
+
+
+class _Glyphs:
+    """Glyph index and advance of each character, for one font: cell values use a dozen."""
+
+    def __init__(self, font: QFont) -> None:
+        self.raw = QRawFont.fromFont(font)
+        self._known: dict[str, tuple[int, float] | None] = {}
+
+    def of(self, text: str) -> list[tuple[int, float]] | None:
+        """The glyphs of `text`, or None if the font lacks one (Qt then picks a fallback font)."""
+        shaped = []
+        for char in text:
+            glyph = self._known.get(char, False)
+            if glyph is False:
+                indexes = self.raw.glyphIndexesForString(char)
+                if len(indexes) == 1 and indexes[0] != 0:
+                    advance = self.raw.advancesForGlyphIndexes(indexes)[0].x()
+                    glyph = (indexes[0], advance)
+                else:
+                    glyph = None
+                self._known[char] = glyph
+            if glyph is None:
+                return None
+            shaped.append(glyph)
+        return shaped
+
+
+_glyph_cache: dict[str, _Glyphs] = {}
+
+
+def _glyphs_of(font: QFont) -> _Glyphs:
+    key = font.key()
+    if key not in _glyph_cache:
+        _glyph_cache[key] = _Glyphs(font)
+    return _glyph_cache[key]
 
 
 class ColorBar(pg.GraphicsWidget):

@@ -1,0 +1,69 @@
+"""Cell values on screen are drawn as glyph runs; they must land where drawText puts them."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QFont, QImage, QPainter
+
+from attn_explorer.ui.heatmap import MatrixView, _glyphs_of
+
+
+@pytest.fixture
+def view(qtbot):
+    v = MatrixView()
+    qtbot.addWidget(v)
+    v.resize(420, 360)
+    v.plot.set_matrix(
+        np.array([[0.25, -1.5, 3.0], [0.07, 12.5, -0.33], [1.0, 2.0, 0.5]]),
+        kind="signed",
+        rows=("a", "b", "c"),
+        cols=("x", "y", "z"),
+    )
+    v.show()
+    qtbot.waitExposed(v)
+    return v
+
+
+def dark_boxes(image: QImage, cells: list[QRectF]) -> list[tuple[int, int, int, int]]:
+    """Per cell, the bounding box of its text pixels (far from the cell colour)."""
+    arr = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4)[..., :3]
+    boxes = []
+    for cell in cells:
+        x0, y0 = int(cell.left()) + 3, int(cell.top()) + 3
+        x1, y1 = int(cell.right()) - 3, int(cell.bottom()) - 3
+        patch = arr[y0:y1, x0:x1].astype(int)
+        background = np.median(patch.reshape(-1, 3), axis=0)
+        ink = np.abs(patch - background).sum(axis=2) > 120
+        ys, xs = np.nonzero(ink)
+        assert len(xs), f"no text in cell {cell}"
+        boxes.append((x0 + xs.min(), y0 + ys.min(), x0 + xs.max(), y0 + ys.max()))
+    return boxes
+
+
+def test_glyph_runs_put_every_value_where_draw_text_does(view):
+    screen = view.viewport().grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    # Rendering the scene without a widget takes drawText, as exported figures do.
+    exported = QImage(screen.size(), QImage.Format.Format_RGB32)
+    exported.fill(0xFFFFFFFF)
+    painter = QPainter(exported)
+    view.scene().render(
+        painter, QRectF(exported.rect()), view.mapToScene(view.viewport().rect()).boundingRect()
+    )
+    painter.end()
+    image_item = view.plot.image
+    to_view = [
+        view.mapFromScene(image_item.mapToScene(QRectF(c, r, 1, 1))).boundingRect()
+        for r in range(3)
+        for c in range(3)
+    ]
+    cells = [QRectF(rect) for rect in to_view]
+    for on_screen, in_file in zip(
+        dark_boxes(screen, cells), dark_boxes(exported, cells), strict=True
+    ):
+        assert np.abs(np.subtract(on_screen, in_file)).max() <= 1
+
+
+def test_a_character_the_font_lacks_falls_back_to_draw_text():
+    glyphs = _glyphs_of(QFont())
+    assert glyphs.of("-1.25") is not None
+    assert glyphs.of("中") is None  # not in the UI font: drawText lets Qt pick a fallback font
