@@ -8,7 +8,9 @@ follows the tutorials' classes operation for operation, so their printed numbers
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
+import numpy as np
 import torch
 
 from .buffers import BufferPool
@@ -89,11 +91,9 @@ def compute(
     """
     config.validate()
     if pool is None:
-        return _compute(config, compare_mask_methods, torch.empty)
+        return _compute(config, compare_mask_methods, torch.empty)[0]
     try:
-        trace, tensors, arrays = _compute(
-            config, compare_mask_methods, pool.empty, with_tensors=True
-        )
+        trace, tensors, arrays = _compute(config, compare_mask_methods, pool.empty)
     except BaseException:
         pool.abandon()
         raise
@@ -101,8 +101,16 @@ def compute(
     return trace
 
 
-def _compute(config: AttentionConfig, compare_mask_methods: bool, new, with_tensors: bool = False):
-    """The computation; `new(shape)` gives each big array's (uninitialised) memory."""
+def _compute(
+    config: AttentionConfig,
+    compare_mask_methods: bool,
+    new: Callable[[tuple[int, ...]], torch.Tensor],
+) -> tuple[Trace, dict[str, torch.Tensor], dict[str, np.ndarray]]:
+    """The computation; `new(shape)` gives each big array's (uninitialised) memory.
+
+    Returns the trace with the tensors and the numpy arrays made from them, by name (which
+    buffer went out with which arrays, for the pool).
+    """
     params = parameters_for(config)
     heads, n_q, n_k = config.heads, config.n_q, config.n_k
 
@@ -184,4 +192,4 @@ def _compute(config: AttentionConfig, compare_mask_methods: bool, new, with_tens
         arrays=frozen_mapping(numpy_arrays),
         steps=build_steps(config, shapes),
     )
-    return (trace, arrays, numpy_arrays) if with_tensors else trace
+    return trace, arrays, numpy_arrays

@@ -122,9 +122,10 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(self._tab_chosen)
         self.controls.preset.activated.connect(self._preset_chosen)
         self.apply_view(self.doc.view)
-        # The first computation, and with it the engine thread's import of torch (1.3 s of
-        # loading that holds the interpreter lock), starts once the window has been painted:
-        # the learner sees the window first. A window never painted starts after a second.
+        # The first computation, and with it the engine thread's import of torch (1.6-3 s of
+        # loading on the build machine, holding the interpreter lock), starts once the window
+        # has been painted: the learner sees the window first. A window never painted starts
+        # after a second.
         self._engine_started = False
         QTimer.singleShot(1000, self._start_engine)
         self._status(_tr("Starting the engine (loading PyTorch)…"))

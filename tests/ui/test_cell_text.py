@@ -5,7 +5,7 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QImage, QPainter
 
-from attn_explorer.ui.heatmap import MatrixView, _glyphs_of
+from attn_explorer.ui.heatmap import CellTextItem, MatrixView, _glyphs_of
 
 
 @pytest.fixture
@@ -40,8 +40,18 @@ def dark_boxes(image: QImage, cells: list[QRectF]) -> list[tuple[int, int, int, 
     return boxes
 
 
-def test_glyph_runs_put_every_value_where_draw_text_does(view):
+def test_glyph_runs_put_every_value_where_draw_text_does(view, monkeypatch):
+    runs = []
+    draw_runs = CellTextItem._draw_glyph_runs
+
+    def spy(self, *args):
+        left_over = draw_runs(self, *args)
+        runs.append((len(args[2]), len(left_over)))  # (cells given, cells left to drawText)
+        return left_over
+
+    monkeypatch.setattr(CellTextItem, "_draw_glyph_runs", spy)
     screen = view.viewport().grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    assert runs == [(9, 0)]  # on screen, all nine values went out as glyph runs
     # Rendering the scene without a widget takes drawText, as exported figures do.
     exported = QImage(screen.size(), QImage.Format.Format_RGB32)
     exported.fill(0xFFFFFFFF)
@@ -50,6 +60,7 @@ def test_glyph_runs_put_every_value_where_draw_text_does(view):
         painter, QRectF(exported.rect()), view.mapToScene(view.viewport().rect()).boundingRect()
     )
     painter.end()
+    assert len(runs) == 1  # the export-like render took drawText
     image_item = view.plot.image
     to_view = [
         view.mapFromScene(image_item.mapToScene(QRectF(c, r, 1, 1))).boundingRect()
