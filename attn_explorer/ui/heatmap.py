@@ -28,7 +28,7 @@ from PySide6.QtGui import (
     QPen,
     QRawFont,
 )
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QSizePolicy
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsView, QSizePolicy
 
 from ..engine import num
 
@@ -684,6 +684,9 @@ class MatrixPlot(pg.GraphicsLayout):
         self._shown_ticks: tuple[list[str], list[str]] = ([], [])
         self._highlight: int | None = None
         self._neg_inf_text = False
+        # Counts the changes made through this class's methods: a view that paints several
+        # plots at once (OnePaintPass) repaints those whose count moved.
+        self.revision = 0
         self.view.sigResized.connect(self._refresh_ticks)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
@@ -707,6 +710,7 @@ class MatrixPlot(pg.GraphicsLayout):
     def set_title(self, html: str) -> None:
         if html != self.title.text:  # setting a label re-lays out the whole figure
             self.title.setText(html, size=self._title_size)
+            self.revision += 1
 
     def set_matrix(
         self,
@@ -732,6 +736,7 @@ class MatrixPlot(pg.GraphicsLayout):
             and _same(hidden, self._hidden_given)
         ):
             return  # unchanged (the mask on a seed move): no update, no repaint
+        self.revision += 1
         self._request, self._hidden_given = request, hidden
         self.matrix = matrix
         self.hidden = hidden if hidden is not None and hidden.any() else None
@@ -789,6 +794,7 @@ class MatrixPlot(pg.GraphicsLayout):
 
     def clear(self) -> None:
         """Show nothing, and let go of every array shown (they may be views of a whole trace)."""
+        self.revision += 1
         self.matrix = None
         self.hidden = self._hidden_given = None
         self._request = None
@@ -868,10 +874,15 @@ class MatrixPlot(pg.GraphicsLayout):
         """Outline one row (the followed query), or none."""
         self._highlight = row
         if self.matrix is None or row is None or not 0 <= row < self.matrix.shape[0]:
-            self._row_box.setVisible(False)
+            if self._row_box.isVisible():
+                self._row_box.setVisible(False)
+                self.revision += 1
             return
-        self._row_box.setRect(QRectF(0, row, self.matrix.shape[1], 1))
-        self._row_box.setVisible(True)
+        rect = QRectF(0, row, self.matrix.shape[1], 1)
+        if rect != self._row_box.rect() or not self._row_box.isVisible():
+            self._row_box.setRect(rect)
+            self._row_box.setVisible(True)
+            self.revision += 1
 
     def _hover(self, cell: tuple[int, int] | None, screen_pos: QPointF | None) -> None:
         if cell is None:
@@ -882,6 +893,18 @@ class MatrixPlot(pg.GraphicsLayout):
         self._hover_box.setRect(QRectF(col, row, 1, 1))
         self._hover_box.setVisible(True)
         self.cellHovered.emit(CellHover(row, col, screen_pos))
+
+    def settle_layout(self) -> None:
+        """Carry out a pending re-layout now rather than on a later turn of the event loop."""
+        for _ in range(3):  # a re-layout can resize the cells' box, which re-labels the axes
+            if self.layout.isActivated():
+                return
+            self.layout.activate()
+
+    def layout_key(self) -> tuple:
+        """Where the matrix sits: a re-layout (new labels, title or colour-bar width) moves or
+        resizes the cells' box, so it changes when one happened."""
+        return self.view.sceneBoundingRect().getRect()
 
     @property
     def tick_labels(self) -> tuple[list[str], list[str]]:
@@ -916,5 +939,8 @@ class MatrixView(pg.GraphicsView):
         super().__init__(parent, background="w")
         self.plot = MatrixPlot(**plot_options)
         self.setCentralItem(self.plot)
+        # Whole-view repaints: the board paints several views in one pass (paint_pass.py),
+        # and a partial update after such a pass could leave moved labels behind.
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
         self.setMinimumSize(160, 140)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)

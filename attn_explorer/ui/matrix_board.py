@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from ..engine import ARRAY_INFO, Trace, explain
 from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, MatrixView
+from .paint_pass import OnePaintPass
 from .trace_plots import Shown, kind_of, shared_levels, show_array
 
 
@@ -196,10 +197,12 @@ class MatrixBoard(QWidget):
         if self.trace is None:
             return
         if self.pages.currentIndex() == 0:
-            self._draw_matrices(self.trace)
+            with OnePaintPass(list(self.views.values())):
+                self._draw_matrices(self.trace)
+                self.set_query(self.query)
         else:
             self._draw_grid(self.trace)
-        self.set_query(self.query)
+            self.set_query(self.query)
 
     def _draw_matrices(self, trace: Trace) -> None:
         head = min(self.head, trace.heads - 1)
