@@ -353,7 +353,9 @@ class ControlsPanel(QWidget):
         if base is None:
             base = widget.toolTip()
             widget.setProperty("baseTip", base)
-        widget.setToolTip(base if enabled else f"{base}\n\n{_tr('Disabled:')} {why}")
+        tip = base if enabled else f"{base}\n\n{_tr('Disabled:')} {why}"
+        if widget.toolTip() != tip:  # every move passes here: an unchanged tip costs an event
+            widget.setToolTip(tip)
 
     def show_problems(self, problems: list[Problem]) -> None:
         """Show each problem under its control; clear the others."""

@@ -308,9 +308,14 @@ class MainWindow(QMainWindow):
         self.editor.show_problems([problem])
 
     def _status(self, text: str, error: bool = False) -> None:
-        self.status_text.setText(text)
-        self.status_text.setStyleSheet("color: #b00020;" if error else "")
-        self.status_text.setToolTip(text)
+        # Called on every move: only what changed is set (a style sheet, even the same one,
+        # re-polishes the label).
+        style = "color: #b00020;" if error else ""
+        if self.status_text.text() != text:
+            self.status_text.setText(text)
+            self.status_text.setToolTip(text)
+        if self.status_text.styleSheet() != style:
+            self.status_text.setStyleSheet(style)
 
     # ------------------------------------------------------------------ actions
     def load_preset(self, name: str) -> None:
