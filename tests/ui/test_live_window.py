@@ -308,7 +308,9 @@ def test_a_seed_move_touches_no_control_tooltip_or_status_style(window, wait_set
     from PySide6.QtWidgets import QApplication
 
     class Count(QObject):
-        seen: list[str] = []
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[str] = []
 
         def eventFilter(self, obj, event):
             if event.type() in (QEvent.Type.ToolTipChange, QEvent.Type.StyleChange):
