@@ -149,6 +149,11 @@ class AttentionConfig:
         return self.heads * self.d_head
 
     @property
+    def attention_cells(self) -> int:
+        """Weights per attention matrix, heads × queries × keys: what size limits count."""
+        return self.heads * self.n_q * self.n_k
+
+    @property
     def has_mask(self) -> bool:
         return self.causal or self.valid_len is not None
 
@@ -313,7 +318,7 @@ class AttentionConfig:
 
     def _size_problems(self) -> list[Problem]:
         """Refuse what would not fit in memory rather than freeze the machine trying."""
-        cells = self.heads * self.n_q * self.n_k
+        cells = self.attention_cells
         if cells <= MAX_ATTENTION_CELLS:
             return []
         heads = f"{self.heads} heads × " if self.heads > 1 else ""

@@ -25,7 +25,7 @@ def threads_for(config: AttentionConfig) -> int:
     global _all_threads
     if _all_threads is None:
         _all_threads = torch.get_num_threads()
-    if config.heads * config.n_q * config.n_k < SMALL_TRACE_CELLS:
+    if config.attention_cells < SMALL_TRACE_CELLS:
         return 1
     return _all_threads
 

@@ -935,12 +935,15 @@ def _widest(labels: Sequence[str]) -> float:
 class MatrixView(pg.GraphicsView):
     """A widget showing one MatrixPlot."""
 
+    # Whole-view repaints: the board paints several views in one pass (paint_pass.py), and
+    # with Qt's minimal updates a view painted by such a pass and changed later without one
+    # repainted only part of what moved, leaving old row labels on screen.
+    UPDATE_MODE = QGraphicsView.ViewportUpdateMode.FullViewportUpdate
+
     def __init__(self, parent: object = None, **plot_options: object) -> None:
         super().__init__(parent, background="w")
         self.plot = MatrixPlot(**plot_options)
         self.setCentralItem(self.plot)
-        # Whole-view repaints: the board paints several views in one pass (paint_pass.py),
-        # and a partial update after such a pass could leave moved labels behind.
-        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
+        self.setViewportUpdateMode(self.UPDATE_MODE)
         self.setMinimumSize(160, 140)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)

@@ -247,7 +247,7 @@ class MainWindow(QMainWindow):
 
     def _wants_comparison(self, config: AttentionConfig) -> bool:
         """Both masking methods for small traces, or when the mask stage shows them."""
-        if config.heads * config.n_q * config.n_k <= self.COMPARE_CELLS:
+        if config.attention_cells <= self.COMPARE_CELLS:
             return True
         return self.tabs.currentWidget() is self.stepper and self.stepper.stage == "mask"
 

@@ -20,10 +20,6 @@ from PySide6.QtWidgets import QGraphicsView
 
 from .heatmap import MatrixView
 
-# A matrix view's usual mode (set by MatrixView): every change repaints the whole view. With
-# Qt's minimal updates a view that had been painted by a pass and then changed without one
-# repainted only part of what moved, leaving old row labels on screen (see the tests).
-_AS_USUAL = QGraphicsView.ViewportUpdateMode.FullViewportUpdate
 _HELD = QGraphicsView.ViewportUpdateMode.NoViewportUpdate
 
 
@@ -68,7 +64,7 @@ class OnePaintPass:
         alive = [view for view in self.views if shiboken6.isValid(view)]  # closed meanwhile?
         for view in alive:
             if view.viewportUpdateMode() == _HELD:
-                view.setViewportUpdateMode(_AS_USUAL)
+                view.setViewportUpdateMode(view.UPDATE_MODE)
         for view, layout in self._layouts:
             if view in alive and view.plot.layout_key() != layout:
                 view.viewport().update()
