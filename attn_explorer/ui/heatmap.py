@@ -27,6 +27,7 @@ from PySide6.QtGui import (
     QPainter,
     QPen,
     QRawFont,
+    QTransform,
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsView, QSizePolicy
 
@@ -156,7 +157,7 @@ class CellTextItem(QGraphicsItem):
         self._rows = self._cols = 0
         self._texts: tuple[list[str], list[str]] = ([], [])
         self._longest: tuple[list[str], list[str]] = ([], [])
-        self._dark: np.ndarray = np.zeros(0, bool)
+        self._dark: list[bool] = []
         self.font = QFont()
         self.font.setPointSizeF(10)
         self.small_font = QFont()
@@ -171,7 +172,7 @@ class CellTextItem(QGraphicsItem):
         # Measuring every text on every paint costs more than drawing them; the longest few
         # strings decide whether a precision fits.
         self._longest = tuple(sorted(set(t), key=len)[-3:] for t in (fine, coarse))
-        self._dark = dark.ravel()
+        self._dark = dark.ravel().tolist()  # Python bools: indexed per cell on every paint
         self.update()
 
     def clear(self) -> None:
@@ -205,67 +206,101 @@ class CellTextItem(QGraphicsItem):
         painter.resetTransform()
         painter.setFont(font)
         light, dark = QColor("#111111"), QColor("#ffffff")
+        left: Sequence[int] = range(len(texts))
+        if (
+            widget is not None
+            and painter.paintEngine().type() == QPaintEngine.Type.Raster
+            and transform.type() in _SCALING
+        ):
+            # On screen: each value as its cached glyph run, a third of the cost of a
+            # drawText per cell (the text of all seven views is redrawn on every move).
+            # Exported figures (no widget) keep drawText: real text in SVG/PDF, the file's
+            # own DPI.
+            left = self._draw_glyph_runs(painter, font, texts, transform, light, dark)
         cols = self._cols
-        cells = [
-            (index, text, transform.mapRect(QRectF(index % cols, index // cols, 1, 1)))
-            for index, text in enumerate(texts)
-            if text
-        ]
-        if widget is not None and painter.paintEngine().type() == QPaintEngine.Type.Raster:
-            # On screen: all values of a colour in one glyph run, half the cost of a drawText
-            # per cell (the text of all seven views is redrawn on every move). Exported
-            # figures (no widget) keep drawText: real text in SVG/PDF, the file's own DPI.
-            cells = self._draw_glyph_runs(painter, font, cells, light, dark)
         flags = Qt.AlignmentFlag.AlignCenter
-        for index, text, rect in cells:  # exports, and characters the font lacks
-            painter.setPen(dark if self._dark[index] else light)
-            painter.drawText(rect, flags, text)
+        for index in left:  # exports, and characters the font lacks
+            text = texts[index]
+            if text:
+                painter.setPen(dark if self._dark[index] else light)
+                painter.drawText(
+                    transform.mapRect(QRectF(index % cols, index // cols, 1, 1)), flags, text
+                )
         painter.restore()
 
     def _draw_glyph_runs(
         self,
         painter: QPainter,
         font: QFont,
-        cells: list[tuple[int, str, QRectF]],
+        texts: list[str],
+        transform: QTransform,
         light: QColor,
         dark: QColor,
-    ) -> list[tuple[int, str, QRectF]]:
-        """Draw the texts whose characters the font has; return the others."""
+    ) -> list[int]:
+        """Draw the texts whose characters the font has, centred in their cells (a scaling
+        `transform` maps cells to device pixels); return the indexes of the others."""
         glyphs = _glyphs_of(font)
-        raw = glyphs.raw
-        ascent, descent = raw.ascent(), raw.descent()
-        runs: dict[bool, tuple[list[int], list[QPointF]]] = {False: ([], []), True: ([], [])}
+        sx, sy, dx, dy = transform.m11(), transform.m22(), transform.dx(), transform.dy()
+        cols = self._cols
+        batches: tuple[list, list] = ([], [])  # (centre, run) of light and of dark cells
         left_over = []
-        for index, text, rect in cells:
-            shaped = glyphs.of(text)
-            if shaped is None:
-                left_over.append((index, text, rect))
+        for index, text in enumerate(texts):
+            if not text:
                 continue
-            centre = rect.center()
-            indexes, positions = runs[bool(self._dark[index])]
-            x = centre.x() - sum(advance for _, advance in shaped) / 2
-            y = centre.y() + (ascent - descent) / 2
-            for glyph, advance in shaped:
-                indexes.append(glyph)
-                positions.append(QPointF(x, y))
-                x += advance
-        for is_dark, (indexes, positions) in runs.items():
-            if indexes:
-                run = QGlyphRun()
-                run.setRawFont(raw)
-                run.setGlyphIndexes(indexes)
-                run.setPositions(positions)
-                painter.setPen(dark if is_dark else light)
-                painter.drawGlyphRun(QPointF(0, 0), run)
+            run = glyphs.run(text)
+            if run is None:
+                left_over.append(index)
+                continue
+            row, col = divmod(index, cols)
+            centre = QPointF(sx * (col + 0.5) + dx, sy * (row + 0.5) + dy)
+            batches[self._dark[index]].append((centre, run))
+        for colour, batch in zip((light, dark), batches, strict=True):
+            if batch:
+                painter.setPen(colour)
+                for centre, run in batch:
+                    painter.drawGlyphRun(centre, run)
         return left_over
 
 
+_SCALING = (
+    QTransform.TransformationType.TxNone,
+    QTransform.TransformationType.TxTranslate,
+    QTransform.TransformationType.TxScale,
+)
+
+
 class _Glyphs:
-    """Glyph index and advance of each character, for one font: cell values use a dozen."""
+    """Glyph index and advance of each character, and a glyph run for each cell value, for
+    one font. Values repeat (two decimals of numbers of similar size), so runs are kept."""
+
+    MAX_RUNS = 8192  # about 1 MB of runs; the cache starts over when full
 
     def __init__(self, font: QFont) -> None:
         self.raw = QRawFont.fromFont(font)
         self._known: dict[str, tuple[int, float] | None] = {}
+        self._runs: dict[str, QGlyphRun | None] = {}
+        self._baseline = (self.raw.ascent() - self.raw.descent()) / 2
+
+    def run(self, text: str) -> QGlyphRun | None:
+        """`text` as a glyph run centred on (0, 0), or None if the font lacks a character."""
+        run = self._runs.get(text, False)
+        if run is False:
+            shaped = self.of(text)
+            run = None
+            if shaped is not None:
+                x = -sum(advance for _, advance in shaped) / 2
+                positions = []
+                for _, advance in shaped:
+                    positions.append(QPointF(x, self._baseline))
+                    x += advance
+                run = QGlyphRun()
+                run.setRawFont(self.raw)
+                run.setGlyphIndexes([glyph for glyph, _ in shaped])
+                run.setPositions(positions)
+            if len(self._runs) >= self.MAX_RUNS:
+                self._runs.clear()
+            self._runs[text] = run
+        return run
 
     def of(self, text: str) -> list[tuple[int, float]] | None:
         """The glyphs of `text`, or None if the font lacks one (Qt then picks a fallback font)."""

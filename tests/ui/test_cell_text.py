@@ -46,7 +46,7 @@ def test_glyph_runs_put_every_value_where_draw_text_does(view, monkeypatch):
 
     def spy(self, *args):
         left_over = draw_runs(self, *args)
-        runs.append((len(args[2]), len(left_over)))  # (cells given, cells left to drawText)
+        runs.append((len(args[2]), len(left_over)))  # (values given, values left to drawText)
         return left_over
 
     monkeypatch.setattr(CellTextItem, "_draw_glyph_runs", spy)
