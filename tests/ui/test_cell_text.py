@@ -1,11 +1,22 @@
-"""Cell values on screen are drawn as glyph runs; they must land where drawText puts them."""
+"""Cell values: written as `num` writes them, drawn as glyph runs where drawText puts them."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QImage, QPainter
 
-from attn_explorer.ui.heatmap import CellTextItem, MatrixView, _glyphs_of
+from attn_explorer.engine import num
+from attn_explorer.ui.heatmap import (
+    CellTextItem,
+    MatrixView,
+    _cell_texts,
+    _coarse,
+    _glyphs_of,
+    _percentile,
+)
 
 
 @pytest.fixture
@@ -78,3 +89,27 @@ def test_a_character_the_font_lacks_falls_back_to_draw_text():
     glyphs = _glyphs_of(QFont())
     assert glyphs.of("-1.25") is not None
     assert glyphs.of("中") is None  # not in the UI font: drawText lets Qt pick a fallback font
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    arrays(
+        np.float32,
+        st.integers(1, 40),
+        elements=st.one_of(
+            st.floats(-2e5, 2e5, width=32),
+            st.sampled_from([0.0, -0.0, 1e-4, -1e-4, 9.9999e-5, 999.99, 1000.0, 1e5, -1e5]),
+            st.sampled_from([np.inf, -np.inf, np.nan]),
+        ),
+    )
+)
+def test_cell_texts_write_every_value_as_num_does(values):
+    fine, coarse = _cell_texts(values)
+    assert fine == [num(v) for v in values.tolist()]
+    assert coarse == [_coarse(v) for v in values.tolist()]
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrays(np.float32, st.integers(1, 300), elements=st.floats(0, 1, width=32)))
+def test_the_weights_scale_percentile_is_numpys(values):
+    assert _percentile(values, 99.5) == pytest.approx(float(np.percentile(values, 99.5)), abs=1e-6)
