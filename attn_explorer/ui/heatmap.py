@@ -167,6 +167,9 @@ class CellTextItem(QGraphicsItem):
         super().__init__(parent)
         self._rows = self._cols = 0
         self._texts: tuple[list[str], list[str]] = ([], [])
+        # The glyph runs of the texts last drawn, and their font: kept for repaints only, so
+        # memory follows the cells on screen.
+        self._runs: tuple[list[str], QFont, list[QGlyphRun | None]] | None = None
         self._longest: tuple[list[str], list[str]] = ([], [])
         self._dark: list[bool] = []
         self.font = QFont()
@@ -180,6 +183,7 @@ class CellTextItem(QGraphicsItem):
         self.prepareGeometryChange()
         self._rows, self._cols = shape
         self._texts = (fine, coarse)
+        self._runs = None
         # Measuring every text on every paint costs more than drawing them; the longest few
         # strings decide whether a precision fits.
         self._longest = tuple(sorted(set(t), key=len)[-3:] for t in (fine, coarse))
@@ -250,15 +254,20 @@ class CellTextItem(QGraphicsItem):
     ) -> list[int]:
         """Draw the texts whose characters the font has, centred in their cells (a scaling
         `transform` maps cells to device pixels); return the indexes of the others."""
-        glyphs = _glyphs_of(font)
+        cached = self._runs
+        if cached is not None and cached[0] is texts and cached[1] == font:
+            runs = cached[2]  # a repaint (hover, resize) of the values already shown
+        else:
+            glyphs = _glyphs_of(font)
+            runs = [glyphs.run(text) if text else None for text in texts]
+            self._runs = (texts, QFont(font), runs)
         sx, sy, dx, dy = transform.m11(), transform.m22(), transform.dx(), transform.dy()
         cols = self._cols
         batches: tuple[list, list] = ([], [])  # (centre, run) of light and of dark cells
         left_over = []
-        for index, text in enumerate(texts):
+        for index, (text, run) in enumerate(zip(texts, runs, strict=True)):
             if not text:
                 continue
-            run = glyphs.run(text)
             if run is None:
                 left_over.append(index)
                 continue
@@ -281,36 +290,29 @@ _SCALING = (
 
 
 class _Glyphs:
-    """Glyph index and advance of each character, and a glyph run for each cell value, for
-    one font.
+    """Glyph index and advance of each character, and glyph runs of cell values, for one font.
 
     Four-decimal values are new on every move, but their glyph positions are not: digits share
-    one advance, so "0.1234" and "0.5678" differ only in glyph indexes. A run is a copy of the
-    template for its advances with the value's glyphs set, a third of the cost of building it.
+    one advance, so "0.1234" and "0.5678" differ only in glyph indexes. A value's run is a copy
+    of the template for its advances with its glyphs set, a third of the cost of building it.
     """
 
-    MAX_RUNS = 8192  # about 1 MB of runs; the cache starts over when full
+    MAX_TEMPLATES = 1024  # distinct advance sequences; a few dozen in practice
 
     def __init__(self, font: QFont) -> None:
         self.raw = QRawFont.fromFont(font)
         self._known: dict[str, tuple[int, float] | None] = {}
-        self._runs: dict[str, QGlyphRun | None] = {}
         self._templates: dict[tuple[float, ...], QGlyphRun] = {}  # by glyph advances
         self._baseline = (self.raw.ascent() - self.raw.descent()) / 2
 
     def run(self, text: str) -> QGlyphRun | None:
         """`text` as a glyph run centred on (0, 0), or None if the font lacks a character."""
-        run = self._runs.get(text, False)
-        if run is False:
-            run = None
-            shaped = self.of(text)
-            if shaped:
-                glyphs, advances = zip(*shaped, strict=True)
-                run = QGlyphRun(self._template(advances))
-                run.setGlyphIndexes(glyphs)
-            if len(self._runs) >= self.MAX_RUNS:
-                self._runs.clear()
-            self._runs[text] = run
+        shaped = self.of(text)
+        if not shaped:
+            return None
+        glyphs, advances = zip(*shaped, strict=True)
+        run = QGlyphRun(self._template(advances))
+        run.setGlyphIndexes(glyphs)
         return run
 
     def _template(self, advances: tuple[float, ...]) -> QGlyphRun:
@@ -324,7 +326,7 @@ class _Glyphs:
             template = QGlyphRun()
             template.setRawFont(self.raw)
             template.setPositions(positions)
-            if len(self._templates) >= self.MAX_RUNS:
+            if len(self._templates) >= self.MAX_TEMPLATES:
                 self._templates.clear()
             self._templates[advances] = template
         return template

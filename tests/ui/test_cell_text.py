@@ -14,6 +14,7 @@ from attn_explorer.ui.heatmap import (
     MatrixView,
     _cell_texts,
     _coarse,
+    _Glyphs,
     _glyphs_of,
     _percentile,
 )
@@ -113,3 +114,16 @@ def test_cell_texts_write_every_value_as_num_does(values):
 @given(arrays(np.float32, st.integers(1, 300), elements=st.floats(0, 1, width=32)))
 def test_the_weights_scale_percentile_is_numpys(values):
     assert _percentile(values, 99.5) == pytest.approx(float(np.percentile(values, 99.5)), abs=1e-6)
+
+
+def test_a_repaint_reuses_the_glyph_runs_of_the_values_on_screen(view, monkeypatch):
+    built = []
+    build = _Glyphs.run
+    monkeypatch.setattr(_Glyphs, "run", lambda self, text: built.append(text) or build(self, text))
+    view.plot.set_matrix(np.array([[0.5, -0.25], [1.75, 2.0]]), kind="signed")
+    view.viewport().grab()
+    view.viewport().grab()  # a hover or a resize repaints the same values
+    assert sorted(built) == ["-0.2500", "0.5000", "1.7500", "2.0000"]
+    view.plot.set_matrix(np.array([[0.5, -0.25], [1.75, 3.0]]), kind="signed")
+    view.viewport().grab()
+    assert len(built) == 8  # new values: new runs, and nothing kept from the old ones
