@@ -102,7 +102,7 @@ def _state(size: Size):
 class _Pictures:
     """Knows when a trace is fully on screen: shown, and every view it changed repainted.
 
-    `wait_for` runs a real event loop that checks after each paint, so the UI thread sleeps
+    `wait_until` runs a real event loop that checks after each paint, so the UI thread sleeps
     in Qt (and releases the GIL to the engine thread) as it does in use; a busy loop of
     processEvents() would starve the engine thread and measure itself.
     """

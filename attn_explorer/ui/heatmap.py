@@ -227,8 +227,9 @@ class CellTextItem(QGraphicsItem):
             and painter.paintEngine().type() == QPaintEngine.Type.Raster
             and transform.type() in _SCALING
         ):
-            # On screen: each value as its cached glyph run, a third of the cost of a
-            # drawText per cell (the text of all seven views is redrawn on every move).
+            # On screen: each value as a glyph run, built from a template and kept for
+            # repaints; cheaper than a drawText per cell (the text of all seven views is
+            # redrawn on every move).
             # Exported figures (no widget) keep drawText: real text in SVG/PDF, the file's
             # own DPI.
             left = self._draw_glyph_runs(painter, font, texts, transform, light, dark)
@@ -736,7 +737,6 @@ class MatrixPlot(pg.GraphicsLayout):
         self.kind = ""  # no colour map yet
         self.levels: tuple[float, float] = (0.0, 1.0)  # the colour scale of the cells shown
         self._lut = np.zeros(256, np.uint32)
-        self._index = np.zeros((0, 0), np.uint8)
         self._levels: tuple[float, float] | None = None
         self.name = ""
         self._row_labels: tuple[str, ...] = ()
@@ -837,8 +837,8 @@ class MatrixPlot(pg.GraphicsLayout):
         nan = np.isnan(display) if has_nan else None
         index = (np.where(nan, lo, display) if has_nan else display) - lo
         np.multiply(index, 255.0 / span, out=index)
-        self._index = np.clip(index, 0, 255, out=index).astype(np.uint8)
-        argb = self._lut[self._index]  # (h, w) uint32 = BGRA bytes on little-endian machines
+        index = np.clip(index, 0, 255, out=index).astype(np.uint8)
+        argb = self._lut[index]  # (h, w) uint32 = BGRA bytes on little-endian machines
         if has_nan:
             argb[nan] = 0  # premultiplied transparent
         self.image.set_cells(argb, QRectF(0, 0, matrix.shape[1], matrix.shape[0]))
@@ -853,7 +853,7 @@ class MatrixPlot(pg.GraphicsLayout):
             self.view.setRange(frame, padding=0)
         self._hatch.set_hidden(self.hidden)
         self._neg_inf_text = neg_inf_text
-        self._update_cells()
+        self._update_cells(argb)
         self.set_labels(tuple(rows), tuple(cols))
         self.set_highlight(self._highlight)
 
@@ -868,7 +868,9 @@ class MatrixPlot(pg.GraphicsLayout):
         self.cells.clear()
         self.set_labels((), ())
 
-    def _update_cells(self) -> None:
+    def _update_cells(self, argb: np.ndarray) -> None:
+        """The values to write, and which cells are dark enough for white text (`argb`: the
+        cells' colours as drawn; text only goes in matrices too small to be pooled)."""
         matrix = self.matrix
         if matrix.size > MAX_TEXT_CELLS:
             self.cells.clear()
@@ -884,12 +886,11 @@ class MatrixPlot(pg.GraphicsLayout):
             blank = "−∞" if self._neg_inf_text else ""
             fine = [blank if h else t for t, h in zip(fine, hidden, strict=True)]
             coarse = [blank if h else t for t, h in zip(coarse, hidden, strict=True)]
-        argb = self._lut[self._index.ravel()]
+        argb = argb.ravel()
         red, green, blue = (argb >> 16) & 0xFF, (argb >> 8) & 0xFF, argb & 0xFF
         luminance = (0.299 * red + 0.587 * green + 0.114 * blue) / 255
-        dark = luminance < 0.5
-        if self.hidden is not None:
-            dark &= ~self.hidden.ravel()
+        # A transparent cell (hidden, or not a finite number) shows the white page.
+        dark = (luminance < 0.5) & (argb != 0)
         self.cells.set_cells(fine, coarse, dark, matrix.shape)
 
     # ------------------------------------------------------------------ labels
@@ -979,7 +980,7 @@ class MatrixPlot(pg.GraphicsLayout):
 def _cell_texts(values: np.ndarray) -> tuple[list[str], list[str]]:
     """Each value as `num` and as `_coarse` write it.
 
-    The usual matrix (finite, every value zero or between 1e-4 and 1e5 in size) takes one
+    The usual matrix (finite, every value zero or between 1e-4 and 1000 in size) takes one
     format per precision, half the cost of deciding value by value on every move.
     """
     numbers = values.tolist()

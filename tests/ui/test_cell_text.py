@@ -127,3 +127,13 @@ def test_a_repaint_reuses_the_glyph_runs_of_the_values_on_screen(view, monkeypat
     view.plot.set_matrix(np.array([[0.5, -0.25], [1.75, 3.0]]), kind="signed")
     view.viewport().grab()
     assert len(built) == 8  # new values: new runs, and nothing kept from the old ones
+
+
+def test_a_value_in_an_uncoloured_cell_is_written_in_dark_ink(view):
+    # ∞ has no colour on the scale: its cell shows the white page, so white text would vanish.
+    view.plot.set_matrix(np.array([[np.inf, 0.5], [0.25, -2.0]]), kind="signed")
+    image = view.viewport().grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    cell = view.mapFromScene(view.plot.image.mapToScene(QRectF(0, 0, 1, 1))).boundingRect()
+    x0, y0, x1, y1 = dark_boxes(image, [QRectF(cell)])[0]
+    arr = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4)[..., :3]
+    assert arr[y0 : y1 + 1, x0 : x1 + 1].min() < 80  # dark ink on white
