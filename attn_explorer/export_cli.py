@@ -99,6 +99,10 @@ def run(argv: list[str]) -> int:
     except SessionError as error:
         raise ExportError(str(error)) from None
     config = state.config()
+    if args.query is not None and not 1 <= args.query <= config.n_q:
+        raise UsageError(
+            f"--query must be a query token's number from 1 to {config.n_q}, not {args.query}"
+        )
     from .engine import ConfigError, compute
 
     try:

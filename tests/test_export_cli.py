@@ -104,6 +104,8 @@ def test_data_and_script(tmp_path, session):
         (["--preset", "v1", "--size", "big", "-o", "x.png"], 1, "--size must look like"),
         (["--preset", "mha", "--set", "d_out=5", "-o", "x.png"], 1, "cannot be split into 2 heads"),
         (["--preset", "v1", "--stage", "nope", "-o", "x.png"], 2, "invalid choice: 'nope'"),
+        (["--preset", "mha", "--query", "9", "-o", "x.png"], 2, "from 1 to 6, not 9"),
+        (["--preset", "v1", "--query", "0", "-o", "x.csv"], 2, "from 1 to 6, not 0"),
     ],
 )
 def test_bad_input_fails_in_one_line(tmp_path, args, status, words):

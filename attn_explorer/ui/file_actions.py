@@ -15,6 +15,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 from shiboken6 import isValid
 
+from ..engine import STEP_KEYS
 from ..io import code_export, data_export
 from ..io.session import SessionError, load_session, save_session
 from ..state import default_state
@@ -129,7 +130,7 @@ class FileActions(QObject):
         self.path = Path(path)
         self._remember(self.path)
         self.update_title()
-        self.window._status(_tr("Opened {0}").format(self.path))
+        self.window.notify(_tr("Opened {0}").format(self.path))
         return True
 
     def save(self) -> bool:
@@ -157,7 +158,7 @@ class FileActions(QObject):
         self.window.doc.undo_stack.setClean()
         self._remember(self.path)
         self.update_title()
-        self.window._status(_tr("Saved {0}").format(self.path))
+        self.window.notify(_tr("Saved {0}").format(self.path))
         return True
 
     # ------------------------------------------------------------------ recent files
@@ -244,7 +245,7 @@ class FileActions(QObject):
         except (OSError, FigureError) as error:
             self._error(_tr("Cannot export figure"), str(error))
             return False
-        self.window._status(_tr("Exported {0}").format(written))
+        self.window.notify(_tr("Exported {0}").format(written))
         return True
 
     def export_stages_to(
@@ -259,7 +260,7 @@ class FileActions(QObject):
             self._error(_tr("Cannot export the stages"), str(error))
             return False
         where = written[0] if fmt == "pdf" else Path(path)
-        self.window._status(_tr("Exported {0} stage(s) to {1}").format(10, where))
+        self.window.notify(_tr("Exported {0} stages to {1}").format(len(STEP_KEYS), where))
         return True
 
     def export_data(self) -> None:
@@ -291,7 +292,7 @@ class FileActions(QObject):
         except OSError as error:
             self._error(_tr("Cannot export data"), str(error))
             return False
-        self.window._status(_tr("Exported every array to {0}").format(path))
+        self.window.notify(_tr("Exported every array to {0}").format(path))
         return True
 
     def export_script(self) -> None:
@@ -314,7 +315,7 @@ class FileActions(QObject):
         except OSError as error:
             self._error(_tr("Cannot export script"), str(error))
             return False
-        self.window._status(
+        self.window.notify(
             _tr("Wrote {0}: run it with python to print the same numbers").format(path)
         )
         return True

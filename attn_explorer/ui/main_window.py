@@ -203,6 +203,8 @@ class MainWindow(QMainWindow):
         scripted sweep) is checked and sent once per turn instead of once per change, which
         would cost the UI thread more than the engine spends.
         """
+        if self.statusBar().currentMessage():
+            self.statusBar().clearMessage()  # the notice was about the state before this edit
         if self._turn_edited:
             self._recompute_pending = True
             return
@@ -307,10 +309,19 @@ class MainWindow(QMainWindow):
         self.controls.show_problems([problem])
         self.editor.show_problems([problem])
 
+    NOTICE_MS = 15_000
+
+    def notify(self, text: str) -> None:
+        """Say what an action just did (opened, saved, loaded an example) until the next edit,
+        for at most `NOTICE_MS`, over the config summary that each new picture writes."""
+        self.statusBar().showMessage(text, self.NOTICE_MS)
+
     def _status(self, text: str, error: bool = False) -> None:
         # Called on every move: only what changed is set (a style sheet, even the same one,
         # re-polishes the label).
         style = "color: #b00020;" if error else ""
+        if error and self.statusBar().currentMessage():
+            self.statusBar().clearMessage()  # a notice must not hide what went wrong
         if self.status_text.text() != text:
             self.status_text.setText(text)
             self.status_text.setToolTip(text)
@@ -322,7 +333,7 @@ class MainWindow(QMainWindow):
         preset = PRESETS[name]
         state = ExplorerState.from_config(preset.config, view=self.doc.view)
         self.doc.load_state(state, _tr("Load example “{0}”").format(preset.title))
-        self._status(preset.source)
+        self.notify(preset.source)
 
     def _preset_chosen(self, index: int) -> None:
         name = self.controls.preset.itemData(index)
@@ -345,7 +356,7 @@ class MainWindow(QMainWindow):
     def _why_scaling(self) -> None:
         """The softmax panel's demonstration (one undo step): see `scaling_demo`."""
         self.doc.load_state(scaling_demo(self.doc.state()), _tr("Why √d_k: demonstration"))
-        self._status(
+        self.notify(
             _tr(
                 "Scores of 16-d unit-variance embeddings through d_out = 64, unscaled: softmax "
                 "saturates. Tick “Divide by √d_k” to compare; Ctrl+Z restores your work."

@@ -11,7 +11,6 @@ import math
 
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -28,6 +27,7 @@ from ..engine import ARRAY_INFO, Trace, explain
 from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, MatrixView
 from .paint_pass import OnePaintPass
 from .trace_plots import Shown, kind_of, shared_levels, show_array
+from .widgets import FormulaText
 
 
 def _tr(text: str) -> str:
@@ -116,19 +116,9 @@ class MatrixBoard(QWidget):
         self._grid_pool: list[MatrixPlot] = []
         self.grid_bar = ColorBar()
 
-        self.explanation = QLabel(
-            _tr("Hover over a cell to see how it is computed; click to follow its query.")
-        )
-        self.explanation.setWordWrap(True)
-        self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        font = QFont("DejaVu Sans Mono")
-        font.setStyleHint(QFont.StyleHint.Monospace)
-        font.setPointSizeF(10.5)
-        self.explanation.setFont(font)
-        self.explanation.setMinimumHeight(3 * self.explanation.fontMetrics().height() + 8)
-        self.explanation.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.explanation.setStyleSheet(
-            "background: #fafafa; border-top: 1px solid #ddd; padding: 4px;"
+        self.explanation = FormulaText(
+            _tr("Hover over a cell to see how it is computed; click to follow its query."),
+            lines=4,
         )
         layout.addWidget(self.explanation)
 

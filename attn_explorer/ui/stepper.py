@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QKeySequence
+from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -31,7 +31,7 @@ from ..engine.softmax_lab import entropy, softmax, sweep
 from .heatmap import CellHover, MatrixPlot
 from .stage_figure import StageFigure
 from .trace_plots import show_array
-from .widgets import SliderSpin
+from .widgets import FormulaText, SliderSpin
 
 PLAY_MS = 2500
 STAGE_LABELS = (
@@ -301,16 +301,7 @@ class StepThrough(QWidget):
         self.figure = StageFigure()
         self.figure_view = pg.GraphicsView(background="w")
         self.figure_view.setCentralItem(self.figure)
-        self.followed = QLabel()
-        font = QFont("DejaVu Sans Mono")
-        font.setStyleHint(QFont.StyleHint.Monospace)
-        font.setPointSizeF(10.5)
-        self.followed.setFont(font)
-        self.followed.setWordWrap(True)
-        self.followed.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.followed.setStyleSheet(
-            "background: #fafafa; border-top: 1px solid #ddd; padding: 4px;"
-        )
+        self.followed = FormulaText(lines=6)
         # The two panels (five plots) are built when first shown: most sessions start on the
         # matrices tab, and every plot costs startup time.
         self._softmax_panel: SoftmaxPanel | None = None

@@ -5,7 +5,18 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QSpinBox, QWidget
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QApplication,
+    QDoubleSpinBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSlider,
+    QSpinBox,
+    QWidget,
+)
 
 
 class SliderSpin(QWidget):
@@ -116,3 +127,49 @@ class ErrorLabel(QLabel):
             self.setText(text)
         if self.isVisibleTo(self.parentWidget()) != bool(text):
             self.setVisible(bool(text))
+
+
+def formula_font(point_size: float = 10.5) -> QFont:
+    """The font formulas and their numbers are written in: the application's own.
+
+    Not a monospace font: the notation puts a combining tilde on ω (ω̃, the scaled scores),
+    and DejaVu Sans Mono, the usual monospace font on Linux, draws that tilde over the next
+    character instead ("ω[̃2,1]"); the default monospace font of other systems may lack ω
+    altogether, and a fallback font for ω cannot carry another font's tilde. Interface
+    fonts place combining marks, and their digits are as wide as each other, so numbers
+    still line up.
+    """
+    font = QFont(QApplication.font())
+    font.setPointSizeF(point_size)
+    return font
+
+
+class FormulaText(QScrollArea):
+    """A panel of formulas with a fixed height of `lines` lines; longer text scrolls.
+
+    Fixed, because the text changes on every hover: a panel that grew with it would shrink
+    the matrices above it and move the cell under the mouse.
+    """
+
+    def __init__(self, text: str = "", lines: int = 4, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = QLabel(text)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.label.setFont(formula_font())
+        self.label.setStyleSheet("background: #fafafa; padding: 4px;")
+        self.setWidget(self.label)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setStyleSheet("QScrollArea { background: #fafafa; border-top: 1px solid #ddd; }")
+        self.setFixedHeight(lines * self.label.fontMetrics().lineSpacing() + 10)
+
+    def text(self) -> str:
+        return self.label.text()
+
+    def setText(self, text: str) -> None:
+        if text != self.label.text():
+            self.label.setText(text)
+            self.verticalScrollBar().setValue(0)

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
-from attn_explorer.engine import compute
+from attn_explorer.engine import PRESETS, compute
 from attn_explorer.ui.main_window import MainWindow
 
 from .conftest import assert_shows
@@ -329,3 +329,31 @@ def test_a_seed_move_touches_no_control_tooltip_or_status_style(window, wait_set
     # Only the status line, whose text (and so tooltip) names the new seed.
     assert counter.seen == ["QLabel"]
     assert "seed 501" in window.status_text.toolTip()
+
+
+def test_loading_an_example_names_its_tutorial_until_the_next_edit(window, qtbot, wait_settled):
+    preset = PRESETS["causal"]
+    window.load_preset("causal")
+    wait_settled(window)
+    qtbot.wait(20)
+    bar = window.statusBar()
+    # The new picture's summary must not overwrite the notice.
+    assert bar.currentMessage() == preset.source
+    assert not window.status_text.isVisible()
+    window.controls.seed.spin.setValue(window.controls.seed.spin.value() + 1)
+    wait_settled(window)
+    assert bar.currentMessage() == ""
+    assert window.status_text.isVisible()
+    assert window.status_text.text().startswith("linear · d_out")
+
+
+def test_a_problem_is_not_hidden_behind_a_notice(window, qtbot, wait_settled):
+    window.controls.layout_box.setCurrentIndex(window.controls.layout_box.findData("split"))
+    window.controls.d_out.spin.setValue(5)
+    wait_settled(window)
+    window.notify("Saved somewhere")
+    window.controls.heads.spin.setValue(2)
+    qtbot.waitUntil(lambda: bool(window.problems))
+    assert window.statusBar().currentMessage() == ""
+    assert window.status_text.isVisible()
+    assert "d_out 5 cannot be split" in window.status_text.text()
