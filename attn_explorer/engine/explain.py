@@ -33,7 +33,8 @@ def _factor(value: float) -> str:
 
 
 def _sum_of_products(pairs: list[tuple[float, float]]) -> str:
-    terms = [f"{num(a)}×{_factor(b)}" for a, b in pairs]
+    # A negative factor is bracketed, "+ (-0.0264)×0.2216", as no sum writes "+ -0.0264".
+    terms = [f"{_factor(a) if k else num(a)}×{_factor(b)}" for k, (a, b) in enumerate(pairs)]
     if len(terms) > MAX_TERMS:
         terms = [*terms[: MAX_TERMS - 2], "…", terms[-1]]
         return " + ".join(terms) + f"  ({len(pairs)} terms)"

@@ -236,8 +236,8 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
         step(
             "concat",
             "9. Concatenate heads",
-            f"Z_cat = [Z_1 | … | Z_{cfg.heads}]",
-            f"Z<sub>cat</sub> = [Z<sub>1</sub> | … | Z<sub>{cfg.heads}</sub>]",
+            f"Z_cat = [{_head_list(cfg.heads, '{}_{}')}]",
+            f"Z<sub>cat</sub> = [{_head_list(cfg.heads, '{}<sub>{}</sub>')}]",
             ("head_contexts",),
             ("concat",),
             "" if cfg.heads > 1 else "One head: nothing to concatenate.",
@@ -255,3 +255,9 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
         )
     )
     return tuple(steps)
+
+
+def _head_list(heads: int, subscript: str) -> str:
+    """Z_1 | Z_2 as a formula lists heads: all of up to three, else first, ellipsis, last."""
+    numbers = list(range(1, heads + 1)) if heads <= 3 else [1, None, heads]
+    return " | ".join("…" if h is None else subscript.format("Z", h) for h in numbers)

@@ -128,7 +128,7 @@ class EmbeddingEditor(QWidget):
         self.query_table = EmbeddingTable(document.queries)
         self.kv_table = EmbeddingTable(document.kv)
         self.tabs.addTab(self.query_table, _tr("Queries X"))
-        self.tabs.addTab(self.kv_table, _tr("Keys && values X_kv"))
+        self.tabs.addTab(self.kv_table, _tr("Keys && values Xₖᵥ"))
         layout.addWidget(self.tabs, 1)
         self.error = ErrorLabel()
         layout.addWidget(self.error)

@@ -112,3 +112,24 @@ def test_out_of_range_is_an_error(v1):
         explain(v1, "scores", 1, 0, 0)
     with pytest.raises(KeyError):
         explain(v1, "w_out", 0, 0, 0)
+
+
+def test_a_negative_term_in_a_sum_is_bracketed_not_added_as_plus_minus():
+    trace = compute(preset("wrapper").config)
+    assert explain(trace, "scores", 0, 1, 0).startswith(
+        "ω[2,1] = q2·k1 = -0.3021×(-0.5740) + (-0.0289)×0.2727 = 0.1655"
+    )  # the first term keeps its plain sign
+    texts = [explain(trace, "scores", 0, i, j) for i in range(6) for j in range(6)]
+    assert not any("+ -" in t for t in texts)
+
+
+@pytest.mark.parametrize(
+    ("heads", "formula"),
+    [(1, "Z_cat = [Z_1]"), (2, "Z_cat = [Z_1 | Z_2]"), (4, "Z_cat = [Z_1 | … | Z_4]")],
+)
+def test_the_concatenation_formula_lists_the_heads_there_are(heads, formula):
+    from dataclasses import replace
+
+    config = replace(preset("v1").config, num_heads=heads, d_out=2 * heads)
+    step = next(s for s in compute(config).steps if s.key == "concat")
+    assert step.formula == formula
