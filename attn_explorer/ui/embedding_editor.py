@@ -140,9 +140,17 @@ class EmbeddingEditor(QWidget):
         self._sync_cross()
 
     def _action(
-        self, key: str, text: str, tip: str, shortcut: QKeySequence | str | None, slot
+        self,
+        key: str,
+        text: str,
+        tip: str,
+        shortcut: QKeySequence | str | None,
+        slot,
+        menu_text: str | None = None,
     ) -> None:
-        action = QAction(text, self)
+        """An editing action: a button labelled `text` here, an Edit menu entry `menu_text`."""
+        action = QAction(menu_text or text, self)
+        action.setIconText(text)
         action.setToolTip(tip)
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
@@ -174,9 +182,21 @@ class EmbeddingEditor(QWidget):
             "Ctrl+Shift+-",
             self.remove_tokens,
         )
-        self._action("move_up", _tr("↑"), _tr("Move the token up"), "Alt+Up", lambda: self.move(-1))
         self._action(
-            "move_down", _tr("↓"), _tr("Move the token down"), "Alt+Down", lambda: self.move(1)
+            "move_up",
+            _tr("↑"),
+            _tr("Move the token up"),
+            "Alt+Up",
+            lambda: self.move(-1),
+            _tr("Move token up"),
+        )
+        self._action(
+            "move_down",
+            _tr("↓"),
+            _tr("Move the token down"),
+            "Alt+Down",
+            lambda: self.move(1),
+            _tr("Move token down"),
         )
         self._action(
             "add_dim",

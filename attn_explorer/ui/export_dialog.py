@@ -80,6 +80,8 @@ class ExportFigureDialog(QDialog):
         form.addRow(_tr("Size (logical):"), size_row)
         path_row = QHBoxLayout()
         self.path = QLineEdit(str(directory / stem))
+        # Wide enough for a usual folder and file name: the end of a path is what tells.
+        self.path.setMinimumWidth(self.fontMetrics().horizontalAdvance("x" * 48))
         browse = QPushButton(_tr("Choose…"))
         browse.clicked.connect(self._browse)
         path_row.addWidget(self.path, 1)

@@ -83,6 +83,13 @@ class MatrixBoard(QWidget):
         self.score_box = self._variant_box(SCORE_VARIANTS)
         self.weight_box = self._variant_box(WEIGHT_VARIANTS)
         self.heads_array = self._variant_box(HEAD_ARRAYS)
+        self.score_box.setToolTip(
+            _tr("Which scores the left matrix shows: raw ω, scaled, or as fed to softmax")
+        )
+        self.weight_box.setToolTip(
+            _tr("Which weights the right matrix shows: after softmax, or after dropout")
+        )
+        self.heads_array.setToolTip(_tr("Which matrix the grid shows for every head"))
         for box in (self.score_box, self.weight_box, self.heads_array):
             bar.addWidget(box)
         bar.addStretch(1)

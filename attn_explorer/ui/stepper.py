@@ -294,7 +294,9 @@ class StepThrough(QWidget):
         self.next_button = QPushButton(_tr("Next ▶"))
         self.prev_button.setToolTip(_tr("Previous stage (←)"))
         self.next_button.setToolTip(_tr("Next stage (→)"))
-        self.play_button.setToolTip(_tr("Walk through the stages automatically"))
+        self.play_button.setToolTip(
+            _tr("Walk through the stages that apply to this configuration (Space)")
+        )
         self.head_box = QComboBox()
         self.head_box.setToolTip(_tr("Which head the per-head matrices show"))
 
@@ -342,6 +344,11 @@ class StepThrough(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(lambda _=False, d=delta: self.step_by(d))
             self.addAction(action)
+        play = QAction(self)
+        play.setShortcut(QKeySequence(Qt.Key.Key_Space))
+        play.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        play.triggered.connect(self.play_button.toggle)
+        self.addAction(play)
         self._stage_row_chosen(0)
 
     @property
@@ -438,17 +445,26 @@ class StepThrough(QWidget):
     def _play(self, on: bool) -> None:
         self.play_button.setText(_tr("❚❚ Pause") if on else _tr("▶ Play"))
         if on:
-            if self.stages.currentIndex() == len(STEP_KEYS) - 1:
-                self.stages.setCurrentIndex(0)
+            if self._next_applying() is None:
+                self.stages.setCurrentIndex(0)  # from the end: start again
             self.timer.start()
         else:
             self.timer.stop()
 
     def _play_step(self) -> None:
-        if self.stages.currentIndex() >= len(STEP_KEYS) - 1:
+        """Move on to the next stage that applies; a stage that does not (no mask, no
+        dropout) shows only why, which Next still lands on but Play need not wait for."""
+        row = self._next_applying()
+        if row is None:
             self.play_button.setChecked(False)
         else:
-            self.step_by(1)
+            self.stages.setCurrentIndex(row)
+
+    def _next_applying(self) -> int | None:
+        later = range(self.stages.currentIndex() + 1, len(STEP_KEYS))
+        if self.trace is None:
+            return later[0] if later else None
+        return next((row for row in later if self.trace.steps[row].applies), None)
 
     def _clicked(self, plot: MatrixPlot, row: int, col: int) -> None:
         if plot.shown is not None and ARRAY_INFO[plot.shown.name].rows == "q_tokens":

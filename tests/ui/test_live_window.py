@@ -357,3 +357,33 @@ def test_a_problem_is_not_hidden_behind_a_notice(window, qtbot, wait_settled):
     assert window.statusBar().currentMessage() == ""
     assert window.status_text.isVisible()
     assert "d_out 5 cannot be split" in window.status_text.text()
+
+
+def _tip(widget) -> str:
+    """The tooltip Qt shows over `widget`: its own, else the nearest ancestor's."""
+    while widget is not None and not widget.toolTip():
+        widget = widget.parentWidget()
+    return widget.toolTip() if widget is not None else ""
+
+
+@pytest.mark.parametrize("tab", [0, 1])
+def test_every_control_says_what_it_does(window, qtbot, tab):
+    from PySide6.QtWidgets import QAbstractButton, QAbstractSpinBox, QComboBox, QSlider
+
+    window.tabs.setCurrentIndex(tab)
+    qtbot.waitUntil(window.tabs.currentWidget().isVisible)
+    silent = [
+        f"{type(c).__name__} {getattr(c, 'text', lambda: '')()!r}"
+        for kind in (QAbstractButton, QComboBox, QAbstractSpinBox, QSlider)
+        for c in window.findChildren(kind)
+        if c.isVisible() and c.objectName() != "qt_tableview_cornerbutton" and not _tip(c)
+    ]
+    assert silent == []
+
+
+def test_edit_menu_entries_are_words_not_arrows(window):
+    edit = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
+    texts = [a.text() for a in edit.actions() if not a.isSeparator()]
+    assert "Move token up" in texts and "Move token down" in texts
+    assert all(len(t.replace("&", "")) > 2 for t in texts), texts
+    assert window.editor.actions["move_up"].iconText() == "↑"  # the button stays compact

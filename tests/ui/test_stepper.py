@@ -107,12 +107,28 @@ def test_arrow_keys_and_buttons_navigate(steps, qtbot):
     assert steps.stage == "embeddings" and not steps.prev_button.isEnabled()
 
 
-def test_play_walks_to_the_end(steps, qtbot, monkeypatch):
+def test_play_walks_through_the_stages_that_apply_and_stops(steps, qtbot):
     steps.timer.setInterval(10)
-    steps.set_stage("concat")
-    steps.play_button.click()
+    applying = [s.key for s in steps.trace.steps if s.applies]
+    assert len(applying) < len(STEP_KEYS)  # the default example skips some (no mask, ...)
+    visited = []
+    steps.stageChanged.connect(visited.append)
+    steps.set_stage(applying[-1])
+    visited.clear()
+    steps.play_button.click()  # from the last stage that applies: start again
     qtbot.waitUntil(lambda: not steps.play_button.isChecked(), timeout=3000)
-    assert steps.stage == "out_proj"
+    assert visited == ["embeddings", *[k for k in applying if k != "embeddings"]]
+    assert steps.play_button.text() == "▶ Play"
+
+
+def test_space_plays_and_pauses(steps, qtbot):
+    steps.set_stage("embeddings")
+    steps.stages.setFocus()
+    qtbot.keyClick(steps.stages, Qt.Key.Key_Space)
+    assert steps.play_button.isChecked() and steps.timer.isActive()
+    qtbot.keyClick(steps.stages, Qt.Key.Key_Space)
+    assert not steps.play_button.isChecked() and not steps.timer.isActive()
+    assert steps.stage == "embeddings"
 
 
 def highlighted_rows(steps) -> set[int | None]:
