@@ -626,6 +626,7 @@ class TokenAxis(pg.AxisItem):
         super().__init__(orientation)
         self.labels: list[tuple[float, str]] = []
         self.angle = 0
+        self._overhang = 0.0  # how far slanted labels reach right of the axis (pixels)
 
     def set_labels(self, labels: list[tuple[float, str]], angle: int) -> None:
         self.labels, self.angle = labels, angle
@@ -637,8 +638,15 @@ class TokenAxis(pg.AxisItem):
             radians = math.radians(angle)
             height = widest * math.sin(radians) + metrics.height() * math.cos(radians) + 8
         self.setHeight(min(int(height), 140))
+        self._overhang = widest * math.cos(math.radians(angle)) + metrics.height() if angle else 0
+        self.prepareGeometryChange()
         self.picture = None
         self.update()
+
+    def boundingRect(self) -> QRectF:
+        # A slanted label leans right, past the last column: without this its end was cut
+        # off ("ste" for "step") wherever only the axis's own rectangle was repainted.
+        return super().boundingRect().adjusted(0, 0, self._overhang, 0)
 
     def drawPicture(
         self, p: QPainter, axisSpec: object, tickSpecs: object, textSpecs: object

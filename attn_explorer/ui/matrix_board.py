@@ -225,7 +225,8 @@ class MatrixBoard(QWidget):
         two-column Q/K/V less than a wide context."""
         top, bottom = self._rows
         for i, key in enumerate(top[1]):
-            top[0].setStretch(i, 2 if key == "mask" else 3)
+            # 5 : 6, not less: at 1280 px a narrower mask thinned its six labels to three.
+            top[0].setStretch(i, 5 if key == "mask" else 6)
         for i, key in enumerate(bottom[1]):
             matrix = self.views[key].plot.matrix
             columns = matrix.shape[1] if matrix is not None else 2

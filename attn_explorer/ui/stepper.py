@@ -34,6 +34,7 @@ from .trace_plots import show_array
 from .widgets import FormulaText, SliderSpin
 
 PLAY_MS = 2500
+EXTRAS_MAX_HEIGHT = 330  # the softmax and mask panels under a stage's matrices
 STAGE_LABELS = (
     "X",
     "Q, K, V",
@@ -284,7 +285,10 @@ class StepThrough(QWidget):
         self.stages = QTabBar()
         self.stages.setExpanding(False)
         self.stages.setDrawBase(False)
-        self.stages.setUsesScrollButtons(True)
+        # All ten stages stay in sight: in a narrow window their names shorten ("6 Softm…")
+        # instead of scrolling the later stages out of view.
+        self.stages.setUsesScrollButtons(False)
+        self.stages.setElideMode(Qt.TextElideMode.ElideRight)
         for number, label in enumerate(STAGE_LABELS, start=1):
             self.stages.addTab(f"{number} {_tr(label)}")
 
@@ -303,7 +307,7 @@ class StepThrough(QWidget):
         self.figure = StageFigure()
         self.figure_view = pg.GraphicsView(background="w")
         self.figure_view.setCentralItem(self.figure)
-        self.followed = FormulaText(lines=6)
+        self.followed = FormulaText(lines=4)
         # The two panels (five plots) are built when first shown: most sessions start on the
         # matrices tab, and every plot costs startup time.
         self._softmax_panel: SoftmaxPanel | None = None
@@ -311,19 +315,20 @@ class StepThrough(QWidget):
         self.extras = QStackedWidget()
         self.extras.addWidget(QWidget())
 
+        # The stages get a row of their own, so that all ten names fit a laptop's window.
         nav = QHBoxLayout()
-        nav.addWidget(self.stages, 1)
         for widget in (self.prev_button, self.play_button, self.next_button):
             nav.addWidget(widget)
-        nav.addSpacing(16)
+        nav.addStretch(1)
         nav.addWidget(QLabel(_tr("Head")))
         nav.addWidget(self.head_box)
         right = QVBoxLayout()
+        right.addWidget(self.stages)
         right.addLayout(nav)
         right.addWidget(self.figure_view, 3)
         right.addWidget(self.followed)
         right.addWidget(self.extras, 1)
-        self.extras.setMaximumHeight(330)
+        self.extras.setMaximumHeight(EXTRAS_MAX_HEIGHT)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(right, 1)
@@ -350,6 +355,12 @@ class StepThrough(QWidget):
         play.triggered.connect(self.play_button.toggle)
         self.addAction(play)
         self._stage_row_chosen(0)
+
+    def resizeEvent(self, event: object) -> None:
+        super().resizeEvent(event)
+        # The stage's matrices come first: the bar charts below them get at most a third of
+        # the height (330 px in a tall window, less on a 1280×800 laptop).
+        self.extras.setMaximumHeight(min(EXTRAS_MAX_HEIGHT, max(150, self.height() // 3)))
 
     @property
     def softmax_panel(self) -> SoftmaxPanel:

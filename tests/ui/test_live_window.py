@@ -387,3 +387,24 @@ def test_edit_menu_entries_are_words_not_arrows(window):
     assert "Move token up" in texts and "Move token down" in texts
     assert all(len(t.replace("&", "")) > 2 for t in texts), texts
     assert window.editor.actions["move_up"].iconText() == "↑"  # the button stays compact
+
+
+def test_a_laptop_window_labels_every_column_of_the_tutorial_matrices(window, qtbot, wait_settled):
+    window.load_preset("mha")
+    wait_settled(window)
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: window.width() == 1280)
+    qtbot.wait(50)
+    tokens = ["Your", "journey", "starts", "with", "one", "step"]
+    for key in ("scores", "mask", "weights"):
+        assert window.board.views[key].plot._shown_ticks[1] == tokens, key
+
+
+def test_slanted_labels_are_inside_the_axis_area_that_is_repainted(window):
+    axis = window.board.views["weights"].plot.top_axis
+    assert axis.angle == 45
+    rect = axis.boundingRect()
+    view = axis.linkedView()
+    last_x = axis.mapFromScene(view.mapViewToScene(QPointF(5.5, 0))).x()
+    width = QFontMetricsF(axis.font()).horizontalAdvance("step")
+    assert rect.right() >= last_x + width * math.cos(math.radians(45))

@@ -222,3 +222,18 @@ def test_mask_methods_side_by_side(window, wait_settled, steps):
     window.controls.causal.setChecked(False)
     wait_settled(window)
     assert not steps.extras.isVisible()
+
+
+def test_a_laptop_window_shows_all_stage_names_and_gives_the_matrices_room(window, steps, qtbot):
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: window.width() == 1280)
+    steps.set_stage("softmax")
+    qtbot.wait(50)
+    bar = steps.stages
+    metrics = bar.fontMetrics()
+    for index in range(bar.count()):
+        assert bar.tabRect(index).right() <= bar.width()
+        assert bar.tabRect(index).width() > metrics.horizontalAdvance(bar.tabText(index))
+    assert steps.extras.isVisible()
+    assert steps.extras.height() <= steps.height() // 3
+    assert steps.figure_view.height() > steps.extras.height()
