@@ -32,10 +32,17 @@ def _parse_value(field: str, text: str) -> object:
         if kind is bool:
             if text.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
                 raise ValueError
-            return text.lower() in ("true", "1", "yes", "on")
-        return kind(text)
+            value: object = text.lower() in ("true", "1", "yes", "on")
+        else:
+            value = kind(text)
     except ValueError:
         raise UsageError(f"--set {field}: {text!r} is not a valid {kind.__name__}") from None
+    from .io.session import SessionError, control_value
+
+    try:  # the controls' own limits: nan, 1e9 heads or seed -1 would reach no control
+        return control_value(field, value)
+    except SessionError as error:
+        raise UsageError(f"--set {error}") from None
 
 
 def add_state_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,7 +85,7 @@ def state_from_args(args: argparse.Namespace) -> ExplorerState:
     if args.tokens is not None:
         if not 1 <= args.tokens <= 4096:
             raise UsageError("--tokens must be between 1 and 4096")
-        d_in = args.d_in or state.queries.d_in or 3
+        d_in = args.d_in if args.d_in is not None else (state.queries.d_in or 3)
         if not 1 <= d_in <= 1024:
             raise UsageError("--d-in must be between 1 and 1024")
         sequence = random_sequence(args.tokens, d_in)
@@ -86,6 +93,8 @@ def state_from_args(args: argparse.Namespace) -> ExplorerState:
         state = state.with_controls(
             cross=False, valid_len=min(state.controls.valid_len, args.tokens)
         )
+    elif args.d_in is not None:
+        raise UsageError("--d-in goes with --tokens N (the width of N random embeddings)")
     changes = {}
     for item in args.set:
         field, sep, text = item.partition("=")
@@ -126,6 +135,8 @@ def gui_main(argv: list[str]) -> int:
         if args.stage:
             state = replace(state, view=replace(state.view, tab="steps", stage=args.stage))
         width, height = (int(v) for v in args.size.lower().split("x"))
+        if not (200 <= width <= 8000 and 200 <= height <= 8000):
+            raise UsageError(f"--size must be between 200x200 and 8000x8000, not {args.size}")
     except (UsageError, SessionError) as error:
         parser.exit(2, f"attn-explorer: {error}\n")
     except ValueError:

@@ -388,26 +388,40 @@ def _numbers(rows: list[list[Any]], width: int, where: str, tokens: list[str]) -
 
 def _controls(value: object) -> Controls:
     doc = _fields(value, "controls", Controls.names())
-    defaults = Controls()
-    out: dict[str, Any] = {}
-    for name in Controls.names():
-        item, kind = doc[name], type(getattr(defaults, name))
-        where = f"controls.{name}"
-        if name in _CHOICES:
-            out[name] = _choice(item, where, _CHOICES[name])
-        elif kind is bool:
-            if not isinstance(item, bool):
-                raise _InvalidError(f"{where} must be true or false, not {_describe(item)}.")
-            out[name] = item
-        elif kind is int:
-            if not _is_int(item):
-                raise _InvalidError(f"{where} must be a whole number, not {_describe(item)}.")
-            out[name] = _in_range(item, where, *CONTROL_RANGES[name])
-        else:
-            if not _is_number(item):
-                raise _InvalidError(f"{where} must be a number, not {_describe(item)}.")
-            out[name] = float(_in_range(item, where, *CONTROL_RANGES[name]))
-    return Controls(**out)
+    return Controls(
+        **{name: _control(name, doc[name], f"controls.{name}") for name in Controls.names()}
+    )
+
+
+def control_value(name: str, value: object) -> object:
+    """`value` if control `name` may hold it (a session could store it); else SessionError.
+
+    For the command line's `--set`, which must not give the window a value its controls
+    cannot show, nor one the file it saves would refuse.
+    """
+    if name not in Controls.names():
+        raise SessionError(f"there is no control {name!r}")
+    try:
+        return _control(name, value, name)
+    except _InvalidError as error:
+        raise SessionError(str(error)) from None
+
+
+def _control(name: str, item: object, where: str) -> Any:
+    kind = type(getattr(Controls(), name))
+    if name in _CHOICES:
+        return _choice(item, where, _CHOICES[name])
+    if kind is bool:
+        if not isinstance(item, bool):
+            raise _InvalidError(f"{where} must be true or false, not {_describe(item)}.")
+        return item
+    if kind is int:
+        if not _is_int(item):
+            raise _InvalidError(f"{where} must be a whole number, not {_describe(item)}.")
+        return _in_range(item, where, *CONTROL_RANGES[name])
+    if not _is_number(item):
+        raise _InvalidError(f"{where} must be a number, not {_describe(item)}.")
+    return float(_in_range(item, where, *CONTROL_RANGES[name]))
 
 
 def _view(value: object, n_q: int) -> ViewState:

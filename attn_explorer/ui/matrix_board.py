@@ -155,11 +155,17 @@ class MatrixBoard(QWidget):
     def set_trace(self, trace: Trace) -> None:
         self.trace = trace
         heads = trace.heads
-        if self.head_box.count() != heads:
+        # The head is clamped on every trace, not only when the count changes: a session
+        # may name a head its configuration does not have.
+        head = min(max(self.head, 0), heads - 1)
+        if self.head_box.count() != heads or head != self.head:
             self.head_box.blockSignals(True)
-            self.head_box.clear()
-            self.head_box.addItems([_tr("{0} of {1}").format(h + 1, heads) for h in range(heads)])
-            self.head = min(self.head, heads - 1)
+            if self.head_box.count() != heads:
+                self.head_box.clear()
+                self.head_box.addItems(
+                    [_tr("{0} of {1}").format(h + 1, heads) for h in range(heads)]
+                )
+            self.head = head
             self.head_box.setCurrentIndex(self.head)
             self.head_box.blockSignals(False)
         self.head_box.setEnabled(heads > 1)

@@ -52,8 +52,13 @@ def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
         window.close()
         app.exit(outcome["status"])
 
-    def give_up() -> None:
-        reason = window.problems[0].message if window.problems else "no picture was computed"
+    def give_up(failure: object = None) -> None:
+        if failure is not None:
+            reason = failure.message  # the engine refused the config (e.g. float32 overflow)
+        elif window.problems:
+            reason = window.problems[0].message
+        else:
+            reason = "no picture was computed"
         print(f"attn-explorer: no screenshot: {reason}", file=sys.stderr)
         window.close()
         app.exit(1)
@@ -61,6 +66,7 @@ def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
     window.firstPicture.connect(lambda: QTimer.singleShot(SETTLE_MS, save))
     # The window starts its first computation once painted; an impossible one is known then.
     window.problemsShown.connect(give_up)
-    QTimer.singleShot(TIMEOUT_MS, give_up)
+    window.bridge.failed.connect(give_up)
+    QTimer.singleShot(TIMEOUT_MS, lambda: give_up())
     app.exec()
     return outcome["status"]

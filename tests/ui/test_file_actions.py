@@ -154,3 +154,20 @@ def test_export_data_and_script(window, wait_settled, tmp_path, dialogs):
     assert done.returncode == 0, done.stderr
     expected = compute(window.doc.config()).context
     assert f"{expected[1, 0]:.6f}" in done.stdout
+
+
+def test_a_session_naming_a_head_it_does_not_have_shows_the_last_one(
+    window, wait_settled, tmp_path, dialogs
+):
+    import json
+
+    path = tmp_path / "edited.json"
+    assert window.files.save_to(path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["view"]["head"] = 15  # edited by hand; the default example has one head
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert window.files.open_path(path)
+    wait_settled(window)
+    assert window.board.head == 0 and window.board.head_box.currentIndex() == 0
+    spec, _ = window.current_figure()
+    assert spec.head == 0  # Export Figure used to fail: "head 16 does not exist"

@@ -82,3 +82,37 @@ def test_impossible_config_gives_no_screenshot_and_says_why(tmp_path):
     assert done.returncode == 1
     assert "d_out 5 cannot be split into 2 heads" in done.stderr
     assert not out.exists()
+
+
+def test_a_config_the_engine_refuses_ends_at_once_with_its_reason(tmp_path):
+    """It used to wait the whole two-minute timeout and say only 'no picture was computed'."""
+    from dataclasses import replace
+
+    from attn_explorer.io.session import save_session
+    from attn_explorer.state import default_state
+
+    state = default_state()
+    rows = state.queries.embeddings
+    huge = replace(state.queries, embeddings=tuple((3e38,) * len(r) for r in rows))
+    session = tmp_path / "huge.json"
+    save_session(session, replace(state, queries=huge))
+    out = tmp_path / "x.png"
+    done = run_main(str(session), "--screenshot", str(out))
+    assert done.returncode == 1
+    assert "overflowed float32" in done.stderr and "no picture was computed" not in done.stderr
+    assert not out.exists()
+
+
+def test_out_of_range_arguments_are_refused_not_clamped_by_the_controls(tmp_path):
+    for args, words in [
+        (["--set", "temperature=nan"], "--set temperature is nan, outside 0.01 to 100."),
+        (["--set", "d_out=1000"], "--set d_out is 1000, outside 1 to 64."),
+        (["--set", "projection=banana"], 'projection is the text "banana"'),
+        (["--tokens", "5", "--d-in", "0"], "--d-in must be between 1 and 1024"),
+        (["--d-in", "5"], "--d-in goes with --tokens N"),
+        (["--size", "100000x100000"], "--size must be between 200x200 and 8000x8000"),
+    ]:
+        done = run_main("--screenshot", str(tmp_path / "x.png"), *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert words in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
