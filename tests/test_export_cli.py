@@ -105,6 +105,13 @@ def test_data_and_script(tmp_path, session):
         (["--preset", "mha", "--set", "d_out=5", "-o", "x.png"], 1, "cannot be split into 2 heads"),
         (["--preset", "v1", "--stage", "nope", "-o", "x.png"], 2, "invalid choice: 'nope'"),
         (["--preset", "mha", "--query", "9", "-o", "x.png"], 2, "from 1 to 6, not 9"),
+        (["--preset", "v1", "-o", "missing/x.svg"], 1, "missing/x.svg: No such file or directory"),
+        (["--preset", "v1", "-o", "missing/x.pdf"], 1, "missing/x.pdf: No such file or directory"),
+        (
+            ["--preset", "v1", "--size", "8000x8000", "--scale", "4", "-o", "x.png"],
+            1,
+            "32000×32000 pixels (3.8 GB in memory); choose a smaller size or scale",
+        ),
         (["--preset", "v1", "--query", "0", "-o", "x.csv"], 2, "from 1 to 6, not 0"),
     ],
 )

@@ -195,6 +195,10 @@ def load_session(path: str | os.PathLike[str]) -> ExplorerState:
     path = Path(path)
     name = path.name or str(path)
     try:
+        # A pipe or a device would block open() or read() until it is written to or
+        # forever: only a regular file (or a link to one) is read.
+        if path.exists() and not path.is_dir() and not path.is_file():
+            raise SessionError(f"{name} is not a session: it is not a regular file.")
         with open(path, "rb") as file:
             size = os.fstat(file.fileno()).st_size
             if size > MAX_BYTES:
@@ -203,7 +207,7 @@ def load_session(path: str | os.PathLike[str]) -> ExplorerState:
     except OSError as error:
         raise SessionError(f"{name} cannot be read: {_reason(error)}.") from error
     if len(data) > MAX_BYTES:
-        raise SessionError(_too_big(name, len(data)))
+        raise SessionError(_too_big(name, len(data), at_least=True))
     try:
         text = data.decode("utf-8-sig")  # tolerate the BOM some Windows editors add
     except UnicodeDecodeError as error:
@@ -550,11 +554,11 @@ def _quote(text: str, limit: int = 40) -> str:
     )
 
 
-def _too_big(name: str, size: int) -> str:
-    return (
-        f"{name} is too big for a session ({size / 2**20:.1f} MB; "
-        f"the limit is {MAX_BYTES // 2**20} MB)."
-    )
+def _too_big(name: str, size: int, at_least: bool = False) -> str:
+    limit = MAX_BYTES // 2**20
+    if at_least or round(size / 2**20, 1) <= limit:  # read up to the limit, or just over it
+        return f"{name} is too big for a session (more than the {limit} MB limit)."
+    return f"{name} is too big for a session ({size / 2**20:.1f} MB; the limit is {limit} MB)."
 
 
 def _too_big_to_save(name: str, size: int) -> str:

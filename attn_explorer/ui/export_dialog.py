@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
@@ -102,9 +103,15 @@ class ExportFigureDialog(QDialog):
     def _format_chosen(self) -> None:
         fmt = self.chosen_format()
         self.scale.setEnabled(fmt == "png")
-        path = Path(self.path.text())
+        text = self.path.text()
+        path = Path(text)
+        if not text.strip() or text.endswith(("/", os.sep)) or not path.name:
+            return  # nothing to put an extension on: left as typed, refused on saving
+        # Only a figure extension is swapped: "my.figures" is a name, not a format.
+        if path.suffix.lower() in {f".{f}" for f in FORMAT_NAMES}:
+            path = path.with_suffix("")
         folder = self.all_stages and fmt != "pdf"
-        self.path.setText(str(path.with_suffix("") if folder else path.with_suffix(f".{fmt}")))
+        self.path.setText(str(path if folder else path.with_name(f"{path.name}.{fmt}")))
 
     def _browse(self) -> None:
         fmt = self.chosen_format()

@@ -180,6 +180,25 @@ def _check_size(size: tuple[int, int]) -> tuple[int, int]:
     return width, height
 
 
+MAX_PNG_PIXELS = 2**27  # 134 million: 512 MB of image in memory while it is painted
+
+
+def _check_writable(path: Path) -> None:
+    """Fail before painting, with the system's reason, where the file cannot be written.
+
+    Qt's SVG and PDF writers only print a warning and report "could not begin"; a PNG is
+    written last, after all the painting.
+    """
+    existed = path.exists()
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as error:
+        raise FigureError(f"cannot write {path}: {error.strerror or error}") from None
+    if not existed:
+        path.unlink(missing_ok=True)
+
+
 def _set_dpi(image: QImage, dpi: float) -> None:
     image.setDotsPerMeterX(round(dpi / 0.0254))
     image.setDotsPerMeterY(round(dpi / 0.0254))
@@ -191,8 +210,18 @@ def render_png(
     if scale not in PNG_SCALES:
         raise FigureError(f"PNG scale must be 1, 2 or 4, not {scale}")
     width, height = _check_size(size)
-    stage = _Stage(figure, (width, height))
+    pixels = width * scale * height * scale
+    if pixels > MAX_PNG_PIXELS:
+        raise FigureError(
+            f"a {width}×{height} PNG at {scale}× would be {width * scale}×{height * scale} "
+            f"pixels ({pixels * 4 / 2**30:.1f} GB in memory); choose a smaller size or scale "
+            f"(at most {MAX_PNG_PIXELS / 1e6:.0f} million pixels)"
+        )
+    _check_writable(path)
     image = QImage(width * scale, height * scale, QImage.Format.Format_ARGB32)
+    if image.isNull():
+        raise FigureError(f"not enough memory for a {width * scale}×{height * scale} PNG")
+    stage = _Stage(figure, (width, height))
     image.setDevicePixelRatio(scale)
     # Paint at the screen's 96 dpi (fonts size by the device's dpi, and the pixel ratio already
     # doubles them), then record the true resolution so the PNG prints at its logical size.
@@ -214,6 +243,7 @@ def render_svg(
     figure: pg.GraphicsLayout, path: Path, size: tuple[int, int], title: str = ""
 ) -> Path:
     width, height = _check_size(size)
+    _check_writable(path)
     stage = _Stage(figure, (width, height))
     generator = QSvgGenerator()
     generator.setFileName(str(path))
@@ -252,6 +282,7 @@ def render_pdf(
 ) -> Path:
     """One page per figure, each page exactly the figure's size (at 96 px per inch)."""
     width, height = _check_size(size)
+    _check_writable(path)
     writer = QPdfWriter(str(path))
     writer.setResolution(DPI)
     writer.setTitle(title or "attn_explorer figure")

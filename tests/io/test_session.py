@@ -474,7 +474,17 @@ def test_a_huge_file_is_refused_before_reading(tmp_path):
     path = tmp_path / "huge.json"
     with open(path, "wb") as file:
         file.truncate(MAX_BYTES + 1)  # sparse: nothing written, but that is its size
-    assert refused(path) == "huge.json is too big for a session (256.0 MB; the limit is 256 MB)."
+    assert refused(path) == "huge.json is too big for a session (more than the 256 MB limit)."
+    with open(path, "wb") as file:
+        file.truncate(300 * 2**20)
+    assert refused(path) == "huge.json is too big for a session (300.0 MB; the limit is 256 MB)."
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_pipe_is_refused_without_waiting_for_a_writer(tmp_path):
+    pipe = tmp_path / "lesson.json"
+    os.mkfifo(pipe)  # open() would block until something writes to it
+    assert refused(pipe) == "lesson.json is not a session: it is not a regular file."
 
 
 def test_a_session_too_big_to_load_back_is_not_saved(tmp_path, monkeypatch):

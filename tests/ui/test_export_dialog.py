@@ -1,0 +1,54 @@
+"""The export dialog: the format follows the path's extension without mangling the path."""
+
+from pathlib import Path
+
+import pytest
+
+from attn_explorer.ui.export_dialog import ExportFigureDialog, default_scale
+
+
+@pytest.fixture
+def dialog(qtbot, tmp_path):
+    def make(all_stages: bool = False) -> ExportFigureDialog:
+        d = ExportFigureDialog("weights", (820, 700), tmp_path, "attention", all_stages, 1.0)
+        qtbot.addWidget(d)
+        return d
+
+    return make
+
+
+def choose(d: ExportFigureDialog, fmt: str) -> None:
+    d.format.setCurrentIndex(d.format.findData(fmt))
+
+
+def test_the_extension_follows_the_format(dialog, tmp_path):
+    d = dialog()
+    choose(d, "svg")
+    assert Path(d.path.text()) == tmp_path / "attention.svg"
+    choose(d, "pdf")
+    assert d.result_values()[:2] == (tmp_path / "attention.pdf", "pdf")
+
+
+@pytest.mark.parametrize("typed", ["", "/", "figures/"])
+def test_a_path_without_a_file_name_is_left_as_typed(dialog, typed):
+    d = dialog()
+    d.path.setText(typed)
+    choose(d, "svg")  # raised "PosixPath('.') has an empty name" for "" and "/"
+    assert d.path.text() == typed
+
+
+def test_only_a_figure_extension_is_replaced(dialog):
+    d = dialog()
+    d.path.setText("/tmp/my.figures")
+    choose(d, "svg")
+    assert d.path.text() == "/tmp/my.figures.svg"
+    stages = dialog(all_stages=True)
+    stages.path.setText("/tmp/my.figures")
+    choose(stages, "png")  # a folder of PNGs: the folder's name is kept whole
+    assert stages.path.text() == "/tmp/my.figures"
+    choose(stages, "pdf")
+    assert stages.path.text() == "/tmp/my.figures.pdf"
+
+
+def test_png_scale_covers_the_screen():
+    assert [default_scale(r) for r in (1.0, 1.25, 2.0, 3.0)] == [1, 2, 2, 4]
