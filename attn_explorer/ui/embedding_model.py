@@ -241,8 +241,9 @@ class EmbeddingTableModel(QAbstractTableModel):
                 ) + _tr(" Nothing was pasted.")
         if top + n_rows > MAX_ROWS:
             return _tr(
-                "The block has {0:,} rows; from row {1} the table can hold {2:,} more tokens."
-            ).format(n_rows, top + 1, MAX_ROWS - top) + _tr(" Nothing was pasted.")
+                "The block has {0:,} rows, but pasted from row {1} only {2:,} fit: a table "
+                "holds at most {3:,} tokens."
+            ).format(n_rows, top + 1, MAX_ROWS - top, MAX_ROWS) + _tr(" Nothing was pasted.")
         value_cols = n_cols - (1 if left == 0 else 0)
         first_value_col = max(left - 1, 0)
         if first_value_col + value_cols > self.d_in:

@@ -160,7 +160,11 @@ def test_paste_grows_the_table(model):
         ("1\t2\n3", "Row 2 of the block has 1 cells but row 1 has 2."),
         ("1\t2\t3\t4", "The block is 4 values wide but only 3 dimensions fit"),
         ("", "The clipboard holds no table to paste."),
-        ("\n".join(["1\t2\t3"] * 10_000), "The block has 10,000 rows"),
+        (
+            "\n".join(["1\t2\t3"] * 10_000),
+            "The block has 10,000 rows, but pasted from row 1 only 4,096 fit: a table holds "
+            "at most 4,096 tokens.",
+        ),
     ],
 )
 def test_bad_paste_changes_nothing(model, block, message):
