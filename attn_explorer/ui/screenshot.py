@@ -7,6 +7,7 @@ import sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from ..bridge import Failure
 from .main_window import MainWindow
 
 SETTLE_MS = 400  # let layouts and the first paint finish after the trace is drawn
@@ -52,7 +53,7 @@ def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
         window.close()
         app.exit(outcome["status"])
 
-    def give_up(failure: object = None) -> None:
+    def give_up(failure: Failure | None = None) -> None:
         if failure is not None:
             reason = failure.message  # the engine refused the config (e.g. float32 overflow)
         elif window.problems:

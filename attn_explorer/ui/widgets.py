@@ -136,8 +136,8 @@ def formula_font(point_size: float = 10.5) -> QFont:
     and DejaVu Sans Mono, the usual monospace font on Linux, draws that tilde over the next
     character instead ("ω[̃2,1]"); the default monospace font of other systems may lack ω
     altogether, and a fallback font for ω cannot carry another font's tilde. Interface
-    fonts place combining marks, and their digits are as wide as each other, so numbers
-    still line up.
+    fonts place combining marks, and their digits share one width, so a number's width
+    does not jump as its digits change under the mouse.
     """
     font = QFont(QApplication.font())
     font.setPointSizeF(point_size)
@@ -164,7 +164,8 @@ class FormulaText(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setStyleSheet("QScrollArea { background: #fafafa; border-top: 1px solid #ddd; }")
-        self.setFixedHeight(lines * self.label.fontMetrics().lineSpacing() + 10)
+        # The label's 4 px padding above and below, and room for the last line's descenders.
+        self.setFixedHeight(lines * self.label.fontMetrics().lineSpacing() + 16)
 
     def text(self) -> str:
         return self.label.text()
