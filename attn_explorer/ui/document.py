@@ -12,14 +12,15 @@ from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QObject, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtGui import QUndoStack
 
 from ..engine import AttentionConfig
 from ..state import MAX_DIMS, Controls, ExplorerState
 from .embedding_model import EmbeddingTableModel
+from .undo import EditCommand, record
 
 MERGE_SECONDS = 1.0
-# Deep enough for any lesson; bounded because a command may hold a whole embedding table.
+# Deep enough for any lesson; the history is also bounded in bytes (see undo.py).
 UNDO_LIMIT = 1000
 
 
@@ -72,7 +73,12 @@ class Document(QObject):
             return
         new = replace(self._controls, **{name: value})
         if not self._merge_into_top(new, name):
-            self.undo_stack.push(_ControlsCommand(self, self._controls, new, name))
+            self._record_controls(new, name)
+
+    def _record_controls(self, new: Controls, name: str | None) -> None:
+        label = name.replace("_", " ") if name else _tr("settings")
+        edit = _ControlsEdit(self, self._controls, new, name)
+        record(self.undo_stack, _tr("Change {0}").format(label), [edit])
 
     def _merge_into_top(self, new: Controls, name: str) -> bool:
         """Fold a quick repeat of the same control into the newest command.
@@ -85,8 +91,11 @@ class Document(QObject):
         index = stack.index()
         if index == 0 or index != stack.count() or index == stack.cleanIndex():
             return False
-        top = stack.command(index - 1)
-        if not isinstance(top, _ControlsCommand) or top.name != name:
+        command = stack.command(index - 1)
+        if not isinstance(command, EditCommand) or len(command.edits) != 1:
+            return False
+        top = command.edits[0]
+        if not isinstance(top, _ControlsEdit) or top.name != name:
             return False
         now = time.monotonic()
         if now - top.stamp > MERGE_SECONDS:
@@ -114,12 +123,15 @@ class Document(QObject):
 
     def load_state(self, state: ExplorerState, text: str) -> None:
         """Replace everything (a preset or a session) in one undoable step."""
-        self.undo_stack.beginMacro(text)
-        self.queries.replace(state.queries, text)
-        self.kv.replace(state.kv or state.queries, text)
+        controls = None
         if state.controls != self._controls:
-            self.undo_stack.push(_ControlsCommand(self, self._controls, state.controls, None))
-        self.undo_stack.endMacro()
+            controls = _ControlsEdit(self, self._controls, state.controls, None)
+        edits = [
+            self.queries.replacement(state.queries),
+            self.kv.replacement(state.kv or state.queries),
+            controls,
+        ]
+        record(self.undo_stack, text, edits)
         self.view = state.view
 
     def add_dimension(self, rng: np.random.Generator | None = None) -> str | None:
@@ -129,10 +141,8 @@ class Document(QObject):
                 MAX_DIMS
             )
         rng = rng or np.random.default_rng()
-        self.undo_stack.beginMacro(_tr("Add dimension"))
-        for model in (self.queries, self.kv):
-            model.replace(model.with_dimension_added(rng), _tr("Add dimension"))
-        self.undo_stack.endMacro()
+        edits = [model.dimension_added(rng) for model in (self.queries, self.kv)]
+        record(self.undo_stack, _tr("Add dimension"), edits)
         return None
 
     def remove_dimension(self, col: int) -> str | None:
@@ -140,11 +150,10 @@ class Document(QObject):
         if self.queries.d_in <= 1:
             return _tr("The embeddings need at least one dimension.")
         col = min(max(col, 0), self.queries.d_in - 1)
-        self.undo_stack.beginMacro(_tr("Remove dimension"))
-        for model in (self.queries, self.kv):
-            if col < model.d_in:
-                model.replace(model.with_dimension_removed(col), _tr("Remove dimension"))
-        self.undo_stack.endMacro()
+        edits = [
+            model.dimension_removed(col) for model in (self.queries, self.kv) if col < model.d_in
+        ]
+        record(self.undo_stack, _tr("Remove dimension"), edits)
         return None
 
     def set_view(self, **changes: object) -> None:
@@ -152,19 +161,21 @@ class Document(QObject):
         self.view = replace(self.view, **changes)
 
 
-class _ControlsCommand(QUndoCommand):
+class _ControlsEdit:
     """Set the controls; `name` is the single control changed (mergeable), or None."""
 
+    nbytes = 256
+
     def __init__(self, doc: Document, old: Controls, new: Controls, name: str | None) -> None:
-        label = name.replace("_", " ") if name else _tr("settings")
-        super().__init__(_tr("Change {0}").format(label))
         self.doc, self.old, self.new, self.name = doc, old, new, name
         self.stamp = time.monotonic()
 
-    def redo(self) -> None:
+    @property
+    def is_noop(self) -> bool:
+        return self.new == self.old
+
+    def apply(self) -> None:
         self.doc._apply_controls(self.new)
 
-    def undo(self) -> None:
+    def revert(self) -> None:
         self.doc._apply_controls(self.old)
-        if self.new == self.old:
-            self.setObsolete(True)  # a merge brought it back: Qt drops the empty step

@@ -2,12 +2,14 @@
 
 Column 0 holds the token names, columns 1..d the embedding values. Edits from the view go
 through `setData`, which refuses bad text (leaving the old value and emitting `inputRejected`
-with the reason) and otherwise pushes a command onto the shared QUndoStack. Structural edits
-(insert, remove, move, paste, randomize) push a snapshot command: simple, and exact on undo.
+with the reason) and otherwise records an undo step on the shared QUndoStack. Every step keeps
+only the rows it changed (`_Splice`), the dimension it added or removed (`_ColumnEdit`) or the
+one cell (`_CellEdit`): moving a token in a 4096-row table keeps two rows for undo, not the table.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 
 import numpy as np
@@ -19,11 +21,12 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtGui import QUndoStack
 
 from ..engine import num
 from ..state import MAX_TOKENS, TokenSequence
 from ..textinput import InputError, clean_token, parse_number, split_block
+from .undo import Edit, record
 
 MAX_ROWS = MAX_TOKENS
 
@@ -131,10 +134,13 @@ class EmbeddingTableModel(QAbstractTableModel):
             return False
         if new == old and type(new) is type(old):
             return True
-        self.undo_stack.push(_SetCellCommand(self, row, col, old, new))
+        label = _tr("token") if col == 0 else f"x{row + 1}[{col}]"
+        record(
+            self.undo_stack, _tr("Edit {0}").format(label), [_CellEdit(self, row, col, old, new)]
+        )
         return True
 
-    # ------------------------------------------------------------------ used by commands
+    # ------------------------------------------------------------------ used by edits
     def _write_cell(self, row: int, col: int, value: str | float) -> None:
         if col == 0:
             self._tokens[row] = str(value)
@@ -145,27 +151,50 @@ class EmbeddingTableModel(QAbstractTableModel):
         self.dataChanged.emit(index, index)
         self.sequenceChanged.emit()
 
+    def _rows(self, start: int, stop: int) -> _Rows:
+        return _Rows(tuple(self._tokens[start:stop]), self._values[start:stop].copy())
+
+    def _splice(self, start: int, count: int, rows: _Rows) -> None:
+        """Replace rows start..start+count-1 by `rows` (the whole table may change width)."""
+        self.beginResetModel()
+        if start == 0 and count == len(self._tokens):
+            values = rows.values.copy()
+        else:
+            middle = rows.values.reshape(len(rows.tokens), self._values.shape[1])
+            values = np.concatenate([self._values[:start], middle, self._values[start + count :]])
+        self._tokens[start : start + count] = rows.tokens
+        self._values = values
+        self._sequence = None
+        self.endResetModel()
+        self.sequenceChanged.emit()
+
+    def _set_columns(self, values: np.ndarray) -> None:
+        self.beginResetModel()
+        self._values = values
+        self._sequence = None
+        self.endResetModel()
+        self.sequenceChanged.emit()
+
     def restore(self, sequence: TokenSequence) -> None:
-        """Replace the whole table (no undo record: commands and loaders call this)."""
+        """Replace the whole table (no undo record: loaders call this)."""
         self.beginResetModel()
         self._tokens = list(sequence.tokens)
-        width = len(sequence.embeddings[0]) if sequence.embeddings else self._values.shape[1]
-        self._values = np.array(sequence.embeddings, dtype=np.float64).reshape(
-            len(sequence.tokens), width
-        )
+        self._values = _array(sequence, self._values.shape[1])
         self._sequence = sequence
         self.endResetModel()
         self.sequenceChanged.emit()
 
     # ------------------------------------------------------------------ undoable edits
+    def replacement(self, sequence: TokenSequence) -> Edit | None:
+        """The edit that turns this table into `sequence`, or None when they are equal."""
+        if sequence == self.sequence():
+            return None
+        after = _Rows(tuple(sequence.tokens), _array(sequence, self.d_in))
+        return _Splice(self, 0, self._rows(0, len(self._tokens)), after)
+
     def replace(self, sequence: TokenSequence, text: str) -> None:
         """Replace the table in one undoable step."""
-        before = self.sequence()
-        if sequence != before:
-            self.undo_stack.push(_SnapshotCommand(self, before, sequence, text))
-
-    def _edited(self, tokens: list[str], values: np.ndarray, text: str) -> None:
-        self.replace(TokenSequence(tuple(tokens), tuple(map(tuple, values.tolist()))), text)
+        record(self.undo_stack, text, [self.replacement(sequence)])
 
     def insert_tokens(
         self, row: int, count: int = 1, rng: np.random.Generator | None = None
@@ -176,11 +205,8 @@ class EmbeddingTableModel(QAbstractTableModel):
         count = min(count, MAX_ROWS - len(self._tokens))
         if count <= 0:
             return
-        names = self._new_names(count)
-        fresh = rng.uniform(0, 1, size=(count, self.d_in)).round(2)
-        tokens = self._tokens[:row] + names + self._tokens[row:]
-        values = np.concatenate([self._values[:row], fresh, self._values[row:]])
-        self._edited(tokens, values, _tr("Add token"))
+        fresh = _Rows(tuple(self._new_names(count)), _random_values(rng, (count, self.d_in)))
+        record(self.undo_stack, _tr("Add token"), [_Splice(self, row, self._rows(row, row), fresh)])
 
     def _new_names(self, count: int) -> list[str]:
         taken, names, k = set(self._tokens), [], len(self._tokens) + 1
@@ -195,34 +221,44 @@ class EmbeddingTableModel(QAbstractTableModel):
         drop = sorted({r for r in rows if 0 <= r < len(self._tokens)})
         if not drop:
             return
-        keep = [r for r in range(len(self._tokens)) if r not in set(drop)]
+        runs: list[tuple[int, int]] = []  # (start, stop) of consecutive rows
+        for r in drop:
+            if runs and runs[-1][1] == r:
+                runs[-1] = (runs[-1][0], r + 1)
+            else:
+                runs.append((r, r + 1))
+        empty = _Rows((), np.zeros((0, self.d_in)))
+        # Last run first, so that the earlier runs' row numbers still hold when applied.
+        edits = [_Splice(self, a, self._rows(a, b), empty) for a, b in reversed(runs)]
         text = _tr("Remove token") if len(drop) == 1 else _tr("Remove tokens")
-        self._edited([self._tokens[r] for r in keep], self._values[keep], text)
+        record(self.undo_stack, text, edits)
 
     def move_token(self, row: int, delta: int) -> int:
         """Move one token up (delta -1) or down (+1); returns its new row."""
         target = row + delta
         if not (0 <= row < len(self._tokens) and 0 <= target < len(self._tokens)):
             return row
-        order = list(range(len(self._tokens)))
-        order[row], order[target] = order[target], order[row]
-        self._edited([self._tokens[r] for r in order], self._values[order], _tr("Move token"))
+        top = min(row, target)
+        pair = self._rows(top, top + 2)
+        swapped = _Rows(pair.tokens[::-1], pair.values[::-1].copy())
+        record(self.undo_stack, _tr("Move token"), [_Splice(self, top, pair, swapped)])
         return target
 
     def randomize(self, rng: np.random.Generator | None = None) -> None:
         rng = rng or np.random.default_rng()
-        values = rng.uniform(0, 1, size=self._values.shape).round(2)
-        self._edited(list(self._tokens), values, _tr("Randomize embeddings"))
+        n = len(self._tokens)
+        after = _Rows(tuple(self._tokens), _random_values(rng, self._values.shape))
+        edit = _Splice(self, 0, self._rows(0, n), after)
+        record(self.undo_stack, _tr("Randomize embeddings"), [edit])
 
-    def with_dimension_added(self, rng: np.random.Generator) -> TokenSequence:
-        column = rng.uniform(0, 1, size=(len(self._tokens), 1)).round(2)
-        values = np.concatenate([self._values, column], axis=1)
-        return TokenSequence(tuple(self._tokens), tuple(map(tuple, values.tolist())))
+    def dimension_added(self, rng: np.random.Generator) -> Edit:
+        """The edit that appends one random dimension (the caller records it)."""
+        column = _random_values(rng, (len(self._tokens), 1))
+        return _ColumnEdit(self, self.d_in, column, insert=True)
 
-    def with_dimension_removed(self, col: int) -> TokenSequence:
-        values = np.delete(self._values, col, axis=1)
-        rows = tuple(map(tuple, values.tolist())) if values.shape[1] else ((),) * len(self._tokens)
-        return TokenSequence(tuple(self._tokens), rows)
+    def dimension_removed(self, col: int) -> Edit:
+        """The edit that removes dimension `col` (0-based; the caller records it)."""
+        return _ColumnEdit(self, col, self._values[:, col : col + 1].copy(), insert=False)
 
     def paste(self, top: int, left: int, text: str) -> str | None:
         """Paste a block at (top, left); rows are added as needed. Returns an error or None.
@@ -251,50 +287,115 @@ class EmbeddingTableModel(QAbstractTableModel):
                 "The block is {0} values wide but only {1} dimensions fit from there: add "
                 "dimensions first."
             ).format(value_cols, self.d_in - first_value_col) + _tr(" Nothing was pasted.")
-        tokens = list(self._tokens)
-        values = self._values.copy()
-        grow = top + n_rows - len(tokens)
-        if grow > 0:
-            tokens += self._new_names(grow)
-            values = np.concatenate([values, np.zeros((grow, self.d_in))])
+        old_rows = min(len(self._tokens), top + n_rows) - top
+        block = self._rows(top, top + old_rows)
+        tokens = list(block.tokens) + self._new_names(n_rows - old_rows)
+        values = np.concatenate([block.values, np.zeros((n_rows - old_rows, self.d_in))])
         for r, row_cells in enumerate(cells):
             for c, cell in enumerate(row_cells):
                 col = left + c
                 try:
                     if col == 0:
-                        tokens[top + r] = clean_token(cell)
+                        tokens[r] = clean_token(cell)
                     else:
-                        values[top + r, col - 1] = parse_number(cell)
+                        values[r, col - 1] = parse_number(cell)
                 except InputError as error:
                     return _tr("Row {0}, column {1} of the block: {2}").format(
                         r + 1, c + 1, error
                     ) + _tr(" Nothing was pasted.")
-        self._edited(tokens, values, _tr("Paste"))
+        after = _Rows(tuple(tokens), values)
+        if after != block:
+            record(self.undo_stack, _tr("Paste"), [_Splice(self, top, block, after)])
         return None
 
 
-class _SetCellCommand(QUndoCommand):
+def _array(sequence: TokenSequence, width: int) -> np.ndarray:
+    """The embeddings as an (n, d_in) array; `width` keeps d_in for a table of no tokens."""
+    width = sequence.d_in if sequence.embeddings else width
+    return np.array(sequence.embeddings, dtype=np.float64).reshape(len(sequence.tokens), width)
+
+
+def _random_values(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return rng.uniform(0, 1, size=shape).round(2)
+
+
+class _Rows:
+    """Some consecutive rows of a table, kept for undo (never shared with the live table)."""
+
+    def __init__(self, tokens: tuple[str, ...], values: np.ndarray) -> None:
+        self.tokens, self.values = tokens, values
+        self.values.flags.writeable = False
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, _Rows)
+            and self.tokens == other.tokens
+            and self.values.shape == other.values.shape
+            and bool(np.array_equal(self.values, other.values))
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @property
+    def nbytes(self) -> int:
+        return self.values.nbytes + sum(map(sys.getsizeof, self.tokens))
+
+
+class _CellEdit:
+    nbytes = 64
+
     def __init__(self, model: EmbeddingTableModel, row: int, col: int, old: object, new: object):
-        label = "token" if col == 0 else f"x{row + 1}[{col}]"
-        super().__init__(_tr("Edit {0}").format(label))
         self.model, self.row, self.col, self.old, self.new = model, row, col, old, new
 
-    def redo(self) -> None:
+    def apply(self) -> None:
         self.model._write_cell(self.row, self.col, self.new)
 
-    def undo(self) -> None:
+    def revert(self) -> None:
         self.model._write_cell(self.row, self.col, self.old)
 
 
-class _SnapshotCommand(QUndoCommand):
-    def __init__(
-        self, model: EmbeddingTableModel, before: TokenSequence, after: TokenSequence, text: str
-    ) -> None:
-        super().__init__(text)
-        self.model, self.before, self.after = model, before, after
+class _Splice:
+    """Rows start..start+len(before)-1 replaced by `after` (insert, remove, move, paste, ...)."""
 
-    def redo(self) -> None:
-        self.model.restore(self.after)
+    def __init__(self, model: EmbeddingTableModel, start: int, before: _Rows, after: _Rows):
+        self.model, self.start, self.before, self.after = model, start, before, after
 
-    def undo(self) -> None:
-        self.model.restore(self.before)
+    @property
+    def nbytes(self) -> int:
+        return self.before.nbytes + self.after.nbytes
+
+    def apply(self) -> None:
+        self.model._splice(self.start, len(self.before), self.after)
+
+    def revert(self) -> None:
+        self.model._splice(self.start, len(self.after), self.before)
+
+
+class _ColumnEdit:
+    """One embedding dimension inserted at (or removed from) column `col`."""
+
+    def __init__(self, model: EmbeddingTableModel, col: int, column: np.ndarray, insert: bool):
+        self.model, self.col, self.column, self.insert = model, col, column, insert
+        self.column.flags.writeable = False
+
+    @property
+    def nbytes(self) -> int:
+        return self.column.nbytes
+
+    def apply(self) -> None:
+        self._put() if self.insert else self._take()
+
+    def revert(self) -> None:
+        self._take() if self.insert else self._put()
+
+    def _put(self) -> None:
+        values = self.model._values
+        self.model._set_columns(
+            np.concatenate([values[:, : self.col], self.column, values[:, self.col :]], axis=1)
+        )
+
+    def _take(self) -> None:
+        self.model._set_columns(np.delete(self.model._values, self.col, axis=1))

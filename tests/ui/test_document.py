@@ -20,7 +20,7 @@ def doc(qapp):
 
 def live_control_commands() -> int:
     gc.collect()
-    kind = document_module._ControlsCommand
+    kind = document_module._ControlsEdit
     return sum(type(o) is kind for o in gc.get_objects())
 
 

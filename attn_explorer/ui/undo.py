@@ -1,0 +1,115 @@
+"""Undo steps that hold only what changed, and a history bounded in bytes as well as in steps.
+
+Every undo step is an `EditCommand` holding a list of `Edit`s: small objects that know how to
+apply and revert one change and how many bytes they keep. A moved token keeps two rows, not the
+whole table, so a long session at the largest table size stays within memory; the few steps
+that must keep a whole table (randomize, open a preset) are what the byte budget is for.
+
+QUndoStack can only bound its number of steps (and only while empty), so `record` enforces the
+byte budget itself: when the history grows past it, the oldest steps are forgotten by
+re-pushing the newest ones onto a cleared stack without re-applying them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from PySide6.QtGui import QUndoCommand, QUndoStack
+
+# Enough for dozens of whole-table steps at the largest table (4096 × 1024 floats is 32 MB);
+# a tutorial-sized session never comes near it.
+UNDO_BUDGET_BYTES = 512 * 2**20
+COMMAND_OVERHEAD_BYTES = 200  # a Python object or two per step, however small the change
+
+
+class Edit(Protocol):
+    """One reversible change; `nbytes` is what it keeps alive for undo."""
+
+    nbytes: int
+
+    def apply(self) -> None: ...
+
+    def revert(self) -> None: ...
+
+
+class EditCommand(QUndoCommand):
+    """One undo step: its edits applied in order, reverted in reverse order."""
+
+    def __init__(self, text: str, edits: Sequence[Edit]) -> None:
+        super().__init__(text)
+        self.edits = list(edits)
+        self._replaying = False
+
+    @property
+    def nbytes(self) -> int:
+        return COMMAND_OVERHEAD_BYTES + sum(edit.nbytes for edit in self.edits)
+
+    def redo(self) -> None:
+        if self._replaying:
+            return
+        for edit in self.edits:
+            edit.apply()
+
+    def undo(self) -> None:
+        if self._replaying:
+            return
+        for edit in reversed(self.edits):
+            edit.revert()
+        if all(getattr(edit, "is_noop", False) for edit in self.edits):
+            self.setObsolete(True)  # a merge brought it back: Qt drops the empty step
+
+
+def record(
+    stack: QUndoStack, text: str, edits: Iterable[Edit | None], budget: int | None = None
+) -> bool:
+    """Apply `edits` as one undo step (None entries are skipped); False when nothing to do."""
+    kept = [edit for edit in edits if edit is not None]
+    if not kept:
+        return False
+    stack.push(EditCommand(text, kept))
+    trim(stack, UNDO_BUDGET_BYTES if budget is None else budget)
+    return True
+
+
+def history_bytes(stack: QUndoStack) -> int:
+    """What the undo history keeps alive, by the edits' own count."""
+    return sum(_size(stack.command(i)) for i in range(stack.count()))
+
+
+def _size(command: QUndoCommand) -> int:
+    return command.nbytes if isinstance(command, EditCommand) else COMMAND_OVERHEAD_BYTES
+
+
+def trim(stack: QUndoStack, budget: int) -> int:
+    """Forget the oldest steps until the history fits `budget`; returns how many were dropped.
+
+    The newest step is always kept. Only called right after a push, so there is no redo tail.
+    A clean (saved) state among the forgotten steps can no longer be reached: the document
+    then stays modified until saved again.
+    """
+    sizes = [_size(stack.command(i)) for i in range(stack.count())]
+    total, drop = sum(sizes), 0
+    while total > budget and drop < len(sizes) - 1:
+        total -= sizes[drop]
+        drop += 1
+    if drop == 0 or stack.index() != stack.count():
+        return 0
+    commands = [stack.command(i) for i in range(drop, stack.count())]
+    if not all(isinstance(c, EditCommand) for c in commands):
+        return 0
+    kept = [(c.text(), c.edits) for c in commands]  # copied out before Qt deletes the commands
+    clean = stack.cleanIndex()
+    stack.clear()
+    for position, (text, edits) in enumerate(kept):
+        if clean == drop + position:
+            stack.setClean()
+        command = EditCommand(text, edits)
+        command._replaying = True  # its edits are already applied
+        stack.push(command)
+        command._replaying = False
+    if clean == drop + len(kept):
+        stack.setClean()
+    elif clean < drop:
+        stack.resetClean()
+    return drop
