@@ -5,6 +5,8 @@ Qt-free, so the same rules serve the table editor, paste, and CSV import.
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import re
 
@@ -41,22 +43,38 @@ def parse_number(text: str) -> float:
 def split_block(text: str) -> list[list[str]]:
     """Cells of a pasted block: tab-separated (spreadsheets), else comma- or semicolon-separated.
 
-    Trailing empty lines are dropped; an empty block gives [].
+    Quoted cells are read the way spreadsheets write them ("a<TAB>b" with its tab, a doubled
+    quote for a quote), so a token name holding a tab or a line break survives copy and paste.
+    Tab-separated cells keep their spaces (a token " the" is not "the"); comma- and
+    semicolon-separated ones are stripped. Trailing empty lines are dropped; an empty block
+    gives [].
     """
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
     while lines and not lines[-1].strip():
         lines.pop()
     if not lines:
         return []
-    if any("\t" in line for line in lines):
+    if "\t" in text:
         separator = "\t"
-    elif any(";" in line for line in lines):
+    elif ";" in text:
         separator = ";"
-    elif any("," in line for line in lines):
+    elif "," in text:
         separator = ","
     else:
         return [re.split(r"\s+", line.strip()) for line in lines]
-    return [[cell.strip() for cell in line.split(separator)] for line in lines]
+    rows = list(csv.reader(io.StringIO("\n".join(lines)), delimiter=separator, strict=False))
+    rows = [row or [""] for row in rows]  # an empty line inside the block is one empty cell
+    if separator == "\t":
+        return rows
+    return [[cell.strip() for cell in row] for row in rows]
+
+
+def join_block(rows: list[list[str]]) -> str:
+    """Tab-separated text that `split_block` (and a spreadsheet) reads back cell for cell."""
+    out = io.StringIO()
+    csv.writer(out, delimiter="\t", lineterminator="\n").writerows(rows)
+    return out.getvalue().removesuffix("\n")
 
 
 def clean_token(text: str) -> str:

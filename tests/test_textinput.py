@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from attn_explorer.textinput import InputError, parse_number, split_block
+from attn_explorer.textinput import InputError, join_block, parse_number, split_block
 
 
 @pytest.mark.parametrize(
@@ -31,3 +31,16 @@ def test_blocks():
     assert split_block("1;2") == [["1", "2"]]
     assert split_block("1 2   3") == [["1", "2", "3"]]
     assert split_block("\n \n") == []
+
+
+def test_quoted_cells_keep_their_tabs_line_breaks_and_quotes():
+    rows = [["a\tb", "1"], ["new\nline", "2"], ['"q"', "3"], [" the", "4"]]
+    assert join_block(rows) == '"a\tb"\t1\n"new\nline"\t2\n"""q"""\t3\n the\t4'
+    assert split_block(join_block(rows)) == rows
+
+
+def test_spreadsheet_blocks_keep_spaces_typed_ones_do_not():
+    assert split_block(" the\t1\n") == [[" the", "1"]]
+    assert split_block("1, 2; 3\n") == [["1, 2", "3"]]
+    assert split_block("1, 2\n3 ,4") == [["1", "2"], ["3", "4"]]
+    assert split_block("x\n\n1") == [["x"], [""], ["1"]]

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine import Problem
+from ..textinput import join_block
 from .document import Document
 from .embedding_model import EmbeddingTableModel
 from .widgets import ErrorLabel
@@ -84,13 +85,11 @@ class EmbeddingTable(QTableView):
             return
         rows = sorted({i.row() for i in indexes})
         cols = sorted({i.column() for i in indexes})
-        lines = []
-        for r in rows:
-            cells = [
-                str(self.table.data(self.table.index(r, c), Qt.ItemDataRole.EditRole)) for c in cols
-            ]
-            lines.append("\t".join(cells))
-        QGuiApplication.clipboard().setText("\n".join(lines))
+        block = [
+            [str(self.table.data(self.table.index(r, c), Qt.ItemDataRole.EditRole)) for c in cols]
+            for r in rows
+        ]
+        QGuiApplication.clipboard().setText(join_block(block))
 
     def paste(self, text: str | None = None) -> None:
         text = QGuiApplication.clipboard().text() if text is None else text

@@ -123,6 +123,24 @@ def test_a_ten_thousand_row_paste_is_refused_with_a_message(window, qtbot):
     assert window.doc.queries.sequence() == before
 
 
+@pytest.mark.parametrize("name", ["a\tb", "new\nline", '"quoted"', " the", "x,y;z"])
+def test_a_copied_token_name_pastes_back_whole(window, name):
+    """A tab or line break in a name used to split it on paste and overwrite the next row."""
+    table, model = window.editor.query_table, window.doc.queries
+    model.setData(model.index(0, 0), name)
+    below = model.tokens[2:], model.values[2:].copy()
+    table.setCurrentIndex(model.index(0, 0))
+    table.selectRow(0)
+    table.copy_selection()
+    table.setCurrentIndex(model.index(1, 0))
+    table.paste()
+    assert window.editor.error.text() == ""
+    assert model.tokens[1] == name
+    np.testing.assert_array_equal(model.values[1], model.values[0])
+    assert model.tokens[2:] == below[0]
+    np.testing.assert_array_equal(model.values[2:], below[1])
+
+
 def test_a_long_paste_is_computed(window, wait_settled):
     block = "\n".join(
         f"t{i}\t{i % 7 / 7:.3f}\t{i % 5 / 5:.3f}\t{i % 3 / 3:.3f}" for i in range(300)
