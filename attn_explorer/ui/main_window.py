@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSplitter,
     QTabWidget,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -80,9 +81,23 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.board, _tr("Matrices"))
         self.tabs.addTab(self.stepper, _tr("Step through"))
+        # Over the matrices while the settings cannot be computed: what is drawn is the last
+        # picture that could be, and must not be read as the current one.
+        self.stale_banner = QLabel()
+        self.stale_banner.setWordWrap(True)
+        self.stale_banner.setStyleSheet(
+            "background: #fff4d6; color: #5c3d00; border: 1px solid #e0b64c; padding: 4px;"
+        )
+        self.stale_banner.hide()
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.setSpacing(2)
+        right_layout.addWidget(self.stale_banner)
+        right_layout.addWidget(self.tabs, 1)
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(left)
-        main.addWidget(self.tabs)
+        main.addWidget(right)
         main.setStretchFactor(0, 0)
         main.setStretchFactor(1, 1)
         main.setSizes([380, 1200])
@@ -231,6 +246,7 @@ class MainWindow(QMainWindow):
         if self.problems:
             self.bridge.cancel_pending()
             self._status(self.problems[0].message, error=True)
+            self._mark_stale(self.problems[0].message)
             self.problemsShown.emit()
             return
         self.bridge.request(config, self._wants_comparison(config))
@@ -298,6 +314,8 @@ class MainWindow(QMainWindow):
             )
         )
         self._status(summary)
+        if self.stale_banner.isVisible():
+            self.stale_banner.hide()
         self.traceShown.emit(result.trace)
         self._pictures += 1
         if self._pictures == 1:
@@ -305,9 +323,22 @@ class MainWindow(QMainWindow):
 
     def _show_failure(self, failure: Failure) -> None:
         self._status(failure.message, error=True)
+        self._mark_stale(failure.message)
         problem = Problem(failure.field or "other", failure.message)
         self.controls.show_problems([problem])
         self.editor.show_problems([problem])
+
+    def _mark_stale(self, reason: str) -> None:
+        """Say over the matrices that they belong to earlier settings, and why."""
+        if self.trace is None:
+            return  # nothing drawn yet: nothing to mistake for the current picture
+        self.stale_banner.setText(
+            _tr("These matrices are for the last settings that could be computed. {0}").format(
+                reason
+            )
+        )
+        self.stale_banner.setToolTip(_tr("Change the setting marked in red, or undo (Ctrl+Z)."))
+        self.stale_banner.show()
 
     NOTICE_MS = 15_000
 

@@ -100,10 +100,15 @@ def test_zero_tokens_is_explained_and_undone(window, wait_settled, qtbot):
     qtbot.waitUntil(lambda: "no tokens" in window.editor.error.text())
     assert window.trace is shown  # the last good picture stays
     assert "no tokens" in window.status_text.text()
+    banner = window.stale_banner
+    assert banner.isVisible(), "the old picture must not pass for the current one"
+    assert banner.text().startswith("These matrices are for the last settings that could be")
+    assert "no tokens" in banner.text()
     window.doc.undo_stack.undo()
     wait_settled(window)
     assert model.sequence() == before  # nothing entered was lost
     assert window.editor.error.text() == ""
+    qtbot.waitUntil(lambda: not banner.isVisible())  # once the new picture is drawn
 
 
 def test_the_remove_button_keeps_the_last_token(window):
