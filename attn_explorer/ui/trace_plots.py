@@ -6,9 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from PySide6.QtCore import QCoreApplication
 
 from ..engine import ARRAY_INFO, Trace
 from .heatmap import MatrixPlot, levels_for
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("TracePlots", text)
 
 
 @dataclass(frozen=True)
@@ -76,7 +81,10 @@ def show_array(
     )
     shape = "×".join(map(str, matrix.shape))
     head_text = f" · head {head + 1}" if info.per_head and trace.heads > 1 else ""
+    name_text = info.title
+    if name == "masked_scores" and not trace.config.has_mask:
+        name_text = _tr("Scores fed to softmax (no mask)")  # "masked" would claim a mask
     plot.set_title(
-        title or f"<b>{info.title}</b>{head_text} <span style='color:#666'>{shape}</span>"
+        title or f"<b>{name_text}</b>{head_text} <span style='color:#666'>{shape}</span>"
     )
     plot.shown = Shown(name, head)

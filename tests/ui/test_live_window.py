@@ -284,6 +284,15 @@ def test_masked_cells_are_hatched_with_minus_infinity(window):
     assert weights.image.image[0, 0] >> 24 == 255
 
 
+def test_the_scores_title_names_a_mask_only_when_there_is_one(window, wait_settled):
+    plot = window.board.views["scores"].plot
+    assert "Masked scores" in plot.title.text  # the default example is causal
+    window.controls.causal.setChecked(False)
+    wait_settled(window)
+    assert "Masked" not in plot.title.text
+    assert "Scores fed to softmax (no mask)" in plot.title.text
+
+
 def test_mask_keys_navigate_heads(window, wait_settled, qtbot):
     window.controls.heads.spin.setValue(3)
     wait_settled(window)
