@@ -72,9 +72,15 @@ def _embedding(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     which = "token" if name == "x" else "key/value token"
     value = trace[name][i, j]
     return (
-        f"x{i + 1}[{j + 1}] = {num(value)}\n"
+        f"{_x(name)}{i + 1}[{j + 1}] = {num(value)}\n"
         f"Dimension {j + 1} of the embedding of {which} {i + 1} {_token(tokens, i)}, as typed."
     )
+
+
+def _x(source: str) -> str:
+    """The embedding's letter: xₖᵥ for the second sequence of cross-attention, as the editor's
+    "Keys & values Xₖᵥ" tab, so that key 2 is not mistaken for query token 2."""
+    return "xₖᵥ" if source == "x_kv" else "x"
 
 
 def _drawn_from(trace: Trace, name: str) -> str:
@@ -125,13 +131,13 @@ def _projection(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     x_row = trace[source][i]
     if f"w_{role}" not in trace.arrays:
         return (
-            f"{head} = x{i + 1}[{j + 1}] = {num(value)}\n"
+            f"{head} = {_x(source)}{i + 1}[{j + 1}] = {num(value)}\n"
             f"{about} No projection: {letter.upper()} = X."
         )
     w_col = trace[f"w_{role}"][h, :, j]
     pairs = list(zip(x_row.tolist(), w_col.tolist(), strict=True))
     w = ARRAY_INFO[f"w_{role}"].symbol
-    formula = f"{head} = x{i + 1}·{w}[:,{j + 1}]"
+    formula = f"{head} = {_x(source)}{i + 1}·{w}[:,{j + 1}]"
     sums = _sum_of_products(pairs)
     bias_name = f"b_{role}"
     if bias_name in trace.arrays:

@@ -133,3 +133,11 @@ def test_the_concatenation_formula_lists_the_heads_there_are(heads, formula):
     config = replace(preset("v1").config, num_heads=heads, d_out=2 * heads)
     step = next(s for s in compute(config).steps if s.key == "concat")
     assert step.formula == formula
+
+
+def test_cross_attention_names_the_key_value_embedding_apart_from_the_queries():
+    trace = compute(preset("cross").config)
+    assert explain(trace, "keys", 0, 1, 0).startswith("k2[1] = xₖᵥ2·W_k[:,1] = ")
+    assert explain(trace, "queries", 0, 1, 0).startswith("q2[1] = x2·W_q[:,1] = ")
+    assert explain(trace, "x_kv", 0, 1, 0).startswith("xₖᵥ2[1] = ")
+    assert "key/value token 2" in explain(trace, "x_kv", 0, 1, 0)
