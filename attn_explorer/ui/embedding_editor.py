@@ -22,6 +22,7 @@ from ..engine import Problem
 from ..textinput import join_block
 from .document import Document
 from .embedding_model import EmbeddingTableModel
+from .text_size import text_size
 from .widgets import ErrorLabel
 
 
@@ -45,16 +46,24 @@ class EmbeddingTable(QTableView):
         )
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.horizontalHeader().setDefaultSectionSize(64)
-        self.horizontalHeader().setMinimumSectionSize(40)
-        self.verticalHeader().setDefaultSectionSize(24)
         self.setAlternatingRowColors(True)
         model.inputRejected.connect(self._rejected)
         model.modelReset.connect(self._fit_token_column)
+        text_size.changed.connect(self._size_cells)
+        self._size_cells()
+
+    def _size_cells(self) -> None:
+        """Rows and columns in proportion to the text size, so that larger text is not cut."""
+        factor = text_size.factor
+        self.horizontalHeader().setMinimumSectionSize(round(40 * factor))
+        self.horizontalHeader().setDefaultSectionSize(round(64 * factor))
+        self.verticalHeader().setDefaultSectionSize(round(24 * factor))
+        for column in range(1, self.table.columnCount()):
+            self.setColumnWidth(column, round(64 * factor))
         self._fit_token_column()
 
     def _fit_token_column(self) -> None:
-        self.setColumnWidth(0, 96)
+        self.setColumnWidth(0, round(96 * text_size.factor))
 
     def _rejected(self, index: QModelIndex, text: str) -> None:
         rect = self.visualRect(index)

@@ -325,6 +325,8 @@ class _Rows:
     def __init__(self, tokens: tuple[str, ...], values: np.ndarray) -> None:
         self.tokens, self.values = tokens, values
         self.values.flags.writeable = False
+        # Counted once: the history sums every step's size after each new step.
+        self.nbytes = values.nbytes + sum(map(sys.getsizeof, tokens))
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -338,10 +340,6 @@ class _Rows:
         )
 
     __hash__ = None  # type: ignore[assignment]
-
-    @property
-    def nbytes(self) -> int:
-        return self.values.nbytes + sum(map(sys.getsizeof, self.tokens))
 
 
 class _CellEdit:

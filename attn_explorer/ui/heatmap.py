@@ -32,6 +32,9 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsView, QSizePolicy
 
 from ..engine import num
+from .text_size import text_size
+
+QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum" for a widget's size
 
 # ColorBrewer RdBu (reversed: negative blue, positive red) and Blues: print and project well,
 # and stay readable for the common colour-vision deficiencies.
@@ -173,10 +176,18 @@ class CellTextItem(QGraphicsItem):
         self._longest: tuple[list[str], list[str]] = ([], [])
         self._dark: list[bool] = []
         self.font = QFont()
-        self.font.setPointSizeF(10)
         self.small_font = QFont()
-        self.small_font.setPointSizeF(8)
+        self.set_scale(1.0)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresParentOpacity, True)
+
+    def set_scale(self, factor: float) -> None:
+        """Values in 10 pt (8 pt when that does not fit) times the window's text size."""
+        self.font = QFont()
+        self.font.setPointSizeF(10 * factor)
+        self.small_font = QFont()
+        self.small_font.setPointSizeF(8 * factor)
+        self._runs = None
+        self.update()
 
     def set_cells(self, fine: list[str], coarse: list[str], dark: np.ndarray, shape: tuple) -> None:
         """Row-major texts at two precisions, and which cells are dark (white text)."""
@@ -370,17 +381,29 @@ class ColorBar(pg.GraphicsWidget):
     BAR_PX = 12
     BANDS = 64
 
-    def __init__(self, cmap: pg.ColorMap = SIGNED_CMAP) -> None:
+    def __init__(self, cmap: pg.ColorMap = SIGNED_CMAP, follow_text_size: bool = True) -> None:
         super().__init__()
         self.ticks: list[tuple[float, str]] = []
         self.levels = (0.0, 1.0)
-        self.font = QFont()
-        self.font.setPointSizeF(8.5)
-        self._line = QFontMetricsF(self.font).height()
+        self._labels: Sequence[str] | None = None
         self._gradient: tuple[QRectF, QBrush] | None = None
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
         self.set_colormap(cmap)
+        self._set_font(text_size.points(1.0, follow_text_size))
         self.set_levels(0.0, 1.0)
+        if follow_text_size:
+            text_size.changed.connect(self._text_size_changed)
+
+    def _set_font(self, factor: float) -> None:
+        self.font = QFont()
+        self.font.setPointSizeF(8.5 * factor)
+        self._line = QFontMetricsF(self.font).height()
+
+    def _text_size_changed(self) -> None:
+        self._set_font(text_size.factor)
+        self.setMinimumWidth(0)  # the labels' new width, smaller or larger
+        self.setMaximumWidth(QWIDGETSIZE_MAX)
+        self.set_levels(*self.levels, self._labels)
 
     def set_colormap(self, cmap: pg.ColorMap) -> None:
         lut = cmap.getLookupTable(nPts=self.BANDS, alpha=False)
@@ -391,6 +414,7 @@ class ColorBar(pg.GraphicsWidget):
     def set_levels(self, lo: float, hi: float, labels: Sequence[str] | None = None) -> None:
         """The range and its ticks: five evenly spaced values, or `labels` at lo and hi."""
         self.levels = (lo, hi)
+        self._labels = labels
         if labels is not None:
             self.ticks = [(lo, labels[0]), (hi, labels[1])]
         else:
@@ -688,13 +712,19 @@ class MatrixPlot(pg.GraphicsLayout):
     cellHovered = Signal(object)  # CellHover, or None when the mouse leaves
     cellClicked = Signal(int, int)
 
-    def __init__(self, *, colorbar: bool = True, title_size: str = "11pt") -> None:
+    def __init__(
+        self, *, colorbar: bool = True, title_size: str = "11pt", follow_text_size: bool = True
+    ) -> None:
+        """`follow_text_size`: on screen, text follows the window's text size (View menu);
+        exported figures pass False and keep their own."""
         super().__init__()
         self.setContentsMargins(4, 2, 4, 2)
         self.layout.setHorizontalSpacing(4)
         self.layout.setVerticalSpacing(0)
-        self._title_size = title_size
-        self.title = ShrinkingLabel("", size=title_size)
+        self._title_points = float(title_size.removesuffix("pt"))
+        self._follow = follow_text_size
+        self._title_size = f"{text_size.points(self._title_points, follow_text_size):g}pt"
+        self.title = ShrinkingLabel("", size=self._title_size)
         self.addItem(self.title, row=0, col=0, colspan=2)
         self.top_axis = TokenAxis("top")
         # No context menu, decided at construction: disabling it afterwards deletes a built
@@ -734,8 +764,10 @@ class MatrixPlot(pg.GraphicsLayout):
             self.plot.addItem(item)
         self.colorbar: ColorBar | None = None
         if colorbar:
-            self.colorbar = ColorBar()
+            self.colorbar = ColorBar(follow_text_size=follow_text_size)
             self.addItem(self.colorbar, row=1, col=1)
+        self.axis_font = QFont()
+        self._set_fonts(text_size.points(1.0, follow_text_size))
         self.set_caching(True)
         self.matrix: np.ndarray | None = None  # exactly what is displayed
         self.shown: object = None  # set by the owner: which trace array this plot shows
@@ -758,6 +790,30 @@ class MatrixPlot(pg.GraphicsLayout):
         self.revision = 0
         self.view.sigResized.connect(self._refresh_ticks)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        if follow_text_size:
+            text_size.changed.connect(self._text_size_changed)
+
+    def _set_fonts(self, factor: float) -> None:
+        """Axis labels in the application's unscaled size times `factor`, set explicitly: an
+        exported figure must not take the window's text size through the default font."""
+        self.axis_font = QFont()
+        self.axis_font.setPointSizeF(text_size.base_points() * factor)
+        left = self.plot.getAxis("left")
+        left.setStyle(tickFont=self.axis_font)
+        left.setFont(self.axis_font)
+        self.top_axis.setFont(self.axis_font)
+        self.cells.set_scale(factor)
+
+    def _text_size_changed(self) -> None:
+        factor = text_size.factor
+        self._set_fonts(factor)
+        self._title_size = f"{self._title_points * factor:g}pt"
+        self.title.setText(self.title.text, size=self._title_size)
+        self._tick_state = None
+        self._refresh_ticks()
+        self.plot.getAxis("left").picture = None
+        self.revision += 1
+        self.update()
 
     def set_caching(self, on: bool) -> None:
         """Keep the axes, title and colour bar as cached pixmaps between repaints.
@@ -920,10 +976,11 @@ class MatrixPlot(pg.GraphicsLayout):
         rows, cols = self._row_labels, self._col_labels
         row_stride = self._stride(len(rows), size.height())
         cell_width = size.width() / max(len(cols), 1)
-        line = QFontMetricsF(QFont()).height()
-        if _widest(cols) <= cell_width:
+        font = self.axis_font
+        line = QFontMetricsF(font).height()
+        if _widest(cols, font) <= cell_width:
             angle, col_stride = 0, 1
-        elif cell_width >= 1.5 * line and _slanted_fits(cols[-1], cell_width):
+        elif cell_width >= 1.5 * line and _slanted_fits(cols[-1], cell_width, font):
             angle, col_stride = 45, 1
         else:
             angle, col_stride = 90, max(1, math.ceil(line * 1.1 / max(cell_width, 1e-6)))
@@ -938,7 +995,7 @@ class MatrixPlot(pg.GraphicsLayout):
         left = self.plot.getAxis("left")
         left.setTicks([left_ticks])
         # The axis sizes to its labels: pyqtgraph silently drops labels that do not fit.
-        left.setWidth(_widest([t for _, t in left_ticks]) + 6)
+        left.setWidth(_widest([t for _, t in left_ticks], font) + 6)
         self.top_axis.set_labels(top_ticks, angle)
         self._shown_ticks = ([t for _, t in left_ticks], [t for _, t in top_ticks])
 
@@ -1006,15 +1063,15 @@ def _coarse(value: float) -> str:
     return f"{value:.2f}"
 
 
-def _slanted_fits(last: str, cell_width: float) -> bool:
+def _slanted_fits(last: str, cell_width: float, font: QFont) -> bool:
     """Whether the last column's label, slanted at 45°, stays above the matrix: it leans right
     from its cell's centre, and what passes the matrix's right edge would be cut off."""
-    reach = QFontMetricsF(QFont()).horizontalAdvance(display_token(last)) * math.cos(math.pi / 4)
+    reach = QFontMetricsF(font).horizontalAdvance(display_token(last)) * math.cos(math.pi / 4)
     return reach <= cell_width / 2 + 6
 
 
-def _widest(labels: Sequence[str]) -> float:
-    metrics = QFontMetricsF(QFont())
+def _widest(labels: Sequence[str], font: QFont) -> float:
+    metrics = QFontMetricsF(font)
     return max((metrics.horizontalAdvance(display_token(t)) for t in labels), default=0) + 6
 
 

@@ -9,6 +9,7 @@ stays on screen.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -35,6 +36,7 @@ from .figures import FigureSpec
 from .file_actions import FileActions
 from .matrix_board import MatrixBoard
 from .stepper import StepThrough
+from .text_size import text_size
 
 
 def _tr(text: str) -> str:
@@ -54,6 +56,7 @@ class MainWindow(QMainWindow):
     def __init__(self, state: ExplorerState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("attn_explorer")
+        text_size.restore()  # before any widget measures its text
         self.doc = Document(state or default_state(), self)
         self.bridge = EngineBridge(self)
         self.trace: Trace | None = None
@@ -73,7 +76,9 @@ class MainWindow(QMainWindow):
         scroll.setWidget(self.controls)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(self.controls.minimumSizeHint().width() + 24)
+        self._controls_scroll = scroll
+        self._fit_controls()
+        text_size.changed.connect(self._text_size_changed)
         left.addWidget(scroll)
         left.addWidget(self.editor)
         left.setStretchFactor(0, 3)
@@ -109,16 +114,9 @@ class MainWindow(QMainWindow):
         self.status_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.shape_text = QLabel()
         self.shape_text.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
-        self.shape_text.setFixedWidth(
-            self.fontMetrics().horizontalAdvance(
-                "X 1024×64 → Q,K,V 16×1024×64 → A 16×1024×1024 → out 1024×1024"
-            )
-        )
         self.shape_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.time_text = QLabel()
-        self.time_text.setFixedWidth(
-            self.fontMetrics().horizontalAdvance("engine 99999.9 ms · drawn in 9999.9 ms")
-        )
+        self._size_status_labels()
         self.time_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.statusBar().addWidget(self.status_text, 1)
         self.statusBar().addPermanentWidget(self.shape_text)
@@ -184,6 +182,18 @@ class MainWindow(QMainWindow):
         next_head.setShortcut(QKeySequence("Ctrl+]"))
         next_head.triggered.connect(lambda: self.board.set_head(self.board.head + 1))
         view.addActions([prev_head, next_head])
+        view.addSeparator()
+        for label, keys, change in (
+            (_tr("&Larger text"), ("Ctrl++", "Ctrl+="), text_size.larger),
+            (_tr("S&maller text"), ("Ctrl+-",), text_size.smaller),
+            (_tr("&Normal text size"), ("Ctrl+0",), text_size.reset),
+        ):
+            action = QAction(label, self)
+            action.setShortcuts([QKeySequence(k) for k in keys])
+            action.setStatusTip(_tr("Text size of the whole window, for a projector"))
+            action.triggered.connect(lambda _=False, c=change: self._change_text_size(c))
+            view.addAction(action)
+        self.text_size_actions = view.actions()[-3:]
 
         examples = self.menuBar().addMenu(_tr("E&xamples"))
         for name, preset in PRESETS.items():
@@ -196,6 +206,34 @@ class MainWindow(QMainWindow):
         about = QAction(_tr("&About attn_explorer"), self)
         about.triggered.connect(self._about)
         help_menu.addAction(about)
+
+    def _change_text_size(self, change: Callable[[], None]) -> None:
+        change()
+        text_size.remember()
+        self.notify(_tr("Text size {0:.0%}").format(text_size.factor))
+
+    def _text_size_changed(self) -> None:
+        # Widgets take a new application font from posted events: measure after those.
+        QTimer.singleShot(0, self, self._fit_controls)
+        QTimer.singleShot(0, self, self._size_status_labels)
+
+    def _fit_controls(self) -> None:
+        """The controls' column as wide as its widgets need at the current text size."""
+        self.controls.adjustSize()
+        self._controls_scroll.setMinimumWidth(self.controls.minimumSizeHint().width() + 24)
+
+    def _size_status_labels(self) -> None:
+        """Status labels of a fixed width (one that followed its text would re-lay out the
+        window on every move), wide enough for their longest text at the current size."""
+        metrics = self.fontMetrics()
+        self.shape_text.setFixedWidth(
+            metrics.horizontalAdvance(
+                "X 1024×64 → Q,K,V 16×1024×64 → A 16×1024×1024 → out 1024×1024"
+            )
+        )
+        self.time_text.setFixedWidth(
+            metrics.horizontalAdvance("engine 99999.9 ms · drawn in 9999.9 ms")
+        )
 
     def _about(self) -> None:
         QMessageBox.about(

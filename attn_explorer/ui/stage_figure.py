@@ -13,6 +13,7 @@ from PySide6.QtCore import QCoreApplication, Signal
 
 from ..engine import ARRAY_INFO, Step, Trace
 from .heatmap import MatrixPlot, ShrinkingLabel
+from .text_size import text_size
 from .trace_plots import show_array
 
 
@@ -74,21 +75,37 @@ class StageFigure(pg.GraphicsLayout):
     cellClicked = Signal(object, int, int)  # the MatrixPlot, row, col
     cellHovered = Signal(object, object)  # the MatrixPlot, CellHover | None
 
-    def __init__(self) -> None:
+    def __init__(self, follow_text_size: bool = True) -> None:
+        """`follow_text_size`: on screen, text follows the window's text size (View menu);
+        an exported figure passes False and keeps its own."""
         super().__init__()
         self.setContentsMargins(6, 6, 6, 6)
-        self.title = ShrinkingLabel("", size="13pt")
-        self.formula = ShrinkingLabel("", size="13pt")
-        self.reason = ShrinkingLabel("", size="11pt", color="#a15c00")
+        self._follow = follow_text_size
+        self.title = ShrinkingLabel("", size=self._size(13))
+        self.formula = ShrinkingLabel("", size=self._size(13))
+        self.reason = ShrinkingLabel("", size=self._size(11), color="#a15c00")
         self.plots: list[MatrixPlot] = []
         # Plots and the arrow are made once and reused by every stage. A plot made per
         # stage change would never be freed (its signal connections hold it) and costs
         # tens of milliseconds to build.
         self._pool: list[MatrixPlot] = []
-        self._arrow = pg.LabelItem("→", size="20pt")
+        self._arrow = pg.LabelItem("→", size=self._size(20))
         self._arrow.setMaximumWidth(36)
         self._layout_key: tuple | None = None
         self.key = ""
+        if follow_text_size:
+            text_size.changed.connect(self._text_size_changed)
+
+    def _size(self, points: float) -> str:
+        return f"{text_size.points(points, self._follow):g}pt"
+
+    def _text_size_changed(self) -> None:
+        self.title.setText(self.title.text, size=self._size(13))
+        self.formula.setText(self.formula.text, size=self._size(13))
+        self.reason.setText(self.reason.text, size=self._size(11), color="#a15c00")
+        self._arrow.setText("→", size=self._size(20))
+        self._arrow.setMaximumWidth(36 * text_size.factor)
+        self._layout_key = None  # the arrow's column is sized when the layout is rebuilt
 
     def show_stage(
         self, trace: Trace, key: str, head: int, query: int | None, summary: str = ""
@@ -100,9 +117,9 @@ class StageFigure(pg.GraphicsLayout):
             self._rebuild(panels)
             self._layout_key = layout_key
         self.key = key
-        self.title.setText(stage_title(step, summary), size="13pt")
-        self.formula.setText(step.formula_html, size="13pt")
-        self.reason.setText(step.reason, size="11pt", color="#a15c00")
+        self.title.setText(stage_title(step, summary), size=self._size(13))
+        self.formula.setText(step.formula_html, size=self._size(13))
+        self.reason.setText(step.reason, size=self._size(11), color="#a15c00")
         for plot, panel in zip(self.plots, panels, strict=True):
             title = None
             if key == "concat" and not panel.output and trace.heads > 1:
@@ -134,7 +151,9 @@ class StageFigure(pg.GraphicsLayout):
             if inputs:
                 self.addItem(self._arrow, row=3, col=first_output)
                 self.layout.setColumnStretchFactor(first_output, 0)
-                self.layout.setColumnMaximumWidth(first_output, 40)
+                self.layout.setColumnMaximumWidth(
+                    first_output, 40 * text_size.points(1, self._follow)
+                )
                 first_output += 1
             for col in range(first_output, first_output + len(outputs)):
                 self._add_plot(3, col)
@@ -146,7 +165,7 @@ class StageFigure(pg.GraphicsLayout):
 
     def _add_plot(self, row: int, col: int) -> None:
         if len(self.plots) == len(self._pool):
-            plot = MatrixPlot(title_size="10pt")
+            plot = MatrixPlot(title_size="10pt", follow_text_size=self._follow)
             plot.cellClicked.connect(lambda r, c, p=plot: self.cellClicked.emit(p, r, c))
             plot.cellHovered.connect(lambda hover, p=plot: self.cellHovered.emit(p, hover))
             self._pool.append(plot)

@@ -30,6 +30,7 @@ from ..engine import ARRAY_INFO, STEP_KEYS, Trace, explain, num
 from ..engine.softmax_lab import entropy, softmax, sweep
 from .heatmap import CellHover, MatrixPlot
 from .stage_figure import StageFigure
+from .text_size import text_size
 from .trace_plots import show_array
 from .widgets import FormulaText, SliderSpin
 
@@ -51,6 +52,10 @@ STAGE_LABELS = (
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("StepThrough", text)
+
+
+def _title_size() -> str:
+    return f"{text_size.points(10):g}pt"
 
 
 def vector(values: np.ndarray, limit: int = 8) -> str:
@@ -132,6 +137,7 @@ class SoftmaxPanel(QWidget):
         self.weight_plot.setYRange(0, 1)
         for plot in (self.score_plot, self.weight_plot, self.sweep_plot):
             plots.addWidget(plot)
+        text_size.changed.connect(self._retitle)
         layout.addLayout(plots, 1)
         controls = QHBoxLayout()
         controls.addWidget(QLabel(_tr("Multiply the scores by k:")))
@@ -164,9 +170,13 @@ class SoftmaxPanel(QWidget):
         self.sweep_weights: np.ndarray = np.zeros(0)
         self.sweep_entropy = 0.0
 
+    def _retitle(self) -> None:
+        for plot in (self.score_plot, self.weight_plot, self.sweep_plot):
+            plot.setTitle(plot.getPlotItem().titleLabel.text, size=_title_size())
+
     def _bars(self, title: str) -> pg.PlotWidget:
         plot = pg.PlotWidget(background="w", enableMenu=False)
-        plot.setTitle(title, size="10pt")
+        plot.setTitle(title, size=_title_size())
         plot.setMouseEnabled(False, False)
         plot.hideButtons()
         plot.setMinimumHeight(150)
@@ -180,7 +190,9 @@ class SoftmaxPanel(QWidget):
         self.weights = trace.weights[head, i]
         self._set_bars(self.score_plot, self.row, "#b2182b")
         self._set_bars(self.weight_plot, self.weights, "#2171b5")
-        self.score_plot.setTitle(_tr("Scores fed to softmax (row {0})").format(i + 1), size="10pt")
+        self.score_plot.setTitle(
+            _tr("Scores fed to softmax (row {0})").format(i + 1), size=_title_size()
+        )
         self._draw_sweep()
 
     def _set_bars(self, plot: pg.PlotWidget, heights: np.ndarray, color: str) -> None:
@@ -200,7 +212,7 @@ class SoftmaxPanel(QWidget):
         rows, entropies = sweep(self.row, np.array([k]))
         self.sweep_weights, self.sweep_entropy = rows[0], float(entropies[0])
         self._set_bars(self.sweep_plot, self.sweep_weights, "#6a51a3")
-        self.sweep_plot.setTitle(_tr("softmax({0} × scores)").format(f"{k:g}"), size="10pt")
+        self.sweep_plot.setTitle(_tr("softmax({0} × scores)").format(f"{k:g}"), size=_title_size())
         visible = int(np.isfinite(self.row).sum())
         uniform = math.log(visible) if visible else 0.0
         at_one = entropy(softmax(self.row))
@@ -280,6 +292,7 @@ class StepThrough(QWidget):
         self.head = 0
         self.query: int | None = 1
         self.summary = ""
+        text_size.changed.connect(self._text_size_changed)
 
         # The stages as a row of tabs: it costs a line of height, not a column of width.
         self.stages = QTabBar()
@@ -421,6 +434,10 @@ class StepThrough(QWidget):
                 f"{step.title}: {step.formula}" if step.applies else f"{step.title}: {step.reason}"
             )
             self.stages.setTabToolTip(row, tip)
+
+    def _text_size_changed(self) -> None:
+        if self.isVisible():
+            self.redraw()  # the stage figure re-lays out for the new text size
 
     def redraw(self) -> None:
         if self.trace is None:

@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .text_size import text_size
+
 
 class SliderSpin(QWidget):
     """A slider paired with a spin box: drag, or type an exact value.
@@ -157,15 +159,20 @@ class FormulaText(QScrollArea):
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.label.setFont(formula_font())
         self.label.setStyleSheet("background: #fafafa; padding: 4px;")
         self.setWidget(self.label)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setStyleSheet("QScrollArea { background: #fafafa; border-top: 1px solid #ddd; }")
+        self._lines = lines
+        self._size_to_text()
+        text_size.changed.connect(self._size_to_text)
+
+    def _size_to_text(self) -> None:
+        self.label.setFont(formula_font(text_size.points(10.5)))
         # The label's 4 px padding above and below, and room for the last line's descenders.
-        self.setFixedHeight(lines * self.label.fontMetrics().lineSpacing() + 16)
+        self.setFixedHeight(self._lines * self.label.fontMetrics().lineSpacing() + 16)
 
     def text(self) -> str:
         return self.label.text()

@@ -1,0 +1,72 @@
+"""One text size for the whole window, so a class at the back of a room can read a projector.
+
+Qt can scale a window only at start-up (QT_SCALE_FACTOR); this scales what carries the lesson
+while the lesson goes on: the application font (controls, tables, menus), the formulas, and
+the live matrices' values, labels, titles and colour bars. Exported figures keep their own
+sizes: a figure for a handout does not change with the room it was made in.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtGui import QFont, QGuiApplication
+
+STEPS = (0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0, 2.5)
+SETTING = "view/textSize"
+
+
+class TextSize(QObject):
+    """The factor every followed text size is multiplied by; `changed` after it moves."""
+
+    changed = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.factor = 1.0
+        self._base: float | None = None
+
+    def base_points(self) -> float:
+        """The application font's size before any scaling (taken the first time it is asked)."""
+        if self._base is None:
+            size = QGuiApplication.font().pointSizeF() if QGuiApplication.instance() else -1
+            self._base = size if size > 0 else 9.0
+        return self._base
+
+    def points(self, size: float, follow: bool = True) -> float:
+        return size * self.factor if follow else size
+
+    def set_factor(self, factor: float) -> None:
+        factor = float(factor)
+        factor = min(max(factor, STEPS[0]), STEPS[-1]) if math.isfinite(factor) else 1.0
+        if abs(factor - self.factor) < 1e-9:
+            return
+        base = self.base_points()
+        self.factor = factor
+        font = QFont(QGuiApplication.font())
+        font.setPointSizeF(base * factor)
+        QGuiApplication.setFont(font)
+        self.changed.emit()
+
+    def larger(self) -> None:
+        self.set_factor(next((s for s in STEPS if s > self.factor + 1e-9), STEPS[-1]))
+
+    def smaller(self) -> None:
+        self.set_factor(next((s for s in reversed(STEPS) if s < self.factor - 1e-9), STEPS[0]))
+
+    def reset(self) -> None:
+        self.set_factor(1.0)
+
+    def restore(self) -> None:
+        """The size the learner chose last time (a bad stored value means the normal size)."""
+        try:
+            self.set_factor(float(QSettings().value(SETTING, 1.0)))
+        except (TypeError, ValueError):
+            self.set_factor(1.0)
+
+    def remember(self) -> None:
+        QSettings().setValue(SETTING, self.factor)
+
+
+text_size = TextSize()
