@@ -17,7 +17,7 @@ from PySide6.QtGui import QUndoStack
 from ..engine import AttentionConfig
 from ..state import MAX_DIMS, Controls, ExplorerState
 from .embedding_model import EmbeddingTableModel
-from .undo import EditCommand, record
+from .undo import record
 
 MERGE_SECONDS = 1.0
 # Deep enough for any lesson; the history is also bounded in bytes (see undo.py).
@@ -92,7 +92,7 @@ class Document(QObject):
         if index == 0 or index != stack.count() or index == stack.cleanIndex():
             return False
         command = stack.command(index - 1)
-        if not isinstance(command, EditCommand) or len(command.edits) != 1:
+        if len(command.edits) != 1:
             return False
         top = command.edits[0]
         if not isinstance(top, _ControlsEdit) or top.name != name:
@@ -101,10 +101,11 @@ class Document(QObject):
         if now - top.stamp > MERGE_SECONDS:
             return False
         top.new, top.stamp = new, now
-        if top.new == top.old:
-            stack.undo()  # back where it started: the command undoes itself away
-            return True
         self._apply_controls(new)
+        if top.new == top.old:
+            # Back where it started: an obsolete step is dropped by undo() without running.
+            command.setObsolete(True)
+            stack.undo()
         return True
 
     def _apply_controls(self, controls: Controls) -> None:
@@ -169,10 +170,6 @@ class _ControlsEdit:
     def __init__(self, doc: Document, old: Controls, new: Controls, name: str | None) -> None:
         self.doc, self.old, self.new, self.name = doc, old, new, name
         self.stamp = time.monotonic()
-
-    @property
-    def is_noop(self) -> bool:
-        return self.new == self.old
 
     def apply(self) -> None:
         self.doc._apply_controls(self.new)

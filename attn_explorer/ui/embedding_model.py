@@ -156,21 +156,18 @@ class EmbeddingTableModel(QAbstractTableModel):
 
     def _splice(self, start: int, count: int, rows: _Rows) -> None:
         """Replace rows start..start+count-1 by `rows` (the whole table may change width)."""
-        self.beginResetModel()
+        tokens = self._tokens[:start] + list(rows.tokens) + self._tokens[start + count :]
         if start == 0 and count == len(self._tokens):
-            values = rows.values.copy()
+            values = rows.values.copy()  # kept rows are read-only; the live table is edited
         else:
-            middle = rows.values.reshape(len(rows.tokens), self._values.shape[1])
-            values = np.concatenate([self._values[:start], middle, self._values[start + count :]])
-        self._tokens[start : start + count] = rows.tokens
-        self._values = values
-        self._sequence = None
-        self.endResetModel()
-        self.sequenceChanged.emit()
+            values = np.concatenate(
+                [self._values[:start], rows.values, self._values[start + count :]]
+            )
+        self._set_table(tokens, values)
 
-    def _set_columns(self, values: np.ndarray) -> None:
+    def _set_table(self, tokens: list[str], values: np.ndarray) -> None:
         self.beginResetModel()
-        self._values = values
+        self._tokens, self._values = tokens, values
         self._sequence = None
         self.endResetModel()
         self.sequenceChanged.emit()
@@ -390,10 +387,9 @@ class _ColumnEdit:
         self._take() if self.insert else self._put()
 
     def _put(self) -> None:
-        values = self.model._values
-        self.model._set_columns(
-            np.concatenate([values[:, : self.col], self.column, values[:, self.col :]], axis=1)
-        )
+        model = self.model
+        model._set_table(model._tokens, np.insert(model._values, [self.col], self.column, axis=1))
 
     def _take(self) -> None:
-        self.model._set_columns(np.delete(self.model._values, self.col, axis=1))
+        model = self.model
+        model._set_table(model._tokens, np.delete(model._values, self.col, axis=1))

@@ -12,6 +12,7 @@ re-pushing the newest ones onto a cleared stack without re-applying them.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
@@ -56,8 +57,6 @@ class EditCommand(QUndoCommand):
             return
         for edit in reversed(self.edits):
             edit.revert()
-        if all(getattr(edit, "is_noop", False) for edit in self.edits):
-            self.setObsolete(True)  # a merge brought it back: Qt drops the empty step
 
 
 def record(
@@ -73,24 +72,21 @@ def record(
     budget = UNDO_BUDGET_BYTES if budget is None else budget
     # An upper bound of the history's size (Qt only ever removes steps behind our back)
     # spares a walk over up to 1000 steps after every edit.
-    bound = _BOUNDS.get(id(stack), 0) + size
+    bound = _BOUNDS.get(stack, 0) + size
     if bound > budget:
         trim(stack, budget)
         bound = history_bytes(stack)
-    _BOUNDS[id(stack)] = bound
+    _BOUNDS[stack] = bound
     return True
 
 
-_BOUNDS: dict[int, int] = {}  # per undo stack, an upper bound of what its history keeps
+# Per undo stack, an upper bound of what its history keeps.
+_BOUNDS: weakref.WeakKeyDictionary[QUndoStack, int] = weakref.WeakKeyDictionary()
 
 
 def history_bytes(stack: QUndoStack) -> int:
     """What the undo history keeps alive, by the edits' own count."""
-    return sum(_size(stack.command(i)) for i in range(stack.count()))
-
-
-def _size(command: QUndoCommand) -> int:
-    return command.nbytes if isinstance(command, EditCommand) else COMMAND_OVERHEAD_BYTES
+    return sum(stack.command(i).nbytes for i in range(stack.count()))
 
 
 def trim(stack: QUndoStack, budget: int) -> int:
@@ -100,17 +96,15 @@ def trim(stack: QUndoStack, budget: int) -> int:
     A clean (saved) state among the forgotten steps can no longer be reached: the document
     then stays modified until saved again.
     """
-    sizes = [_size(stack.command(i)) for i in range(stack.count())]
+    sizes = [stack.command(i).nbytes for i in range(stack.count())]
     total, drop = sum(sizes), 0
     while total > budget and drop < len(sizes) - 1:
         total -= sizes[drop]
         drop += 1
     if drop == 0 or stack.index() != stack.count():
         return 0
-    commands = [stack.command(i) for i in range(drop, stack.count())]
-    if not all(isinstance(c, EditCommand) for c in commands):
-        return 0
-    kept = [(c.text(), c.edits) for c in commands]  # copied out before Qt deletes the commands
+    # Copied out before Qt deletes the commands (every step is an EditCommand: `record`).
+    kept = [(c.text(), c.edits) for c in map(stack.command, range(drop, stack.count()))]
     clean = stack.cleanIndex()
     stack.clear()
     for position, (text, edits) in enumerate(kept):
