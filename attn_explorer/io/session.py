@@ -411,8 +411,11 @@ def control_value(name: str, value: object) -> object:
         raise SessionError(str(error)) from None
 
 
+_DEFAULT_CONTROLS = Controls()  # each control's type is its default's
+
+
 def _control(name: str, item: object, where: str) -> Any:
-    kind = type(getattr(Controls(), name))
+    kind = type(getattr(_DEFAULT_CONTROLS, name))
     if name in _CHOICES:
         return _choice(item, where, _CHOICES[name])
     if kind is bool:

@@ -104,7 +104,7 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
             figure.addItem(_title(f"<b>Attention</b>{head_text} · {summary}"), 0, 0, 1, 4)
             names = {"scores": "masked_scores", "weights": "weights"}
             for index, key in enumerate(MATRIX_VIEWS):
-                plot = MatrixPlot(title_size="10pt", follow_text_size=False)
+                plot = MatrixPlot(title_points=10, follow_text_size=False)
                 row, col = (1, index) if index < 3 else (2, index - 3)
                 figure.addItem(plot, row, col)
                 show_array(plot, trace, names.get(key, key), head)
@@ -115,7 +115,7 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
             info = ARRAY_INFO[spec.name]
             head_text = f" · head {head + 1}" if info.per_head and trace.heads > 1 else ""
             figure.addItem(_title(f"<b>{info.title}</b>{head_text} · {summary}"), 0, 0)
-            plot = MatrixPlot(title_size="10pt", follow_text_size=False)
+            plot = MatrixPlot(title_points=10, follow_text_size=False)
             figure.addItem(plot, 1, 0)
             show_array(plot, trace, spec.name, head)
             plots.append(plot)
@@ -140,7 +140,7 @@ def _all_heads(
     levels = shared_levels(trace, name)
     plots = []
     for h in range(trace.heads):
-        plot = MatrixPlot(colorbar=False, title_size="10pt", follow_text_size=False)
+        plot = MatrixPlot(colorbar=False, title_points=10, follow_text_size=False)
         figure.addItem(plot, 1 + h // columns, h % columns)
         show_array(plot, trace, name, h, levels=levels, title=f"<b>head {h + 1}</b>")
         plots.append(plot)

@@ -34,8 +34,6 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsView, Q
 from ..engine import num
 from .text_size import text_size
 
-QWIDGETSIZE_MAX = (1 << 24) - 1  # Qt's "no maximum" for a widget's size
-
 # ColorBrewer RdBu (reversed: negative blue, positive red) and Blues: print and project well,
 # and stay readable for the common colour-vision deficiencies.
 SIGNED_CMAP = pg.ColorMap(
@@ -175,8 +173,6 @@ class CellTextItem(QGraphicsItem):
         self._runs: tuple[list[str], QFont, list[QGlyphRun | None]] | None = None
         self._longest: tuple[list[str], list[str]] = ([], [])
         self._dark: list[bool] = []
-        self.font = QFont()
-        self.small_font = QFont()
         self.set_scale(1.0)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresParentOpacity, True)
 
@@ -401,8 +397,7 @@ class ColorBar(pg.GraphicsWidget):
 
     def _text_size_changed(self) -> None:
         self._set_font(text_size.factor)
-        self.setMinimumWidth(0)  # the labels' new width, smaller or larger
-        self.setMaximumWidth(QWIDGETSIZE_MAX)
+        self.setMinimumWidth(0)  # set_levels grows it to the labels' new width
         self.set_levels(*self.levels, self._labels)
 
     def set_colormap(self, cmap: pg.ColorMap) -> None:
@@ -638,6 +633,14 @@ class ShrinkingLabel(pg.LabelItem):
         self.setMinimumWidth(0)
         self._sizeHint[Qt.SizeHint.MinimumSize] = (0, self._sizeHint[Qt.SizeHint.MinimumSize][1])
 
+    def resizeEvent(self, ev: object) -> None:
+        super().resizeEvent(ev)
+        # Centred, a title wider than its room lost both ends ("cores ω = Q·Kᵀ · … · seed"):
+        # it keeps its beginning, the matrix's name, and loses its end instead.
+        left = self.item.mapToParent(self.item.boundingRect().topLeft()).x()
+        if left < 0:
+            self.item.moveBy(-left, 0)
+
 
 class TokenAxis(pg.AxisItem):
     """The column axis: token labels horizontal when they fit, else slanted or vertical.
@@ -662,8 +665,10 @@ class TokenAxis(pg.AxisItem):
             radians = math.radians(angle)
             height = widest * math.sin(radians) + metrics.height() * math.cos(radians) + 8
         self.setHeight(min(int(height), 140))
-        self._overhang = widest * math.cos(math.radians(angle)) + metrics.height() if angle else 0
-        self.prepareGeometryChange()
+        overhang = widest * math.cos(math.radians(angle)) + metrics.height() if angle else 0
+        if overhang != self._overhang:
+            self.prepareGeometryChange()  # before boundingRect() changes, as Qt requires
+            self._overhang = overhang
         self.picture = None
         self.update()
 
@@ -713,7 +718,7 @@ class MatrixPlot(pg.GraphicsLayout):
     cellClicked = Signal(int, int)
 
     def __init__(
-        self, *, colorbar: bool = True, title_size: str = "11pt", follow_text_size: bool = True
+        self, *, colorbar: bool = True, title_points: float = 11, follow_text_size: bool = True
     ) -> None:
         """`follow_text_size`: on screen, text follows the window's text size (View menu);
         exported figures pass False and keep their own."""
@@ -721,9 +726,8 @@ class MatrixPlot(pg.GraphicsLayout):
         self.setContentsMargins(4, 2, 4, 2)
         self.layout.setHorizontalSpacing(4)
         self.layout.setVerticalSpacing(0)
-        self._title_points = float(title_size.removesuffix("pt"))
-        self._follow = follow_text_size
-        self._title_size = f"{text_size.points(self._title_points, follow_text_size):g}pt"
+        self._title_points = title_points
+        self._title_size = f"{text_size.points(title_points, follow_text_size):g}pt"
         self.title = ShrinkingLabel("", size=self._title_size)
         self.addItem(self.title, row=0, col=0, colspan=2)
         self.top_axis = TokenAxis("top")
@@ -766,7 +770,6 @@ class MatrixPlot(pg.GraphicsLayout):
         if colorbar:
             self.colorbar = ColorBar(follow_text_size=follow_text_size)
             self.addItem(self.colorbar, row=1, col=1)
-        self.axis_font = QFont()
         self._set_fonts(text_size.points(1.0, follow_text_size))
         self.set_caching(True)
         self.matrix: np.ndarray | None = None  # exactly what is displayed
@@ -785,8 +788,10 @@ class MatrixPlot(pg.GraphicsLayout):
         self._shown_ticks: tuple[list[str], list[str]] = ([], [])
         self._highlight: int | None = None
         self._neg_inf_text = False
-        # Counts the changes made through this class's methods: a view that paints several
-        # plots at once (OnePaintPass) repaints those whose count moved.
+        # Counts the changes that set_matrix, set_title, set_highlight, clear and a new text
+        # size make: a view that paints several plots at once (OnePaintPass) repaints those
+        # whose count moved. New tick labels do not count: they re-lay out the plot, which
+        # OnePaintPass notices through layout_key().
         self.revision = 0
         self.view.sigResized.connect(self._refresh_ticks)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -811,7 +816,6 @@ class MatrixPlot(pg.GraphicsLayout):
         self.title.setText(self.title.text, size=self._title_size)
         self._tick_state = None
         self._refresh_ticks()
-        self.plot.getAxis("left").picture = None
         self.revision += 1
         self.update()
 
@@ -936,7 +940,9 @@ class MatrixPlot(pg.GraphicsLayout):
         """The values to write, and which cells are dark enough for white text (`argb`: the
         cells' colours as drawn; text only goes in matrices too small to be pooled)."""
         matrix = self.matrix
-        if matrix.size > MAX_TEXT_CELLS:
+        # A long thin matrix (1 × 600) has few cells yet is pooled: one text per drawn cell
+        # would not exist, and the shades would not line up with the values.
+        if matrix.size > MAX_TEXT_CELLS or argb.shape != matrix.shape:
             self.cells.clear()
             return
         flat = matrix.ravel()

@@ -209,12 +209,14 @@ class MainWindow(QMainWindow):
 
     def _text_size_changed(self) -> None:
         # Widgets take a new application font from posted events: measure after those.
-        QTimer.singleShot(0, self, self._fit_controls)
-        QTimer.singleShot(0, self, self._size_status_labels)
+        QTimer.singleShot(0, self, self._fit_to_text)
+
+    def _fit_to_text(self) -> None:
+        self._fit_controls()
+        self._size_status_labels()
 
     def _fit_controls(self) -> None:
         """The controls' column as wide as its widgets need at the current text size."""
-        self.controls.adjustSize()
         self._controls_scroll.setMinimumWidth(self.controls.minimumSizeHint().width() + 24)
 
     def _size_status_labels(self) -> None:
@@ -347,7 +349,7 @@ class MainWindow(QMainWindow):
             )
         )
         self._status(summary)
-        if self.stale_banner.isVisible():
+        if not self.stale_banner.isHidden():  # (isVisible() is False while the window is)
             self.stale_banner.hide()
         self.traceShown.emit(result.trace)
         self._pictures += 1

@@ -208,7 +208,7 @@ class MatrixBoard(QWidget):
             self.set_query(self.query)
 
     def _draw_matrices(self, trace: Trace) -> None:
-        head = min(self.head, trace.heads - 1)
+        head = self.head  # set_trace keeps it within the trace's heads
         chosen = {
             "scores": self.score_box.currentData(),
             "mask": "mask",
@@ -246,7 +246,7 @@ class MatrixBoard(QWidget):
             # Plots are reused across head counts: one made per change would never be
             # freed, its signal connections hold it.
             while len(self._grid_pool) < heads:
-                plot = MatrixPlot(colorbar=False, title_size="10pt")
+                plot = MatrixPlot(colorbar=False, title_points=10)
                 plot.cellHovered.connect(lambda hover, p=plot: self._hovered(p, hover))
                 plot.cellClicked.connect(lambda r, c, p=plot: self._clicked(p, r, c))
                 self._grid_pool.append(plot)

@@ -89,8 +89,7 @@ class StageFigure(pg.GraphicsLayout):
         # stage change would never be freed (its signal connections hold it) and costs
         # tens of milliseconds to build.
         self._pool: list[MatrixPlot] = []
-        self._arrow = pg.LabelItem("→", size=self._size(20))
-        self._arrow.setMaximumWidth(36)
+        self._arrow = pg.LabelItem("→")
         self._layout_key: tuple | None = None
         self.key = ""
         if follow_text_size:
@@ -100,12 +99,9 @@ class StageFigure(pg.GraphicsLayout):
         return f"{text_size.points(points, self._follow):g}pt"
 
     def _text_size_changed(self) -> None:
-        self.title.setText(self.title.text, size=self._size(13))
-        self.formula.setText(self.formula.text, size=self._size(13))
-        self.reason.setText(self.reason.text, size=self._size(11), color="#a15c00")
-        self._arrow.setText("→", size=self._size(20))
-        self._arrow.setMaximumWidth(36 * text_size.factor)
-        self._layout_key = None  # the arrow's column is sized when the layout is rebuilt
+        """The next `show_stage` (the step-through redraws on a new size) rebuilds the layout
+        in the new size; the matrices follow by themselves."""
+        self._layout_key = None
 
     def show_stage(
         self, trace: Trace, key: str, head: int, query: int | None, summary: str = ""
@@ -149,11 +145,12 @@ class StageFigure(pg.GraphicsLayout):
                 self._add_plot(3, col)
             first_output = len(inputs)
             if inputs:
+                scale = text_size.points(1, self._follow)
+                self._arrow.setText("→", size=self._size(20))
+                self._arrow.setMaximumWidth(36 * scale)
                 self.addItem(self._arrow, row=3, col=first_output)
                 self.layout.setColumnStretchFactor(first_output, 0)
-                self.layout.setColumnMaximumWidth(
-                    first_output, 40 * text_size.points(1, self._follow)
-                )
+                self.layout.setColumnMaximumWidth(first_output, 40 * scale)
                 first_output += 1
             for col in range(first_output, first_output + len(outputs)):
                 self._add_plot(3, col)
@@ -165,7 +162,7 @@ class StageFigure(pg.GraphicsLayout):
 
     def _add_plot(self, row: int, col: int) -> None:
         if len(self.plots) == len(self._pool):
-            plot = MatrixPlot(title_size="10pt", follow_text_size=self._follow)
+            plot = MatrixPlot(title_points=10, follow_text_size=self._follow)
             plot.cellClicked.connect(lambda r, c, p=plot: self.cellClicked.emit(p, r, c))
             plot.cellHovered.connect(lambda hover, p=plot: self.cellHovered.emit(p, hover))
             self._pool.append(plot)

@@ -86,10 +86,36 @@ def test_glyph_runs_put_every_value_where_draw_text_does(view, monkeypatch):
         assert np.abs(np.subtract(on_screen, in_file)).max() <= 1
 
 
-def test_a_character_the_font_lacks_falls_back_to_draw_text():
+def test_a_character_the_font_lacks_falls_back_to_draw_text(view, monkeypatch):
     glyphs = _glyphs_of(QFont())
     assert glyphs.of("-1.25") is not None
     assert glyphs.of("中") is None  # not in the UI font: drawText lets Qt pick a fallback font
+    left = []
+    draw_runs = CellTextItem._draw_glyph_runs
+    monkeypatch.setattr(
+        CellTextItem,
+        "_draw_glyph_runs",
+        lambda self, *a: left.append(draw_runs(self, *a)) or left[-1],
+    )
+    texts = ["中"] * 9
+    view.plot.cells.set_cells(texts, texts, np.zeros(9, bool), (3, 3))
+    screen = view.viewport().grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    assert left == [list(range(9))]  # no glyph run: all nine went to drawText
+    image_item = view.plot.image
+    cells = [
+        QRectF(view.mapFromScene(image_item.mapToScene(QRectF(c, r, 1, 1))).boundingRect())
+        for r in range(3)
+        for c in range(3)
+    ]
+    assert len(dark_boxes(screen, cells)) == 9  # and drawText wrote something in every cell
+
+
+def test_a_long_thin_matrix_that_is_pooled_gets_no_cell_text(view):
+    """1 × 600 has fewer cells than the text limit but is drawn pooled to 1 × 300: a text
+    per value would not match the cells drawn (it crashed the paint)."""
+    view.plot.set_matrix(np.linspace(0, 1, 600).reshape(1, 600), kind="weights")
+    assert view.plot.image.image.shape == (1, 300)
+    assert view.plot.cells._texts == ([], [])
 
 
 @settings(max_examples=300, deadline=None)

@@ -3,7 +3,7 @@
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QFont, QTextLayout
 
-from attn_explorer.ui.widgets import FormulaText, formula_font
+from attn_explorer.ui.widgets import FormulaText
 
 TILDE = "\u0303"
 
@@ -28,9 +28,11 @@ def tilde_centre_and_omega_span(font: QFont) -> tuple[float, float, float]:
     return box.center().x(), omega[0], omega[0] + omega[1]
 
 
-def test_the_tilde_of_the_scaled_scores_sits_on_the_omega(qapp):
+def test_the_tilde_of_the_scaled_scores_sits_on_the_omega(qtbot):
     # DejaVu Sans Mono, which the panels used, drew it over the "[" that follows.
-    centre, left, right = tilde_centre_and_omega_span(formula_font())
+    panel = FormulaText("ω̃[2,1]")
+    qtbot.addWidget(panel)
+    centre, left, right = tilde_centre_and_omega_span(panel.label.font())
     assert left <= centre <= right
 
 

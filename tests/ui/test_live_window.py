@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF
 
+from attn_explorer.bridge import Failure
 from attn_explorer.engine import PRESETS, compute
 from attn_explorer.ui.main_window import MainWindow
 
@@ -366,6 +367,16 @@ def test_a_problem_is_not_hidden_behind_a_notice(window, qtbot, wait_settled):
     assert window.statusBar().currentMessage() == ""
     assert window.status_text.isVisible()
     assert "d_out 5 cannot be split" in window.status_text.text()
+
+
+def test_an_engine_failure_after_a_notice_clears_the_notice(window):
+    """No edit in between (a loaded example whose numbers overflow): the failure itself must
+    clear the notice, or the notice would hide it."""
+    window.notify("Loaded an example")
+    window._show_failure(Failure(window.bridge.generation, "Scores overflowed float32.", None))
+    assert window.statusBar().currentMessage() == ""
+    assert window.status_text.isVisible()
+    assert window.status_text.text() == "Scores overflowed float32."
 
 
 def _tip(widget) -> str:

@@ -20,7 +20,7 @@ def action(window, text):
     return next(a for a in window.text_size_actions if a.text().replace("&", "") == text)
 
 
-def test_larger_text_scales_the_window_and_its_matrices(window, normal_size, qtbot):
+def test_larger_text_scales_the_window_and_its_matrices(window, normal_size):
     base = text_size.base_points()
     plot = window.board.views["weights"].plot
     formula_height = window.board.explanation.height()
@@ -51,12 +51,16 @@ def test_the_shortcuts_are_the_usual_zoom_keys(window, normal_size):
     }
 
 
-def test_labels_are_measured_in_the_new_size(window, normal_size, qtbot):
-    """Larger labels need more room per column: the 6-token scores slant or thin them."""
+def test_labels_are_measured_in_the_new_size(window, normal_size):
+    """Larger labels need more room per column: the scores' column labels, slanted at 45° in
+    the normal size, stand upright at 250 %, every token still labelled."""
     plot = window.board.views["scores"].plot
-    assert plot.top_axis.angle == 0 or len(plot.tick_labels[1]) == 6
+    tokens = ["Your", "journey", "starts", "with", "one", "step"]
+    assert (plot.top_axis.angle, plot.tick_labels[1]) == (45, tokens)
+    height = plot.top_axis.maximumHeight()
     text_size.set_factor(STEPS[-1])
-    assert plot.top_axis.angle != 0 or len(plot.tick_labels[1]) < 6
+    assert (plot.top_axis.angle, plot.tick_labels[1]) == (90, tokens)
+    assert plot.top_axis.maximumHeight() > 2 * height  # room for "journey" upright
 
 
 def test_the_size_stops_at_its_smallest_and_largest_steps(normal_size):
@@ -68,13 +72,13 @@ def test_the_size_stops_at_its_smallest_and_largest_steps(normal_size):
     assert text_size.factor == STEPS[0]
 
 
-@pytest.mark.parametrize("stored", ["abc", "nan", "-3", "inf"])
-def test_a_bad_stored_size_opens_at_a_size_within_the_steps(normal_size, stored):
+@pytest.mark.parametrize(
+    ("stored", "factor"), [("abc", 1.0), ("nan", 1.0), ("inf", 1.0), ("-3", 0.8), ("99", 2.5)]
+)
+def test_a_bad_stored_size_opens_at_a_size_within_the_steps(normal_size, stored, factor):
     QSettings().setValue(SETTING, stored)
     text_size.restore()
-    assert STEPS[0] <= text_size.factor <= STEPS[-1]
-    if stored in ("abc", "nan"):
-        assert text_size.factor == 1.0
+    assert text_size.factor == factor
 
 
 def test_exported_figures_keep_their_own_size(window, normal_size):
@@ -86,10 +90,18 @@ def test_exported_figures_keep_their_own_size(window, normal_size):
     assert plot.colorbar.font.pointSizeF() == pytest.approx(8.5)
 
 
-def test_the_step_through_follows_the_size(window, normal_size, qtbot):
+def test_the_step_through_follows_the_size(window, normal_size):
     window.tabs.setCurrentIndex(1)
     figure = window.stepper.figure
     text_size.set_factor(1.5)
     assert figure.title.opts["size"] == "19.5pt"
     assert figure.plots
     assert all(p.cells.font.pointSizeF() == pytest.approx(15) for p in figure.plots)
+
+
+def test_a_title_too_wide_for_its_matrix_keeps_its_beginning(window, normal_size, qtbot):
+    """Centred, "Mask (True = hidden) 6×6" lost both ends at large sizes; now only its end."""
+    text_size.set_factor(STEPS[-1])
+    title = window.board.views["mask"].plot.title
+    qtbot.waitUntil(lambda: title.item.boundingRect().width() > title.width() > 0)
+    assert title.item.mapToParent(title.item.boundingRect().topLeft()).x() == 0
