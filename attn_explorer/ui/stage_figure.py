@@ -14,7 +14,7 @@ from PySide6.QtCore import QCoreApplication, Signal
 from ..engine import ARRAY_INFO, Step, Trace
 from .heatmap import MatrixPlot, ShrinkingLabel
 from .text_size import text_size
-from .trace_plots import show_array
+from .trace_plots import SAME_QUANTITY, joint_levels, show_array
 
 
 def _tr(text: str) -> str:
@@ -116,11 +116,16 @@ class StageFigure(pg.GraphicsLayout):
         self.title.setText(stage_title(step, summary), size=self._size(13))
         self.formula.setText(step.formula_html, size=self._size(13))
         self.reason.setText(step.reason, size=self._size(11), color="#a15c00")
+        shared = SAME_QUANTITY.get(key, ())
+        if not all(name in trace.arrays for name in shared):
+            shared = ()
+        levels = joint_levels(trace, shared, head) if shared else None
         for plot, panel in zip(self.plots, panels, strict=True):
             title = None
             if key == "concat" and not panel.output and trace.heads > 1:
                 title = f"<b>Z</b> {_tr('head')} {panel.head + 1}"
-            show_array(plot, trace, panel.name, panel.head, title=title)
+            panel_levels = levels if panel.name in shared else None
+            show_array(plot, trace, panel.name, panel.head, levels=panel_levels, title=title)
             is_query_rows = ARRAY_INFO[panel.name].rows == "q_tokens"
             plot.set_highlight(query if is_query_rows else None)
 

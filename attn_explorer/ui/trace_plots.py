@@ -55,6 +55,31 @@ def shared_levels(trace: Trace, name: str) -> tuple[float, float]:
     return levels_for(kind_of(name), values)
 
 
+# Stages whose output is the input's quantity changed by the step: both get one colour scale,
+# so the change itself is seen (dividing by √d_k pales the scores, the mask leaves the visible
+# scores as they were, dropout brightens the weights it keeps). Each plot on its own scale
+# would draw the before and after of the scaling in the very same colours.
+SAME_QUANTITY: dict[str, tuple[str, str]] = {
+    "scale": ("scores", "scaled_scores"),
+    "mask": ("scaled_scores", "masked_scores"),
+    "dropout": ("weights", "weights_dropped"),
+}
+
+
+def joint_levels(trace: Trace, names: tuple[str, ...], head: int) -> tuple[float, float]:
+    """The widest of the colour scales the arrays `names` of one head would each get."""
+    lows, highs = [], []
+    for name in names:
+        values = trace.matrix(name, head)
+        hidden = hidden_cells(trace, name)
+        if hidden is not None:
+            values = np.where(hidden, np.nan, values)  # masked cells (−∞) are not coloured
+        low, high = levels_for(kind_of(name), values)
+        lows.append(low)
+        highs.append(high)
+    return min(lows), max(highs)
+
+
 def show_array(
     plot: MatrixPlot,
     trace: Trace,

@@ -175,6 +175,37 @@ def test_moving_a_control_redraws_the_current_stage(window, wait_settled, steps)
     assert "T = 2" in steps.figure.formula.text
 
 
+def test_a_step_that_changes_one_quantity_draws_before_and_after_on_one_scale(
+    window, wait_settled, steps
+):
+    """On their own scales the scores and the scores divided by √2 get the same colours; on
+    one scale the scaled scores are visibly paler, as the lesson says."""
+    load(window, wait_settled, "v1")
+    steps.set_stage("scale")
+    before, after = steps.figure.plots
+    # The largest score is 1.8524 (colour bar ±2); alone, the scaled 1.3098 would get ±1.5.
+    assert before.levels == after.levels == (-2.0, 2.0)
+    largest = np.unravel_index(np.argmax(before.matrix), before.matrix.shape)
+    assert after.image.image[largest] != before.image.image[largest]
+
+    load(window, wait_settled, "causal")
+    steps.set_stage("mask")
+    scaled, _mask, masked = steps.figure.plots
+    assert scaled.levels == masked.levels
+    visible = ~window.trace.mask  # the mask changes nothing but the hidden cells
+    np.testing.assert_array_equal(masked.image.image[visible], scaled.image.image[visible])
+
+    load(window, wait_settled, "dropout")  # p = 0.5: kept weights are doubled, up to 2.00
+    steps.set_stage("dropout")
+    weights, keep, dropped = steps.figure.plots
+    assert weights.levels == dropped.levels == (0.0, 2.0)
+    assert keep.levels == (0.0, 1.0)
+
+    steps.set_stage("softmax")  # scores in, weights out: two quantities, two scales
+    masked, weights = steps.figure.plots
+    assert masked.levels[0] < 0 == weights.levels[0]
+
+
 def test_softmax_panel_numbers(window, wait_settled, steps):
     load(window, wait_settled, "v1")
     steps.set_stage("softmax")
