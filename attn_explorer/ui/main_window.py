@@ -116,6 +116,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addWidget(self.status_text, 1)
         self.statusBar().addPermanentWidget(self.shape_text)
         self.statusBar().addPermanentWidget(self.time_text)
+        self.statusBar().messageChanged.connect(self._notice_changed)
 
         self._build_menus()
         self.doc.changed.connect(self._edited)
@@ -379,8 +380,32 @@ class MainWindow(QMainWindow):
 
     def notify(self, text: str) -> None:
         """Say what an action just did (opened, saved, loaded an example) until the next edit,
-        for at most `NOTICE_MS`, over the config summary that each new picture writes."""
-        self.statusBar().showMessage(text, self.NOTICE_MS)
+        for at most `NOTICE_MS`, over the config summary that each new picture writes.
+
+        The status bar clips a message at its first permanent label. A notice too long for the
+        room before the shapes takes the shapes' room too while it shows (they come back with
+        the next picture's summary); one longer still (a deep path) is cut in the middle,
+        keeping its start and end, and is whole in the status bar's tooltip.
+        """
+        bar = self.statusBar()
+        shown = text
+        if self.time_text.isVisible():
+            # QStatusBar writes a message from x = 6 to 2 px before its first visible permanent
+            # label. The shapes sit one layout spacing (6 px) left of the time, which stays put.
+            room = self.time_text.x() - 8
+            beside_shapes = room - self.shape_text.width() - 6
+            width = bar.fontMetrics().horizontalAdvance(text)
+            self.shape_text.setVisible(width <= beside_shapes)
+            if width <= beside_shapes:
+                room = beside_shapes
+            shown = bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, max(room, 0))
+        bar.showMessage(shown, self.NOTICE_MS)
+        bar.setToolTip(text if shown != text else "")
+
+    def _notice_changed(self, message: str) -> None:
+        if not message:  # the notice is gone: the shapes and the tooltip-free bar come back
+            self.statusBar().setToolTip("")
+            self.shape_text.show()
 
     def _status(self, text: str, error: bool = False) -> None:
         # Called on every move: only what changed is set (a style sheet, even the same one,
@@ -424,8 +449,8 @@ class MainWindow(QMainWindow):
         self.doc.load_state(scaling_demo(self.doc.state()), _tr("Why √d_k: demonstration"))
         self.notify(
             _tr(
-                "Scores of 16-d unit-variance embeddings through d_out = 64, unscaled: softmax "
-                "saturates. Tick “Divide by √d_k” to compare; Ctrl+Z restores your work."
+                "Unscaled, d_out = 64: softmax saturates. Tick “Divide by √d_k” to compare; "
+                "Ctrl+Z undoes the demo."
             )
         )
 

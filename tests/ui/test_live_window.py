@@ -379,6 +379,32 @@ def test_an_engine_failure_after_a_notice_clears_the_notice(window):
     assert window.status_text.text() == "Scores overflowed float32."
 
 
+def test_a_long_notice_takes_the_shapes_room_and_a_longer_one_is_cut_in_the_middle(window):
+    bar = window.statusBar()
+    assert window.shape_text.x() - 8 == window.time_text.x() - 8 - window.shape_text.width() - 6
+    window.notify("Saved a.json")  # fits: the shapes stay, no tooltip
+    assert bar.currentMessage() == "Saved a.json" and bar.toolTip() == ""
+    assert window.shape_text.isVisible()
+
+    window.resize(1280, 800)  # a laptop: the demonstration's notice needs the shapes' room
+    window.stepper.softmax_panel.why.click()
+    assert "Ctrl+Z undoes the demo." in bar.currentMessage()
+    assert bar.toolTip() == "" and not window.shape_text.isVisible()
+    bar.clearMessage()  # the notice's time is up: the shapes come back
+    assert window.shape_text.isVisible()
+
+    path = "/home/teacher/" + "lectures/" * 40 + "attention-week-3.png"
+    window.notify(f"Exported {path}")  # longer than the whole bar: cut, whole in the tooltip
+    shown = bar.currentMessage()
+    assert shown.startswith("Exported /home/") and shown.endswith("week-3.png") and "…" in shown
+    assert bar.fontMetrics().horizontalAdvance(shown) <= window.time_text.x() - 8
+    assert bar.toolTip() == f"Exported {path}"
+    window.notify("Saved a.json")  # a short notice after it brings the shapes back at once
+    assert window.shape_text.isVisible() and bar.toolTip() == ""
+    bar.clearMessage()
+    assert bar.toolTip() == ""
+
+
 def _tip(widget) -> str:
     """The tooltip Qt shows over `widget`: its own, else the nearest ancestor's."""
     while widget is not None and not widget.toolTip():
