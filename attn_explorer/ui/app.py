@@ -8,6 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QApplication
 
 from .. import __version__
+from .i18n import install_translator
 
 
 def configure_pyqtgraph() -> None:
@@ -21,6 +22,7 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     app = QApplication.instance()
     if app is None:
         app = QApplication(argv if argv is not None else sys.argv[:1])
+        install_translator(app)  # the system language's, if attn_explorer has one
     app.setApplicationName("attn_explorer")
     app.setOrganizationName("attn_explorer")
     app.setApplicationVersion(__version__)

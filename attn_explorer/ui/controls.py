@@ -7,7 +7,7 @@ tooltip saying why, but keeps its value.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QT_TR_NOOP, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -23,20 +23,22 @@ from PySide6.QtWidgets import (
 from ..engine import PRESETS, Problem
 from ..state import CONTROL_RANGES
 from .document import Document
+from .i18n import tr as _tr
 from .widgets import ErrorLabel, SliderSpin
 
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("ControlsPanel", text)
-
-
 PROJECTIONS = [
-    ("none", "none: Q = K = V = X"),
-    ("rand", "rand: torch.rand (v1)"),
-    ("linear", "linear: nn.Linear (v2)"),
+    ("none", QT_TR_NOOP("none: Q = K = V = X")),
+    ("rand", QT_TR_NOOP("rand: torch.rand (v1)")),
+    ("linear", QT_TR_NOOP("linear: nn.Linear (v2)")),
 ]
-LAYOUTS = [("stacked", "stacked: one W per head"), ("split", "split: one W, split")]
-MASK_METHODS = [("neg_inf", "−∞, then softmax"), ("renormalize", "softmax, zero, renormalize")]
+LAYOUTS = [
+    ("stacked", QT_TR_NOOP("stacked: one W per head")),
+    ("split", QT_TR_NOOP("split: one W, split")),
+]
+MASK_METHODS = [
+    ("neg_inf", QT_TR_NOOP("−∞, then softmax")),
+    ("renormalize", QT_TR_NOOP("softmax, zero, renormalize")),
+]
 
 
 class ControlsPanel(QWidget):
@@ -353,7 +355,7 @@ class ControlsPanel(QWidget):
         if base is None:
             base = widget.toolTip()
             widget.setProperty("baseTip", base)
-        tip = base if enabled else f"{base}\n\n{_tr('Disabled:')} {why}"
+        tip = base if enabled else _tr("{0}\n\nDisabled: {1}").format(base, why)
         if widget.toolTip() != tip:  # every move passes here: an unchanged tip costs an event
             widget.setToolTip(tip)
 

@@ -11,21 +11,18 @@ import time
 from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from ..engine import AttentionConfig
 from ..state import MAX_DIMS, Controls, ExplorerState
 from .embedding_model import EmbeddingTableModel
+from .i18n import tr as _tr
 from .undo import record
 
 MERGE_SECONDS = 1.0
 # Deep enough for any lesson; the history is also bounded in bytes (see undo.py).
 UNDO_LIMIT = 1000
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Document", text)
 
 
 class Document(QObject):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -22,12 +22,9 @@ from ..engine import Problem
 from ..textinput import join_block
 from .document import Document
 from .embedding_model import EmbeddingTableModel
+from .i18n import tr as _tr
 from .text_size import text_size
 from .widgets import ErrorLabel
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("EmbeddingEditor", text)
 
 
 class EmbeddingTable(QTableView):

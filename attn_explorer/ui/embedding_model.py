@@ -15,7 +15,6 @@ from collections.abc import Iterable
 import numpy as np
 from PySide6.QtCore import (
     QAbstractTableModel,
-    QCoreApplication,
     QModelIndex,
     QPersistentModelIndex,
     Qt,
@@ -26,15 +25,12 @@ from PySide6.QtGui import QUndoStack
 from ..engine import num
 from ..state import MAX_TOKENS, TokenSequence
 from ..textinput import InputError, clean_token, parse_number, split_block
+from .i18n import tr as _tr
 from .undo import Edit, record
 
 MAX_ROWS = MAX_TOKENS
 
 AnyIndex = QModelIndex | QPersistentModelIndex
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("EmbeddingTableModel", text)
 
 
 class EmbeddingTableModel(QAbstractTableModel):

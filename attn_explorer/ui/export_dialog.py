@@ -6,7 +6,7 @@ import math
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TR_NOOP
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -22,13 +22,13 @@ from PySide6.QtWidgets import (
 )
 
 from .figures import PNG_SCALES
+from .i18n import tr as _tr
 
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("ExportFigureDialog", text)
-
-
-FORMAT_NAMES = {"png": "PNG image", "svg": "SVG (vector)", "pdf": "PDF (vector)"}
+FORMAT_NAMES = {
+    "png": QT_TR_NOOP("PNG image"),
+    "svg": QT_TR_NOOP("SVG (vector)"),
+    "pdf": QT_TR_NOOP("PDF (vector)"),
+}
 
 
 class ExportFigureDialog(QDialog):

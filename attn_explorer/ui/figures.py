@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication
 from ..describe import config_summary
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace
 from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel
+from .i18n import tr as _tr
 from .stage_figure import StageFigure
 from .trace_plots import kind_of, shared_levels, show_array
 
@@ -100,8 +101,9 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
         figure.setContentsMargins(8, 8, 8, 8)
         plots = []
         if spec.kind == "matrices":
-            head_text = f" · head {head + 1}" if trace.heads > 1 else ""
-            figure.addItem(_title(f"<b>Attention</b>{head_text} · {summary}"), 0, 0, 1, 4)
+            head_text = _tr(" · head {0}").format(head + 1) if trace.heads > 1 else ""
+            title = _tr("<b>Attention</b>{0} · {1}").format(head_text, summary)
+            figure.addItem(_title(title), 0, 0, 1, 4)
             names = {"scores": "masked_scores", "weights": "weights"}
             for index, key in enumerate(MATRIX_VIEWS):
                 plot = MatrixPlot(title_points=10, follow_text_size=False)
@@ -113,7 +115,9 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
             plots = _all_heads(figure, trace, spec.name, summary)
         else:
             info = ARRAY_INFO[spec.name]
-            head_text = f" · head {head + 1}" if info.per_head and trace.heads > 1 else ""
+            head_text = (
+                _tr(" · head {0}").format(head + 1) if info.per_head and trace.heads > 1 else ""
+            )
             figure.addItem(_title(f"<b>{info.title}</b>{head_text} · {summary}"), 0, 0)
             plot = MatrixPlot(title_points=10, follow_text_size=False)
             figure.addItem(plot, 1, 0)
@@ -134,7 +138,11 @@ def _all_heads(
     columns = math.ceil(math.sqrt(trace.heads))
     rows = math.ceil(trace.heads / columns)
     figure.addItem(
-        _title(f"<b>{info.title}</b> · all {trace.heads} heads · {summary}"), 0, 0, 1, columns + 1
+        _title(_tr("<b>{0}</b> · all {1} heads · {2}").format(info.title, trace.heads, summary)),
+        0,
+        0,
+        1,
+        columns + 1,
     )
     kind = kind_of(name)
     levels = shared_levels(trace, name)
@@ -142,7 +150,7 @@ def _all_heads(
     for h in range(trace.heads):
         plot = MatrixPlot(colorbar=False, title_points=10, follow_text_size=False)
         figure.addItem(plot, 1 + h // columns, h % columns)
-        show_array(plot, trace, name, h, levels=levels, title=f"<b>head {h + 1}</b>")
+        show_array(plot, trace, name, h, levels=levels, title=_tr("<b>head {0}</b>").format(h + 1))
         plots.append(plot)
     bar = ColorBar(CMAPS[kind], follow_text_size=False)
     bar.set_levels(*levels, CATEGORY_LABELS.get(kind))

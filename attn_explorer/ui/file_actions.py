@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QObject, QSettings
+from PySide6.QtCore import QT_TR_NOOP, QObject, QSettings
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 from shiboken6 import isValid
@@ -21,22 +21,19 @@ from ..io.session import SessionError, load_session, save_session
 from ..state import default_state
 from .export_dialog import ExportFigureDialog
 from .figures import FigureError, FigureSpec, export_all_stages, export_figure
+from .i18n import tr as _tr
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
 
 MAX_RECENT = 8
-SESSION_FILTER = "attn_explorer sessions (*.json)"
+SESSION_FILTER = QT_TR_NOOP("attn_explorer sessions (*.json)")
 DATA_FILTERS = {
-    "npz": "NumPy archive, all arrays (*.npz)",
-    "json": "JSON, all arrays (*.json)",
-    "csv": "CSV, one file per matrix in a folder (*.csv)",
-    "npy": "NumPy, one file per array in a folder (*.npy)",
+    "npz": QT_TR_NOOP("NumPy archive, all arrays (*.npz)"),
+    "json": QT_TR_NOOP("JSON, all arrays (*.json)"),
+    "csv": QT_TR_NOOP("CSV, one file per matrix in a folder (*.csv)"),
+    "npy": QT_TR_NOOP("NumPy, one file per array in a folder (*.npy)"),
 }
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("FileActions", text)
 
 
 class FileActions(QObject):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QT_TR_NOOP, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -32,6 +32,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsView, QSizePolicy
 
 from ..engine import num
+from .i18n import tr as _tr
 from .text_size import text_size
 
 # ColorBrewer RdBu (reversed: negative blue, positive red) and Blues: print and project well,
@@ -48,7 +49,11 @@ MASK_CMAP = pg.ColorMap([0, 1], ["#f7f7f7", "#969696"], name="mask")
 KEEP_CMAP = pg.ColorMap([0, 1], ["#737373", "#f7f7f7"], name="keep")
 CMAPS = {"signed": SIGNED_CMAP, "weights": WEIGHTS_CMAP, "mask": MASK_CMAP, "keep": KEEP_CMAP}
 
-CATEGORY_LABELS = {"mask": ("0 visible", "1 hidden"), "keep": ("0 dropped", "1 kept")}
+# Colour-bar ends of the 0/1 arrays, translated where a colour bar writes them.
+CATEGORY_LABELS = {
+    "mask": (QT_TR_NOOP("0 visible"), QT_TR_NOOP("1 hidden")),
+    "keep": (QT_TR_NOOP("0 dropped"), QT_TR_NOOP("1 kept")),
+}
 
 HIGHLIGHT = QColor("#ff8c00")
 MAX_TEXT_CELLS = 32 * 32  # above this many cells, no values are written in them
@@ -411,7 +416,7 @@ class ColorBar(pg.GraphicsWidget):
         self.levels = (lo, hi)
         self._labels = labels
         if labels is not None:
-            self.ticks = [(lo, labels[0]), (hi, labels[1])]
+            self.ticks = [(lo, _tr(labels[0])), (hi, _tr(labels[1]))]
         else:
             self.ticks = [(float(v), f"{v:.3g}") for v in np.linspace(lo, hi, 5)]
         metrics = QFontMetricsF(self.font)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
@@ -33,14 +33,10 @@ from .document import Document
 from .embedding_editor import EmbeddingEditor
 from .figures import FigureSpec
 from .file_actions import FileActions
+from .i18n import tr as _tr
 from .matrix_board import MatrixBoard
 from .stepper import StepThrough
 from .text_size import text_size
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MainWindow", text)
-
 
 TABS = ("matrices", "steps")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QT_TR_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -25,34 +25,30 @@ from PySide6.QtWidgets import (
 
 from ..engine import ARRAY_INFO, Trace, explain
 from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, MatrixView
+from .i18n import tr as _tr
 from .paint_pass import OnePaintPass
 from .trace_plots import Shown, kind_of, shared_levels, show_array
 from .widgets import FormulaText
 
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("MatrixBoard", text)
-
-
 SCORE_VARIANTS = [
-    ("masked_scores", "Scores fed to softmax (scaled, masked)"),
-    ("scaled_scores", "Scaled scores ω / (√d_k·T)"),
-    ("scores", "Raw scores ω = Q·Kᵀ"),
+    ("masked_scores", QT_TR_NOOP("Scores fed to softmax (scaled, masked)")),
+    ("scaled_scores", QT_TR_NOOP("Scaled scores ω / (√d_k·T)")),
+    ("scores", QT_TR_NOOP("Raw scores ω = Q·Kᵀ")),
 ]
 WEIGHT_VARIANTS = [
-    ("weights", "Weights (softmax)"),
-    ("weights_dropped", "Weights after dropout"),
+    ("weights", QT_TR_NOOP("Weights (softmax)")),
+    ("weights_dropped", QT_TR_NOOP("Weights after dropout")),
 ]
 HEAD_ARRAYS = [
-    ("weights", "Weights"),
-    ("weights_dropped", "Weights after dropout"),
-    ("masked_scores", "Scores fed to softmax"),
-    ("scaled_scores", "Scaled scores"),
-    ("scores", "Raw scores"),
-    ("queries", "Queries Q"),
-    ("keys", "Keys K"),
-    ("values", "Values V"),
-    ("head_contexts", "Context per head Z"),
+    ("weights", QT_TR_NOOP("Weights")),
+    ("weights_dropped", QT_TR_NOOP("Weights after dropout")),
+    ("masked_scores", QT_TR_NOOP("Scores fed to softmax")),
+    ("scaled_scores", QT_TR_NOOP("Scaled scores")),
+    ("scores", QT_TR_NOOP("Raw scores")),
+    ("queries", QT_TR_NOOP("Queries Q")),
+    ("keys", QT_TR_NOOP("Keys K")),
+    ("values", QT_TR_NOOP("Values V")),
+    ("head_contexts", QT_TR_NOOP("Context per head Z")),
 ]
 
 
@@ -221,8 +217,9 @@ class MatrixBoard(QWidget):
         for key, name in chosen.items():
             title = None
             if key == "mask" and not trace.config.has_mask:
-                none = _tr("none: every key is visible")
-                title = f"<b>{_tr('Mask')}</b> <span style='color:#666'>{none}</span>"
+                title = _tr(
+                    "<b>Mask</b> <span style='color:#666'>none: every key is visible</span>"
+                )
             show_array(self.views[key].plot, trace, name, head, title=title)
         self._share_width()
 
@@ -263,7 +260,9 @@ class MatrixBoard(QWidget):
         levels = shared_levels(trace, name)
         self.grid_bar.set_colormap(CMAPS[kind])
         for h, plot in enumerate(self.grid_plots):
-            show_array(plot, trace, name, h, levels=levels, title=f"<b>{_tr('Head')} {h + 1}</b>")
+            show_array(
+                plot, trace, name, h, levels=levels, title=_tr("<b>Head {0}</b>").format(h + 1)
+            )
         self.grid_bar.set_levels(*levels, CATEGORY_LABELS.get(kind))
 
     def _query_plots(self) -> list[MatrixPlot]:

@@ -9,17 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, Signal
+from PySide6.QtCore import Signal
 
 from ..engine import ARRAY_INFO, Step, Trace
 from .heatmap import MatrixPlot, ShrinkingLabel
+from .i18n import tr as _tr
 from .text_size import text_size
 from .trace_plots import SAME_QUANTITY, joint_levels, show_array
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("StageFigure", text)
-
 
 # What each stage shows: inputs, then outputs (names missing from a trace are left out).
 STAGE_ARRAYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -65,7 +61,7 @@ def stage_panels(trace: Trace, key: str, head: int) -> list[Panel]:
 
 
 def stage_title(step: Step, summary: str) -> str:
-    state = "" if step.applies else f" <span style='color:#a15c00'>({_tr('skipped')})</span>"
+    state = "" if step.applies else _tr(" <span style='color:#a15c00'>(skipped)</span>")
     return f"<b>{step.title}</b>{state} <span style='color:#666'>· {summary}</span>"
 
 
@@ -123,7 +119,7 @@ class StageFigure(pg.GraphicsLayout):
         for plot, panel in zip(self.plots, panels, strict=True):
             title = None
             if key == "concat" and not panel.output and trace.heads > 1:
-                title = f"<b>Z</b> {_tr('head')} {panel.head + 1}"
+                title = _tr("<b>Z</b> head {0}").format(panel.head + 1)
             panel_levels = levels if panel.name in shared else None
             show_array(plot, trace, panel.name, panel.head, levels=panel_levels, title=title)
             is_query_rows = ARRAY_INFO[panel.name].rows == "q_tokens"

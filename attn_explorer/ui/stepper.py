@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TR_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace, explain, num
 from ..engine.softmax_lab import entropy, softmax, sweep
 from .heatmap import CellHover, MatrixPlot
+from .i18n import tr as _tr
 from .stage_figure import StageFigure
 from .text_size import text_size
 from .trace_plots import show_array
@@ -37,21 +38,17 @@ from .widgets import FormulaText, SliderSpin
 PLAY_MS = 2500
 EXTRAS_MAX_HEIGHT = 330  # the softmax and mask panels under a stage's matrices
 STAGE_LABELS = (
-    "X",
-    "Q, K, V",
-    "Q·Kᵀ",
-    "Scale",
-    "Mask",
-    "Softmax",
-    "Dropout",
-    "A·V",
-    "Concat",
-    "Out",
+    QT_TR_NOOP("X"),
+    QT_TR_NOOP("Q, K, V"),
+    QT_TR_NOOP("Q·Kᵀ"),
+    QT_TR_NOOP("Scale"),
+    QT_TR_NOOP("Mask"),
+    QT_TR_NOOP("Softmax"),
+    QT_TR_NOOP("Dropout"),
+    QT_TR_NOOP("A·V"),
+    QT_TR_NOOP("Concat"),
+    QT_TR_NOOP("Out"),
 )
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("StepThrough", text)
 
 
 def _title_size() -> str:
@@ -303,7 +300,7 @@ class StepThrough(QWidget):
         self.stages.setUsesScrollButtons(False)
         self.stages.setElideMode(Qt.TextElideMode.ElideRight)
         for number, label in enumerate(STAGE_LABELS, start=1):
-            self.stages.addTab(f"{number} {_tr(label)}")
+            self.stages.addTab(f"{number} " + _tr(label))
 
         self.prev_button = QPushButton(_tr("◀ Previous"))
         self.play_button = QPushButton(_tr("▶ Play"))
@@ -396,7 +393,9 @@ class StepThrough(QWidget):
         if self.head_box.count() != trace.heads:
             self.head_box.blockSignals(True)
             self.head_box.clear()
-            self.head_box.addItems([f"{h + 1} of {trace.heads}" for h in range(trace.heads)])
+            self.head_box.addItems(
+                [_tr("{0} of {1}").format(h + 1, trace.heads) for h in range(trace.heads)]
+            )
             self.head = min(self.head, trace.heads - 1)
             self.head_box.setCurrentIndex(self.head)
             self.head_box.blockSignals(False)

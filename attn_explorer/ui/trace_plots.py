@@ -6,14 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication
 
 from ..engine import ARRAY_INFO, Trace
 from .heatmap import MatrixPlot, levels_for
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("TracePlots", text)
+from .i18n import tr as _tr
 
 
 @dataclass(frozen=True)
@@ -105,7 +101,7 @@ def show_array(
         neg_inf_text=name == "masked_scores",
     )
     shape = "×".join(map(str, matrix.shape))
-    head_text = f" · head {head + 1}" if info.per_head and trace.heads > 1 else ""
+    head_text = _tr(" · head {0}").format(head + 1) if info.per_head and trace.heads > 1 else ""
     name_text = info.title
     if name == "masked_scores" and not trace.config.has_mask:
         name_text = _tr("Scores fed to softmax (no mask)")  # "masked" would claim a mask
