@@ -46,18 +46,25 @@ class EmbeddingTable(QTableView):
         self.setAlternatingRowColors(True)
         model.inputRejected.connect(self._rejected)
         model.modelReset.connect(self._fit_token_column)
+        self._factor = text_size.factor
         text_size.changed.connect(self._size_cells)
         self._size_cells()
+        for column in range(1, self.table.columnCount()):
+            self.setColumnWidth(column, round(64 * self._factor))
+        self._fit_token_column()
 
     def _size_cells(self) -> None:
-        """Rows and columns in proportion to the text size, so that larger text is not cut."""
-        factor = text_size.factor
+        """Rows and columns in proportion to the text size, so that larger text is not cut.
+        A column the user widened keeps its width relative to the text."""
+        factor, ratio = text_size.factor, text_size.factor / self._factor
+        self._factor = factor
+        # Read first: a new default section size also resizes the columns at the old default.
+        widths = [self.columnWidth(column) for column in range(self.table.columnCount())]
         self.horizontalHeader().setMinimumSectionSize(round(40 * factor))
         self.horizontalHeader().setDefaultSectionSize(round(64 * factor))
         self.verticalHeader().setDefaultSectionSize(round(24 * factor))
-        for column in range(1, self.table.columnCount()):
-            self.setColumnWidth(column, round(64 * factor))
-        self._fit_token_column()
+        for column, width in enumerate(widths):
+            self.setColumnWidth(column, round(width * ratio))
 
     def _fit_token_column(self) -> None:
         self.setColumnWidth(0, round(96 * text_size.factor))

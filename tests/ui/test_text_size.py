@@ -39,6 +39,17 @@ def test_larger_text_scales_the_window_and_its_matrices(window, normal_size):
     assert window.board.explanation.height() == formula_height
 
 
+def test_table_columns_follow_the_size_and_keep_a_width_the_user_gave(window, normal_size):
+    table = window.editor.query_table
+    assert [table.columnWidth(c) for c in range(3)] == [96, 64, 64]
+    table.setColumnWidth(2, 150)  # widened by hand to read long values
+    action(window, "Larger text").trigger()
+    assert [table.columnWidth(c) for c in range(3)] == [110, 74, 172]  # all × 1.15
+    assert table.verticalHeader().defaultSectionSize() == 28
+    action(window, "Normal text size").trigger()
+    assert [table.columnWidth(c) for c in range(3)] == [96, 64, 150]
+
+
 def test_the_shortcuts_are_the_usual_zoom_keys(window, normal_size):
     keys = {
         a.text().replace("&", ""): [k.toString() for k in a.shortcuts()]
