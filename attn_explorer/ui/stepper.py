@@ -390,15 +390,20 @@ class StepThrough(QWidget):
     def set_trace(self, trace: Trace, summary: str = "") -> None:
         self.trace = trace
         self.summary = summary
+        # A head or followed query beyond the new trace (fewer heads or tokens, or a session
+        # opened with them) is brought within it, so that what is drawn, the head box and
+        # what an export draws agree.
+        self.head = min(self.head, trace.heads - 1)
+        if self.query is not None:
+            self.query = min(self.query, trace.config.n_q - 1)
+        self.head_box.blockSignals(True)
         if self.head_box.count() != trace.heads:
-            self.head_box.blockSignals(True)
             self.head_box.clear()
             self.head_box.addItems(
                 [_tr("{0} of {1}").format(h + 1, trace.heads) for h in range(trace.heads)]
             )
-            self.head = min(self.head, trace.heads - 1)
-            self.head_box.setCurrentIndex(self.head)
-            self.head_box.blockSignals(False)
+        self.head_box.setCurrentIndex(self.head)
+        self.head_box.blockSignals(False)
         self.head_box.setEnabled(trace.heads > 1)
         self._label_stages(trace)
         if self.isVisible():
@@ -442,14 +447,16 @@ class StepThrough(QWidget):
             return
         trace = self.trace
         head = min(self.head, trace.heads - 1)
-        self.figure.show_stage(trace, self.stage, head, self.query, self.summary)
-        self.followed.setText(followed_text(trace, self.stage, head, self.query or 0))
+        # The query may be set (a session's view) before the trace of its tokens arrives.
+        query = None if self.query is None else min(self.query, trace.config.n_q - 1)
+        self.figure.show_stage(trace, self.stage, head, query, self.summary)
+        self.followed.setText(followed_text(trace, self.stage, head, query or 0))
         if self.stage == "softmax":
             self.extras.setCurrentWidget(self.softmax_panel)
-            self.softmax_panel.show_row(trace, head, self.query or 0)
+            self.softmax_panel.show_row(trace, head, query or 0)
         elif self.stage == "mask" and "weights_neg_inf" in trace.arrays:
             self.extras.setCurrentWidget(self.mask_panel)
-            self.mask_panel.show_methods(trace, head, self.query)
+            self.mask_panel.show_methods(trace, head, query)
         else:
             self.extras.setCurrentIndex(0)
         self.extras.setVisible(self.extras.currentIndex() != 0)

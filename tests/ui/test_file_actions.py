@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,6 +11,8 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QMessageBox
 
 from attn_explorer.engine import compute
+from attn_explorer.io.session import save_session
+from attn_explorer.state import random_sequence
 from attn_explorer.ui import file_actions
 from attn_explorer.ui.figures import FigureSpec
 
@@ -159,8 +162,6 @@ def test_export_data_and_script(window, wait_settled, tmp_path, dialogs):
 def test_a_session_naming_a_head_it_does_not_have_shows_the_last_one(
     window, wait_settled, tmp_path, dialogs
 ):
-    import json
-
     path = tmp_path / "edited.json"
     assert window.files.save_to(path)
     doc = json.loads(path.read_text(encoding="utf-8"))
@@ -171,3 +172,28 @@ def test_a_session_naming_a_head_it_does_not_have_shows_the_last_one(
     assert window.board.head == 0 and window.board.head_box.currentIndex() == 0
     spec, _ = window.current_figure()
     assert spec.head == 0  # Export Figure used to fail: "head 16 does not exist"
+
+    doc["view"].update(tab="steps", stage="softmax")  # the same on the step-through
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert window.files.open_path(path)
+    wait_settled(window)
+    assert window.stepper.head == 0 and window.stepper.head_box.currentIndex() == 0
+    spec, _ = window.current_figure()
+    assert spec.head == 0
+    assert window.files.export_figure_to(tmp_path / "stage.png", spec)
+    assert window.files.export_stages_to(tmp_path / "stages.pdf")
+    assert dialogs["critical"] == []
+
+
+def test_a_session_following_a_token_the_open_window_lacks(window, wait_settled, tmp_path):
+    """Opened from 6 tokens, a session of 8 following the 8th at the softmax stage: the
+    step-through drew the new view with the old trace (an IndexError) before its own came."""
+    state = window.doc.state()
+    tokens = random_sequence(8, 3)
+    state = replace(state, queries=tokens, kv=tokens)
+    state = replace(state, view=replace(state.view, query=7, stage="softmax", tab="steps"))
+    save_session(tmp_path / "eight.json", state)
+    assert window.files.open_path(tmp_path / "eight.json")
+    wait_settled(window)
+    assert window.stepper.query == 7 and window.stepper.softmax_panel.labels[-1] == "t8"
+    assert window.stepper.followed.text().startswith("Following query 8")
