@@ -113,9 +113,9 @@ class Document(QObject):
     def reset(self, state: ExplorerState) -> None:
         """Start over from `state` (an opened file): no undo history, nothing unsaved."""
         self.undo_stack.clear()
+        self.view = state.view  # first: the new tables' recompute checks the view against them
         self.queries.restore(state.queries)
         self.kv.restore(state.kv or state.queries)
-        self.view = state.view
         self._apply_controls(state.controls)
         self.undo_stack.setClean()
 
@@ -129,8 +129,8 @@ class Document(QObject):
             self.kv.replacement(state.kv or state.queries),
             controls,
         ]
+        self.view = state.view  # first: the new tables' recompute checks the view against them
         record(self.undo_stack, text, edits)
-        self.view = state.view
 
     def add_dimension(self, rng: np.random.Generator | None = None) -> str | None:
         """Add one embedding dimension to both tables (they share the embedding space)."""

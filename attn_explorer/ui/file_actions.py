@@ -103,6 +103,7 @@ class FileActions(QObject):
     def new(self) -> None:
         if self.confirm_discard():
             self.window.doc.reset(default_state())
+            self.window.apply_view(self.window.doc.view)
             self.path = None
             self.update_title()
 

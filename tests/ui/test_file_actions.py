@@ -71,6 +71,20 @@ def test_save_and_open_round_trip(window, wait_settled, tmp_path, dialogs):
     assert not window.doc.undo_stack.canUndo()
 
 
+def test_new_starts_over_with_the_default_view(window, wait_settled, dialogs):
+    window.board.querySelected.emit(4)  # following "one"
+    window.tabs.setCurrentWidget(window.stepper)
+    window.stepper.set_stage("softmax")
+    window.controls.seed.spin.setValue(5)
+    wait_settled(window)
+    window.files.new()
+    wait_settled(window)
+    assert window.doc.view.query == window.stepper.query == window.board.query == 1
+    assert window.stepper.followed.text().startswith("Following query 2 “journey”")
+    assert window.current_figure()[0].query == 1
+    assert window.tabs.currentWidget() is window.board
+
+
 def test_title_marks_unsaved_changes(window, wait_settled, tmp_path, dialogs):
     assert window.windowTitle() == "Untitled[*] — attn_explorer"
     assert not window.isWindowModified()
