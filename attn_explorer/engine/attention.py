@@ -39,20 +39,33 @@ def _project(x: torch.Tensor, w: torch.Tensor | None, b: torch.Tensor | None) ->
     return out
 
 
+SAFE_SCORE = 1e37  # scores bounded below this cannot overflow float32 (largest 3.4e38)
+
+
 def _check_finite(
     inputs: tuple[torch.Tensor, ...],
+    queries: torch.Tensor,
+    keys: torch.Tensor,
     scores: torch.Tensor,
     scaled: torch.Tensor,
     context: torch.Tensor,
+    divisor: float,
     temperature: float,
 ) -> None:
     """Huge but finite inputs can overflow float32 on the way; say where instead of drawing NaN.
 
-    Any inf or NaN on the way reaches the context (softmax of inf is NaN), and a single sum
-    of the context reveals it: one pass over a small array instead of three full scans of
-    the (heads, n_q, n_k) arrays. Only when that sum is not finite are the big arrays read.
+    An inf or NaN that reaches the context (softmax of +inf is NaN) shows in a single sum of
+    the context: one pass over a small array instead of full scans of the (heads, n_q, n_k)
+    arrays. A score overflowing to −∞ does not reach it (its weight is just 0), so the scores
+    are scanned too when they could overflow: |q·k| ≤ ‖q‖·‖k‖, and the longest query and key
+    bound every score and scaled score.
     """
-    if math.isfinite(context.sum().item()):
+    bound = math.inf
+    if queries.numel() and keys.numel():
+        longest_q = torch.linalg.vector_norm(queries, dim=-1).max().item()
+        longest_k = torch.linalg.vector_norm(keys, dim=-1).max().item()
+        bound = longest_q * longest_k / min(divisor, 1.0)
+    if bound < SAFE_SCORE and math.isfinite(context.sum().item()):
         return
     if not torch.isfinite(scaled).all() and torch.isfinite(scores).all():
         raise ConfigError(
@@ -161,7 +174,7 @@ def _compute(
         concat if params.w_out is None else concat @ params.w_out + params.b_out
     )  # (n_q, width)
 
-    _check_finite((x, x_kv), scores, scaled, context, config.temperature)
+    _check_finite((x, x_kv), queries, keys, scores, scaled, context, divisor, config.temperature)
 
     arrays.update(
         x=x,

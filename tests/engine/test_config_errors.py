@@ -1,6 +1,7 @@
 """Every invalid config is refused with a ConfigError that names the field and says why."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -94,6 +95,24 @@ def test_overflowing_values_are_refused_not_drawn_as_nan():
     with pytest.raises(ConfigError, match="temperature 1e-40 is so small") as caught:
         compute(config(projection="none", temperature=1e-40))
     assert caught.value.field == "temperature"
+
+
+def test_a_score_overflowing_to_minus_infinity_is_refused_too():
+    """−∞ beside a finite score leaves the context finite (its weight is 0): it was drawn as
+    a real score, and exported as if it were a masked one."""
+    cross = dict(projection="none", kv_tokens=("k1", "k2"))
+    huge = config(
+        tokens=("a",), embeddings=((1e20, 0.0),), kv_embeddings=((-1e20, 0.0), (0.0, 1.0)), **cross
+    )
+    with pytest.raises(ConfigError, match="overflowed float32") as caught:
+        compute(huge)
+    assert caught.value.field == "embeddings"
+    small_t = config(
+        tokens=("a",), embeddings=((1e18, 0.0),), kv_embeddings=((-1e18, 0.0), (0.0, 1.0)), **cross
+    )
+    assert compute(small_t).scores[0, 0, 0] == pytest.approx(-1e36, rel=1e-6)  # finite: shown
+    with pytest.raises(ConfigError, match=r"temperature 0\.001 is so small"):
+        compute(replace(small_t, temperature=0.001))  # −1e36 / (√2 · 0.001) overflows
 
 
 def test_lists_and_arrays_become_hashable_tuples():
