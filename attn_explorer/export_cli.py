@@ -140,7 +140,8 @@ def run(argv: list[str]) -> int:
             if args.stage:
                 spec = FigureSpec("stage", args.stage, head or 0, query)
             elif args.view in (None, "matrices"):
-                spec = FigureSpec("matrices", "", head or 0, query)
+                chosen = dict(scores=state.view.scores_array, weights=state.view.weights_array)
+                spec = FigureSpec("matrices", "", head or 0, query, **chosen)
             else:
                 spec = FigureSpec("array", args.view, head, query)
             written = [export_figure(trace, spec, out, fmt, args.scale, _size(args.size))]

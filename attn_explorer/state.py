@@ -76,7 +76,10 @@ class ViewState:
     head: int = 0
     query: int = 1  # the followed query token (0-based); the tutorials follow x^(2)
     stage: str = "embeddings"
-    heads_array: str = "weights"
+    heads_array: str = "weights"  # the array the all-heads grid shows
+    scores_array: str = "masked_scores"  # the scores the matrices show: as fed to softmax,
+    weights_array: str = "weights"  # scaled or raw; the weights before or after dropout
+    all_heads: bool = False  # the matrices tab shows every head side by side
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -43,6 +44,24 @@ def test_svg_of_one_view_from_a_session_without_a_display(session, tmp_path):
     assert "journey" in " ".join(
         "".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")
     )
+
+
+def svg_texts(path) -> str:
+    root = ET.parse(path).getroot()
+    texts = " ".join("".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    return " ".join(texts.split())
+
+
+def test_the_matrices_of_a_session_show_the_scores_and_weights_it_chose(tmp_path):
+    state = ExplorerState.from_config(preset("dropout").config)
+    view = replace(state.view, scores_array="scores", weights_array="weights_dropped")
+    path = tmp_path / "chosen.json"
+    save_session(path, replace(state, view=view))
+    done = run(path, "--format", "svg", "-o", tmp_path / "m.svg")
+    assert done.returncode == 0, done.stderr
+    texts = svg_texts(tmp_path / "m.svg")
+    assert "Scores ω = Q·Kᵀ" in texts and "Weights after dropout" in texts
+    assert "Masked scores" not in texts and "Attention weights" not in texts
 
 
 def test_all_steps_as_a_pdf_from_a_preset(tmp_path):

@@ -61,6 +61,8 @@ HEADS_ARRAYS = (
     "values",
     "head_contexts",
 )
+SCORES_ARRAYS = ("masked_scores", "scaled_scores", "scores")
+WEIGHTS_ARRAYS = ("weights", "weights_dropped")
 MAX_HEAD = 15  # 0-based: the heads control stops at 16
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -71,6 +73,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 _TOP_FIELDS = ("format", "version", "saved_by", "queries", "kv", "controls", "view")
 _SEQUENCE_FIELDS = ("tokens", "embeddings")
 _VIEW_FIELDS = tuple(f.name for f in fields(ViewState))
+_NEWER_VIEW_FIELDS = ("scores_array", "weights_array", "all_heads")  # absent from older files
+_NEWER_VIEW_DEFAULTS = {name: getattr(ViewState(), name) for name in _NEWER_VIEW_FIELDS}
 
 
 class SessionError(Exception):
@@ -432,7 +436,11 @@ def _control(name: str, item: object, where: str) -> Any:
 
 
 def _view(value: object, n_q: int) -> ViewState:
-    doc = _fields(value, "view", _VIEW_FIELDS)
+    doc = {**_NEWER_VIEW_DEFAULTS, **_fields(value, "view", _VIEW_FIELDS, _NEWER_VIEW_FIELDS)}
+    if not isinstance(doc["all_heads"], bool):
+        raise _InvalidError(
+            f"view.all_heads must be true or false, not {_describe(doc['all_heads'])}."
+        )
     head, query = doc["head"], doc["query"]
     if not _is_int(head):
         raise _InvalidError(f"view.head must be a whole number, not {_describe(head)}.")
@@ -449,6 +457,9 @@ def _view(value: object, n_q: int) -> ViewState:
         query=query,
         stage=_choice(doc["stage"], "view.stage", STEP_KEYS),
         heads_array=_choice(doc["heads_array"], "view.heads_array", HEADS_ARRAYS),
+        scores_array=_choice(doc["scores_array"], "view.scores_array", SCORES_ARRAYS),
+        weights_array=_choice(doc["weights_array"], "view.weights_array", WEIGHTS_ARRAYS),
+        all_heads=doc["all_heads"],
     )
 
 

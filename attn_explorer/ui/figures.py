@@ -43,14 +43,17 @@ class FigureSpec:
     """What to draw.
 
     kind "array": one array of the trace (`name`), for one head or, with head None, all heads
-    side by side; kind "matrices": the main window's seven matrices for one head; kind "stage":
-    one stage of the step-through (`name` is the stage key).
+    side by side; kind "matrices": the main window's seven matrices for one head, with the
+    scores and weights its boxes chose; kind "stage": one stage of the step-through (`name` is
+    the stage key).
     """
 
     kind: str
     name: str = ""
     head: int | None = 0
     query: int | None = 1
+    scores: str = "masked_scores"
+    weights: str = "weights"
 
     def default_size(self, trace: Trace) -> tuple[int, int]:
         if self.kind == "stage":
@@ -73,7 +76,11 @@ def check_spec(trace: Trace, spec: FigureSpec) -> None:
         if spec.name not in trace.arrays:
             known = ", ".join(trace.names)
             raise FigureError(f"this configuration has no array {spec.name!r}; it has: {known}")
-    elif spec.kind != "matrices":
+    elif spec.kind == "matrices":
+        for name in (spec.scores, spec.weights):
+            if name not in trace.arrays:
+                raise FigureError(f"this configuration has no array {name!r}")
+    else:
         raise FigureError(f"unknown figure kind {spec.kind!r}")
     if spec.head is not None and not 0 <= spec.head < trace.heads:
         raise FigureError(f"head {spec.head + 1} does not exist: there are {trace.heads}")
@@ -104,7 +111,7 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
             head_text = _tr(" · head {0}").format(head + 1) if trace.heads > 1 else ""
             title = _tr("<b>Attention</b>{0} · {1}").format(head_text, summary)
             figure.addItem(_title(title), 0, 0, 1, 4)
-            names = {"scores": "masked_scores", "weights": "weights"}
+            names = {"scores": spec.scores, "weights": spec.weights}
             for index, key in enumerate(MATRIX_VIEWS):
                 plot = MatrixPlot(title_points=10, follow_text_size=False)
                 row, col = (1, index) if index < 3 else (2, index - 3)

@@ -455,9 +455,14 @@ class MainWindow(QMainWindow):
         """Show what a session was looking at: tab, head, followed query, stage."""
         self.stepper.query = view.query
         self.stepper.set_stage(view.stage)
-        self.board.heads_array.setCurrentIndex(
-            max(0, self.board.heads_array.findData(view.heads_array))
-        )
+        board = self.board
+        for box, name in (
+            (board.heads_array, view.heads_array),
+            (board.score_box, view.scores_array),
+            (board.weight_box, view.weights_array),
+        ):
+            box.setCurrentIndex(max(0, box.findData(name)))
+        board.show_all_heads(view.all_heads)
         self.board.head = view.head
         self.stepper.head = view.head
         self.board.set_head(view.head)
@@ -469,6 +474,9 @@ class MainWindow(QMainWindow):
         self.doc.set_view(
             head=self.board.head,
             heads_array=self.board.heads_array.currentData(),
+            scores_array=self.board.score_box.currentData(),
+            weights_array=self.board.weight_box.currentData(),
+            all_heads=self.board.all_heads.isChecked(),
             tab=TABS[self.tabs.currentIndex()],
             stage=self.stepper.stage,
         )
@@ -486,7 +494,9 @@ class MainWindow(QMainWindow):
             what = _tr("{0}, all heads").format(self.board.heads_array.currentText())
             return FigureSpec("array", name, None, query), what
         what = _tr("The seven matrices, head {0}").format(self.board.head + 1)
-        return FigureSpec("matrices", "", self.board.head, query), what
+        chosen = {"scores": self.board.score_box.currentData()}
+        chosen["weights"] = self.board.weight_box.currentData()
+        return FigureSpec("matrices", "", self.board.head, query, **chosen), what
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.files.confirm_discard():

@@ -215,12 +215,7 @@ class MatrixBoard(QWidget):
             "context": "context",
         }
         for key, name in chosen.items():
-            title = None
-            if key == "mask" and not trace.config.has_mask:
-                title = _tr(
-                    "<b>Mask</b> <span style='color:#666'>none: every key is visible</span>"
-                )
-            show_array(self.views[key].plot, trace, name, head, title=title)
+            show_array(self.views[key].plot, trace, name, head)
         self._share_width()
 
     def _share_width(self) -> None:

@@ -105,6 +105,8 @@ def show_array(
     name_text = info.title
     if name == "masked_scores" and not trace.config.has_mask:
         name_text = _tr("Scores fed to softmax (no mask)")  # "masked" would claim a mask
+    if title is None and name == "mask" and not trace.config.has_mask:
+        title = _tr("<b>Mask</b> <span style='color:#666'>none: every key is visible</span>")
     plot.set_title(
         title or f"<b>{name_text}</b>{head_text} <span style='color:#666'>{shape}</span>"
     )

@@ -148,6 +148,9 @@ def test_document_layout(tmp_path):
         "query": 1,
         "stage": "embeddings",
         "heads_array": "weights",
+        "scores_array": "masked_scores",
+        "weights_array": "weights",
+        "all_heads": False,
     }
     # One embedding row per line: pretty but compact.
     assert "   [0.55, 0.87, 0.66],\n" in path.read_text(encoding="utf-8")
@@ -434,7 +437,21 @@ REJECTIONS = [
     (set_in("view.query", -1), "view.query is -1, but the 4 query tokens are numbered 0 to 3"),
     (set_in("view.heads_array", "context"), 'view.heads_array is the text "context"; choose'),
     (delete("view.heads_array"), "view lacks the field heads_array"),
+    (set_in("view.scores_array", "weights"), 'view.scores_array is the text "weights"; choose'),
+    (set_in("view.weights_array", "mask"), 'view.weights_array is the text "mask"; choose'),
+    (set_in("view.all_heads", 1), "view.all_heads must be true or false, not 1"),
 ]
+
+
+def test_a_session_saved_before_the_matrix_choices_opens_with_the_defaults(cross_doc):
+    for name in ("scores_array", "weights_array", "all_heads"):
+        del cross_doc["view"][name]
+    view = document_to_state(cross_doc).view
+    assert (view.scores_array, view.weights_array, view.all_heads) == (
+        "masked_scores",
+        "weights",
+        False,
+    )
 
 
 @pytest.mark.parametrize(("mutation", "phrase"), REJECTIONS)
@@ -562,6 +579,9 @@ def states(draw) -> ExplorerState:
         query=draw(st.integers(0, len(queries.tokens) - 1)),
         stage=draw(st.sampled_from(STEP_KEYS)),
         heads_array=draw(st.sampled_from(HEADS_ARRAYS)),
+        scores_array=draw(st.sampled_from(session.SCORES_ARRAYS)),
+        weights_array=draw(st.sampled_from(session.WEIGHTS_ARRAYS)),
+        all_heads=draw(st.booleans()),
     )
     kv = draw(st.none() | sequences(width))
     return ExplorerState(queries=queries, kv=kv, controls=controls, view=view)

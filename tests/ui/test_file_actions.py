@@ -85,6 +85,40 @@ def test_new_starts_over_with_the_default_view(window, wait_settled, dialogs):
     assert window.tabs.currentWidget() is window.board
 
 
+def test_export_figure_and_sessions_keep_the_matrices_the_boxes_chose(
+    window, wait_settled, tmp_path, dialogs
+):
+    """Export Figure drew the scores fed to softmax and the weights before dropout whatever
+    the boxes showed, and a session forgot the boxes and the all-heads grid."""
+    from attn_explorer.ui.figures import build_figure
+    from attn_explorer.ui.heatmap import MatrixPlot
+
+    window.load_preset("dropout")
+    wait_settled(window)
+    board = window.board
+    board.score_box.setCurrentIndex(board.score_box.findData("scores"))
+    board.weight_box.setCurrentIndex(board.weight_box.findData("weights_dropped"))
+    on_screen = {view.plot.shown.name for view in board.views.values()}
+    spec, _ = window.current_figure()
+    figure = build_figure(window.trace, spec)
+    drawn = {item.shown.name for item in figure.items if isinstance(item, MatrixPlot)}
+    assert drawn == on_screen >= {"scores", "weights_dropped"}
+    mask = next(i for i in figure.items if isinstance(i, MatrixPlot) and i.shown.name == "mask")
+    assert mask.title.text == board.views["mask"].plot.title.text
+
+    board.show_all_heads(True)
+    path = tmp_path / "choices.json"
+    assert window.files.save_to(path)
+    window.files.new()
+    wait_settled(window)
+    assert board.score_box.currentData() == "masked_scores" and not board.all_heads.isChecked()
+    assert window.files.open_path(path)
+    wait_settled(window)
+    assert board.score_box.currentData() == "scores"
+    assert board.weight_box.currentData() == "weights_dropped"
+    assert board.all_heads.isChecked()
+
+
 def test_title_marks_unsaved_changes(window, wait_settled, tmp_path, dialogs):
     assert window.windowTitle() == "Untitled[*] — attn_explorer"
     assert not window.isWindowModified()
