@@ -261,8 +261,24 @@ class FileActions(QObject):
         self.window.notify(_tr("Exported {0} stages to {1}").format(len(STEP_KEYS), where))
         return True
 
+    def _stale(self, title: str) -> bool:
+        """Data and a script claim to be the computation of the settings: while the settings
+        cannot be computed (the picture is of older ones), say so instead of writing the old."""
+        if not self.window.problems:
+            return False
+        QMessageBox.critical(  # the status bar already names the problem
+            self.window,
+            title,
+            _tr(
+                "The current settings cannot be computed: {0}\n\nThe matrices on screen are "
+                "for the last settings that could be. Change the setting marked in red, or "
+                "undo (Ctrl+Z), then export."
+            ).format(self.window.problems[0].message),
+        )
+        return True
+
     def export_data(self) -> None:
-        if self.window.trace is None:
+        if self.window.trace is None or self._stale(_tr("Cannot export data")):
             return
         filters = ";;".join(_tr(f) for f in DATA_FILTERS.values())
         chosen, chosen_filter = QFileDialog.getSaveFileName(
@@ -278,6 +294,8 @@ class FileActions(QObject):
         self.export_data_to(path.with_suffix("") if fmt in ("csv", "npy") else path, fmt)
 
     def export_data_to(self, path: Path, fmt: str) -> bool:
+        if self._stale(_tr("Cannot export data")):
+            return False
         trace = self.window.trace
         writers = {
             "npz": data_export.write_npz,
@@ -294,7 +312,7 @@ class FileActions(QObject):
         return True
 
     def export_script(self) -> None:
-        if self.window.trace is None:
+        if self.window.trace is None or self._stale(_tr("Cannot export script")):
             return
         chosen, _ = QFileDialog.getSaveFileName(
             self.window,
@@ -306,6 +324,8 @@ class FileActions(QObject):
             self.export_script_to(Path(chosen))
 
     def export_script_to(self, path: Path) -> bool:
+        if self._stale(_tr("Cannot export script")):
+            return False
         try:
             Path(path).write_text(
                 code_export.pytorch_script(self.window.trace.config), encoding="utf-8"

@@ -207,6 +207,34 @@ def test_export_data_and_script(window, wait_settled, tmp_path, dialogs):
     assert f"{expected[1, 0]:.6f}" in done.stdout
 
 
+def test_data_and_script_are_not_written_for_settings_that_cannot_be_computed(
+    window, wait_settled, tmp_path, dialogs, qtbot
+):
+    """They wrote the last computed settings (seed 7) while the controls said seed 99, with a
+    notice of success."""
+    window.controls.seed.spin.setValue(7)
+    wait_settled(window)
+    window.controls.layout_box.setCurrentIndex(window.controls.layout_box.findData("split"))
+    window.controls.d_out.spin.setValue(3)
+    window.controls.heads.spin.setValue(2)  # d_out 3 cannot be split into 2 heads
+    window.controls.seed.spin.setValue(99)
+    qtbot.waitUntil(lambda: bool(window.problems))
+    assert not window.files.export_data_to(tmp_path / "data.npz", "npz")
+    assert not window.files.export_script_to(tmp_path / "script.py")
+    assert not (tmp_path / "data.npz").exists() and not (tmp_path / "script.py").exists()
+    assert [title for title, _ in dialogs["critical"]] == [
+        "Cannot export data",
+        "Cannot export script",
+    ]
+    assert "d_out 3 cannot be split" in dialogs["critical"][0][1]
+    # A figure is a picture of the screen, and its title names the settings it shows.
+    assert window.files.export_figure_to(tmp_path / "f.png", window.current_figure()[0])
+    window.controls.heads.spin.setValue(3)  # computable again: exports work
+    wait_settled(window)
+    assert window.files.export_script_to(tmp_path / "script.py")
+    assert "manual_seed(99)" in (tmp_path / "script.py").read_text(encoding="utf-8")
+
+
 def test_a_session_naming_a_head_it_does_not_have_shows_the_last_one(
     window, wait_settled, tmp_path, dialogs
 ):
