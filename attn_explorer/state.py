@@ -38,6 +38,9 @@ CONTROL_RANGES: dict[str, tuple[float, float]] = {
     "temperature": (0.01, 100.0),
     "valid_len": (1, 4096),
 }
+# Decimals the window's spin boxes show and hold: a value with more would be computed with
+# digits the learner cannot see, and retyping the shown value would change nothing.
+CONTROL_DECIMALS: dict[str, int] = {"dropout": 2, "temperature": 2}
 MAX_TOKENS = 4096  # rows of an embedding table
 MAX_DIMS = 1024  # embedding dimensions
 

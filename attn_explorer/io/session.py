@@ -33,6 +33,7 @@ from .. import __version__
 from ..engine.config import FLOAT32_MAX, HEAD_LAYOUTS, MASK_METHODS, PROJECTIONS
 from ..engine.steps import STEP_KEYS
 from ..state import (
+    CONTROL_DECIMALS,
     CONTROL_RANGES,
     MAX_DIMS,
     MAX_TOKENS,
@@ -432,7 +433,8 @@ def _control(name: str, item: object, where: str) -> Any:
         return _in_range(item, where, *CONTROL_RANGES[name])
     if not _is_number(item):
         raise _InvalidError(f"{where} must be a number, not {_describe(item)}.")
-    return float(_in_range(item, where, *CONTROL_RANGES[name]))
+    # Read at the precision of its control (the range's ends have no more decimals).
+    return round(float(_in_range(item, where, *CONTROL_RANGES[name])), CONTROL_DECIMALS[name])
 
 
 def _view(value: object, n_q: int) -> ViewState:

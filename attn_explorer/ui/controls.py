@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine import PRESETS, Problem
-from ..state import CONTROL_RANGES
+from ..state import CONTROL_DECIMALS, CONTROL_RANGES
 from .document import Document
 from .i18n import tr as _tr
 from .widgets import ErrorLabel, SliderSpin
@@ -147,7 +147,10 @@ class ControlsPanel(QWidget):
         scores.addRow(self.scale)
         self._error(scores, "scale")
         self.temperature = SliderSpin(
-            *CONTROL_RANGES["temperature"], step=0.05, decimals=2, log=True
+            *CONTROL_RANGES["temperature"],
+            step=0.05,
+            decimals=CONTROL_DECIMALS["temperature"],
+            log=True,
         )
         self._row(
             scores,
@@ -195,7 +198,9 @@ class ControlsPanel(QWidget):
         )
 
         drop = self._group(layout, _tr("Dropout"))
-        self.dropout = SliderSpin(*CONTROL_RANGES["dropout"], step=0.05, decimals=2)
+        self.dropout = SliderSpin(
+            *CONTROL_RANGES["dropout"], step=0.05, decimals=CONTROL_DECIMALS["dropout"]
+        )
         self._row(
             drop,
             "dropout",

@@ -28,6 +28,7 @@ from attn_explorer.io.session import (
     state_to_document,
 )
 from attn_explorer.state import (
+    CONTROL_DECIMALS,
     CONTROL_RANGES,
     MAX_DIMS,
     MAX_TOKENS,
@@ -163,6 +164,14 @@ def test_int_where_a_float_is_expected_is_read_as_float(cross_doc):
     assert state.controls.temperature == 2.0 and type(state.controls.temperature) is float
     assert state.queries.embeddings[0] == (1.0, 0.0, -3.0)
     assert all(type(v) is float for v in state.queries.embeddings[0])
+
+
+def test_temperature_and_dropout_are_read_at_their_controls_precision(cross_doc):
+    """0.123 was computed while its box showed 0.12, and typing 0.12 then changed nothing."""
+    cross_doc["controls"].update(temperature=0.123, dropout=0.335)
+    controls = document_to_state(cross_doc).controls
+    assert (controls.temperature, controls.dropout) == (0.12, 0.34)
+    assert session.control_value("temperature", 99.999) == 100.0  # rounds within the range
 
 
 def test_a_config_the_engine_refuses_is_still_a_session():
@@ -548,7 +557,9 @@ def sequences(draw, width: int) -> TokenSequence:
 
 def _range(name: str, floats: bool = False):
     low, high = CONTROL_RANGES[name]
-    return st.floats(low, high) if floats else st.integers(int(low), int(high))
+    if floats:  # as the controls hold them: CONTROL_DECIMALS decimals
+        return st.floats(low, high).map(lambda v: round(v, CONTROL_DECIMALS[name]))
+    return st.integers(int(low), int(high))
 
 
 @st.composite
