@@ -43,6 +43,11 @@ def parse_number(text: str) -> float:
 def split_block(text: str) -> list[list[str]]:
     """Cells of a pasted block: tab-separated (spreadsheets), else comma- or semicolon-separated.
 
+    A block of one number per line is one column, a decimal comma included: "0,55" copied from
+    a spreadsheet cell is 0.55, as typed, not the two cells 0 and 55. Two numbers per line with
+    a comma between them are therefore read only with a decimal point ("0.5,1") or a space
+    after the comma ("1, 2"); a tab or a semicolon separates cells in any case.
+
     Quoted cells are read the way spreadsheets write them ("a<TAB>b" with its tab, a doubled
     quote for a quote), so a token name holding a tab or a line break survives copy and paste.
     Tab-separated cells keep their spaces (a token " the" is not "the"); comma- and
@@ -59,6 +64,10 @@ def split_block(text: str) -> list[list[str]]:
         separator = "\t"
     elif ";" in text:
         separator = ";"
+    elif all(_one_number(line) for line in lines):
+        # One number per line, some with a decimal comma ("0,55"): a column copied from a
+        # spreadsheet in a decimal-comma language, read as typing each line would read it.
+        return [[line.strip()] for line in lines]
     elif "," in text:
         separator = ","
     else:
@@ -68,6 +77,14 @@ def split_block(text: str) -> list[list[str]]:
     if separator == "\t":
         return rows
     return [[cell.strip() for cell in row] for row in rows]
+
+
+def _one_number(line: str) -> bool:
+    try:
+        parse_number(line)
+    except InputError:
+        return False
+    return True
 
 
 def join_block(rows: list[list[str]]) -> str:
