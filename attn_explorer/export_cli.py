@@ -104,7 +104,11 @@ def run(argv: list[str]) -> int:
             f"--query must be a query token's number from 1 to {config.n_q}, not {args.query}"
         )
     from .engine import ConfigError, compute
+    from .engine.threads import use_threads_for
 
+    # As many kernel threads as the window's engine thread uses: matrix products round
+    # differently on one thread and on two, and the export must hold the window's numbers.
+    use_threads_for(config)
     try:
         trace = compute(config)
     except ConfigError as error:

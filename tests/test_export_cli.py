@@ -149,3 +149,32 @@ def test_corrupt_session_fails_cleanly(tmp_path):
     done = run(bad, "-o", tmp_path / "x.png")
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr and not (tmp_path / "x.png").exists()
+
+
+def test_exported_arrays_are_bit_for_bit_those_the_window_computes(tmp_path, qtbot):
+    """Matrix products round differently on one kernel thread and on two: the export ran on
+    torch's default two while the window's engine thread computes a small trace on one."""
+    from attn_explorer.bridge import EngineBridge
+
+    rng = np.random.default_rng(5)
+    config = replace(
+        preset("v2").config,
+        tokens=tuple(f"t{i}" for i in range(7)),
+        embeddings=tuple(map(tuple, rng.normal(size=(7, 15)).round(3))),
+        d_out=64,
+        qkv_bias=True,
+        scale=False,
+    )
+    bridge = EngineBridge()
+    try:
+        with qtbot.waitSignal(bridge.computed, timeout=30_000) as shown:
+            bridge.request(config)
+    finally:
+        bridge.shutdown()
+    path = tmp_path / "s.json"
+    save_session(path, ExplorerState.from_config(config))
+    done = run(path, "-o", tmp_path / "x.npz")
+    assert done.returncode == 0, done.stderr
+    exported = np.load(tmp_path / "x.npz")
+    for name in ("queries", "scores", "weights", "context"):
+        np.testing.assert_array_equal(exported[name], shown.args[0].trace[name], err_msg=name)
