@@ -468,6 +468,11 @@ class MainWindow(QMainWindow):
         self.board.set_head(view.head)
         self.board.set_query(view.query)
         self.tabs.setCurrentIndex(TABS.index(view.tab) if view.tab in TABS else 0)
+        if self.trace is not None and self.trace.config == self.doc.config():
+            # The picture is already of these settings, so no new one will come to bring the
+            # head and query within it (a session opened again with only its view edited).
+            self.board.set_trace(self.trace)
+            self.stepper.set_trace(self.trace, self.stepper.summary)
 
     def current_state(self) -> ExplorerState:
         """The document plus what the learner is looking at, as a session stores it."""

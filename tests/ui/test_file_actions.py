@@ -251,7 +251,9 @@ def test_a_session_naming_a_head_it_does_not_have_shows_the_last_one(
 
     doc["view"].update(tab="steps", stage="softmax")  # the same on the step-through
     path.write_text(json.dumps(doc), encoding="utf-8")
-    assert window.files.open_path(path)
+    assert window.trace.config == window.doc.config()
+    assert window.files.open_path(path)  # the same settings: no new picture will come
+    assert window.stepper.head == 0 and window.board.head == 0
     wait_settled(window)
     assert window.stepper.head == 0 and window.stepper.head_box.currentIndex() == 0
     spec, _ = window.current_figure()
