@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -45,7 +45,12 @@ class EmbeddingTable(QTableView):
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.setAlternatingRowColors(True)
         model.inputRejected.connect(self._rejected)
-        model.modelReset.connect(self._fit_token_column)
+        # Pastes, dimensions, randomizing and their undo reset the model, and a reset view
+        # forgets its current cell: the next Ctrl+V went to the first token's name.
+        self._place: tuple[int, int] | None = None
+        self._selected: list[tuple[int, int, int, int]] = []
+        model.modelAboutToBeReset.connect(self._remember_place)
+        model.modelReset.connect(self._restore_place)
         self._factor = text_size.factor
         text_size.changed.connect(self._size_cells)
         self._size_cells()
@@ -65,6 +70,29 @@ class EmbeddingTable(QTableView):
         self.verticalHeader().setDefaultSectionSize(round(24 * factor))
         for column, width in enumerate(widths):
             self.setColumnWidth(column, round(width * ratio))
+
+    def _remember_place(self) -> None:
+        current = self.currentIndex()
+        self._place = (current.row(), current.column()) if current.isValid() else None
+        self._selected = [
+            (r.top(), r.left(), r.bottom(), r.right()) for r in self.selectionModel().selection()
+        ]
+
+    def _restore_place(self) -> None:
+        """The current cell and selection as they were, within the table's new size."""
+        rows, cols = self.table.rowCount(), self.table.columnCount()
+        if not rows or not cols:
+            return
+        selection = QItemSelection()
+        for top, left, bottom, right in self._selected:
+            if top < rows and left < cols:
+                corner = self.table.index(min(bottom, rows - 1), min(right, cols - 1))
+                selection.select(self.table.index(top, left), corner)
+        model = self.selectionModel()
+        if self._place is not None:
+            row, col = min(self._place[0], rows - 1), min(self._place[1], cols - 1)
+            model.setCurrentIndex(self.table.index(row, col), QItemSelectionModel.NoUpdate)
+        model.select(selection, QItemSelectionModel.ClearAndSelect)
 
     def _fit_token_column(self) -> None:
         self.setColumnWidth(0, round(96 * text_size.factor))

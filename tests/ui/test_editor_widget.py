@@ -1,6 +1,6 @@
 """The editor as a user drives it: typing in cells, toolbar actions, keyboard shortcuts."""
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 
@@ -84,9 +84,41 @@ def test_copy_and_paste_with_the_keyboard(window, qtbot):
     QGuiApplication.clipboard().setText("0.11\t0.22\n0.33\t0.44")
     qtbot.keyClick(table, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
     assert table.table.values[:2, :2].tolist() == [[0.11, 0.22], [0.33, 0.44]]
+    table.clearSelection()  # the pasted cell stays selected after the paste
     table.selectRow(1)
     qtbot.keyClick(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert QGuiApplication.clipboard().text() == "journey\t0.33\t0.44\t0.66"
+
+
+def test_the_current_cell_and_selection_stay_after_a_paste_and_its_undo(window, qtbot):
+    """A paste resets the model, and the view forgot its current cell: the next Ctrl+V
+    landed on the first token's name and renamed it."""
+    table = window.editor.query_table
+    model = table.table
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    table.setFocus()
+    table.setCurrentIndex(model.index(3, 2))
+    table.setColumnWidth(0, 150)  # long token names: the names column widened by hand
+    QGuiApplication.clipboard().setText("0.11\t0.22")
+    qtbot.keyClick(table, Qt.Key.Key_V, ctrl)
+    assert (table.currentIndex().row(), table.currentIndex().column()) == (3, 2)
+    assert table.columnWidth(0) == 150
+    QGuiApplication.clipboard().setText("0.33")
+    qtbot.keyClick(table, Qt.Key.Key_V, ctrl)
+    assert model.tokens[0] == "Your" and model.values[3].tolist() == [0.22, 0.33, 0.22]
+    table.selectionModel().select(
+        QItemSelection(model.index(1, 1), model.index(2, 3)),
+        QItemSelectionModel.SelectionFlag.ClearAndSelect,
+    )
+    window.editor.actions["randomize"].trigger()
+    qtbot.keyClick(table, Qt.Key.Key_Z, ctrl)
+    assert (table.currentIndex().row(), table.currentIndex().column()) == (3, 2)
+    assert sorted((i.row(), i.column()) for i in table.selectedIndexes()) == [
+        (r, c) for r in (1, 2) for c in (1, 2, 3)
+    ]
+    table.setCurrentIndex(model.index(5, 3))
+    window.editor.actions["remove_dim"].trigger()  # the current column is gone: the last one
+    assert (table.currentIndex().row(), table.currentIndex().column()) == (5, 2)
 
 
 def test_closing_during_a_computation_stops_the_thread(qtbot):
