@@ -34,6 +34,7 @@ from .embedding_editor import EmbeddingEditor
 from .figures import FigureSpec
 from .file_actions import FileActions
 from .i18n import tr as _tr
+from .keys import keep_own_keys, send_undo_to_document
 from .matrix_board import MatrixBoard
 from .stepper import StepThrough
 from .text_size import text_size
@@ -115,6 +116,8 @@ class MainWindow(QMainWindow):
         self.statusBar().messageChanged.connect(self._notice_changed)
 
         self._build_menus()
+        send_undo_to_document(self)  # the step-through's panels, built later, do the same
+        keep_own_keys(self.stepper)
         self.doc.changed.connect(self._edited)
         self.bridge.computed.connect(self._result_arrived)
         self.bridge.failed.connect(self._show_failure)

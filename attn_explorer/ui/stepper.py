@@ -30,6 +30,7 @@ from ..engine import ARRAY_INFO, STEP_KEYS, Trace, explain, num
 from ..engine.softmax_lab import entropy, softmax, sweep
 from .heatmap import CellHover, MatrixPlot
 from .i18n import tr as _tr
+from .keys import keep_own_keys, send_undo_to_document
 from .stage_figure import StageFigure
 from .text_size import text_size
 from .trace_plots import show_array
@@ -377,6 +378,8 @@ class StepThrough(QWidget):
             self._softmax_panel = SoftmaxPanel()
             self._softmax_panel.why.clicked.connect(self.whyScaling)
             self.extras.addWidget(self._softmax_panel)
+            keep_own_keys(self._softmax_panel)  # built on first use, after the window
+            send_undo_to_document(self._softmax_panel)
         return self._softmax_panel
 
     @property
@@ -384,6 +387,7 @@ class StepThrough(QWidget):
         if self._mask_panel is None:
             self._mask_panel = MaskMethodsPanel()
             self.extras.addWidget(self._mask_panel)
+            keep_own_keys(self._mask_panel)
         return self._mask_panel
 
     # ------------------------------------------------------------------ state from outside

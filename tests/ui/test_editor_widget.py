@@ -2,7 +2,7 @@
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
 
 from .conftest import settled
 
@@ -50,6 +50,29 @@ def test_ctrl_z_and_ctrl_shift_z(window, wait_settled, qtbot):
     assert model.values[0, 0] == 0.7
     wait_settled(window)
     assert window.trace.config.embeddings[0][0] == 0.7
+
+
+def test_ctrl_z_undoes_a_value_typed_in_a_spin_box_that_keeps_focus(window, qtbot):
+    """The spin box's text field claimed Ctrl+Z though it had nothing to undo after Enter,
+    so Edit > Undo never ran while the box had focus."""
+    spin = window.controls.seed.spin
+    edit = spin.lineEdit()
+    window.activateWindow()
+    spin.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() in (spin, edit))
+    edit.selectAll()
+    qtbot.keyClicks(edit, "77")
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    assert window.doc.controls.seed == 77
+    qtbot.keyClick(edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.doc.controls.seed == 123 and spin.value() == 123
+    shift_ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(edit, Qt.Key.Key_Z, shift_ctrl)
+    assert window.doc.controls.seed == 77
+    edit.selectAll()
+    qtbot.keyClicks(edit, "5")  # typing, not yet entered: Ctrl+Z undoes the typing
+    qtbot.keyClick(edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert edit.text() == "77" and window.doc.controls.seed == 77
 
 
 def test_slider_drag_is_undone_in_one_step(window, wait_settled):

@@ -131,6 +131,27 @@ def test_space_plays_and_pauses(steps, qtbot):
     assert steps.stage == "embeddings"
 
 
+def test_a_focused_button_or_slider_keeps_space_and_the_arrows(window, steps, qtbot):
+    """The step-through's Space, ← and → took the keys from its own widgets: Space on Next
+    started Play, → on the k slider changed the stage instead of k."""
+    window.activateWindow()
+    steps.set_stage("softmax")
+    steps.next_button.setFocus()
+    qtbot.waitUntil(steps.next_button.hasFocus)
+    qtbot.keyClick(steps.next_button, Qt.Key.Key_Space)
+    assert steps.stage == "dropout" and not steps.play_button.isChecked()
+    steps.set_stage("softmax")
+    slider = steps.softmax_panel.factor.slider
+    slider.setFocus()
+    qtbot.waitUntil(slider.hasFocus)
+    before = slider.value()
+    qtbot.keyClick(slider, Qt.Key.Key_Right)
+    assert steps.stage == "softmax" and slider.value() == before + slider.singleStep()
+    steps.stages.setFocus()  # elsewhere in the step-through, the keys still walk the stages
+    qtbot.keyClick(steps.stages, Qt.Key.Key_Right)
+    assert steps.stage == "dropout"
+
+
 def highlighted_rows(steps) -> set[int | None]:
     rows = set()
     for plot in steps.figure.plots:

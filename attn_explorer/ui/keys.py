@@ -1,0 +1,79 @@
+"""Which keys a focused widget keeps and which go to the window's shortcuts.
+
+Qt asks the focused widget first (a ShortcutOverride event): a widget that accepts it gets the
+key as a key press, otherwise a shortcut of the window takes it. Two defaults are wrong here:
+
+- a spin box claims Ctrl+Z for its own text even when it has nothing to undo (after Enter the
+  value is the document's), so Edit > Undo never ran while a spin box had focus;
+- the step-through's Space, ← and → shortcuts took the keys from its own buttons and sliders:
+  Space on "Next" started Play, → on the k slider changed the stage instead of the slider.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QLineEdit,
+    QWidget,
+)
+
+
+class _UndoToDocument(QObject):
+    """On a spin box: Ctrl+Z / Ctrl+Shift+Z go to the window's undo unless the typed text
+    itself has something to undo or redo."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.ShortcutOverride or not isinstance(event, QKeyEvent):
+            return False
+        spin = watched if isinstance(watched, QAbstractSpinBox) else watched.parent()
+        edit = spin.findChild(QLineEdit) if isinstance(spin, QAbstractSpinBox) else None
+        if edit is None:
+            return False
+        if event.matches(QKeySequence.StandardKey.Undo) and not edit.isUndoAvailable():
+            event.ignore()
+            return True
+        if event.matches(QKeySequence.StandardKey.Redo) and not edit.isRedoAvailable():
+            event.ignore()
+            return True
+        return False
+
+
+class _OwnKeys(QObject):
+    """On buttons and sliders: Space presses a focused button, arrows move a focused slider,
+    before any shortcut of the window can take them."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.ShortcutOverride or not isinstance(event, QKeyEvent):
+            return False
+        if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            return False
+        key = event.key()
+        keeps = (isinstance(watched, QAbstractButton) and key == Qt.Key.Key_Space) or (
+            isinstance(watched, QAbstractSlider)
+            and key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down)
+        )
+        if keeps:
+            event.accept()  # delivered as a key press to the widget, not to a shortcut
+        return keeps
+
+
+_undo_to_document = _UndoToDocument()
+_own_keys = _OwnKeys()
+
+
+def send_undo_to_document(root: QWidget) -> None:
+    """Every spin box under `root` lets Ctrl+Z / Ctrl+Shift+Z reach Edit > Undo / Redo."""
+    for spin in root.findChildren(QAbstractSpinBox):
+        spin.installEventFilter(_undo_to_document)
+        for edit in spin.findChildren(QLineEdit):
+            edit.installEventFilter(_undo_to_document)
+
+
+def keep_own_keys(root: QWidget) -> None:
+    """Buttons and sliders under `root` keep Space and the arrows when they have focus."""
+    for widget in root.findChildren(QAbstractButton) + root.findChildren(QAbstractSlider):
+        widget.installEventFilter(_own_keys)
