@@ -195,9 +195,8 @@ class EmbeddingEditor(QWidget):
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            action.setToolTip(
-                f"{tip} ({QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)})"
-            )
+            keys = QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
+            action.setToolTip(_tr("{0} ({1} in the table)").format(tip, keys))
         action.triggered.connect(slot)
         button = QToolButton()
         button.setDefaultAction(action)
@@ -212,14 +211,14 @@ class EmbeddingEditor(QWidget):
             "add_token",
             _tr("+ Token"),
             _tr("Insert a token after the current one"),
-            "Ctrl+Shift+=",
+            "Ctrl+I",  # not Ctrl+Shift+=: on a US keyboard that is Ctrl++, larger text
             self.add_token,
         )
         self._action(
             "remove_token",
             _tr("− Token"),
             _tr("Remove the selected tokens"),
-            "Ctrl+Shift+-",
+            "Ctrl+Del",
             self.remove_tokens,
         )
         self._action(

@@ -1,7 +1,7 @@
 """The editor as a user drives it: typing in cells, toolbar actions, keyboard shortcuts."""
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
 
 from .conftest import settled
@@ -73,6 +73,40 @@ def test_ctrl_z_undoes_a_value_typed_in_a_spin_box_that_keeps_focus(window, qtbo
     qtbot.keyClicks(edit, "5")  # typing, not yet entered: Ctrl+Z undoes the typing
     qtbot.keyClick(edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert edit.text() == "77" and window.doc.controls.seed == 77
+
+
+# What Shift turns a key into on a US keyboard: Qt matches a shortcut typed with Shift under
+# both names, so Ctrl+Shift+= is also Ctrl++ (two actions on it: neither runs).
+US_SHIFTED = dict(zip("=-1234567890[];',./`\\", '+_!@#$%^&*(){}:"<>?~|', strict=True))
+
+
+def test_no_two_shortcuts_meet_on_a_us_keyboard(window):
+    """Ctrl+Shift+= (+ Token) was Ctrl++ (Larger text): with the table focused, pressing it
+    did nothing but print "Ambiguous shortcut overload" (seen under X11)."""
+    owner = {}
+    for action in window.findChildren(QAction):
+        for sequence in action.shortcuts():
+            text = sequence.toString()
+            names = {text}
+            mods, _, key = (text[:-2], "", "+") if text.endswith("++") else text.rpartition("+")
+            if "Shift" in mods.split("+") and key in US_SHIFTED:
+                unshifted = [m for m in mods.split("+") if m != "Shift"]
+                names.add("+".join([*unshifted, US_SHIFTED[key]]))
+            for name in names:
+                assert owner.setdefault(name, action.text()) == action.text(), name
+    assert {"Ctrl++", "Ctrl+-", "Ctrl+I", "Ctrl+Del"} <= set(owner)
+
+
+def test_insert_and_remove_a_token_with_the_keyboard(window, qtbot):
+    table = window.editor.query_table
+    table.setFocus()
+    table.setCurrentIndex(table.table.index(1, 1))
+    qtbot.keyClick(table, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+    assert window.doc.queries.rowCount() == 7 and window.doc.queries.tokens[2] != "starts"
+    table.setCurrentIndex(table.table.index(2, 1))
+    table.selectRow(2)
+    qtbot.keyClick(table, Qt.Key.Key_Delete, Qt.KeyboardModifier.ControlModifier)
+    assert window.doc.queries.tokens == ("Your", "journey", "starts", "with", "one", "step")
 
 
 def test_slider_drag_is_undone_in_one_step(window, wait_settled):
