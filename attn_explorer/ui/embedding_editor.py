@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGridLayout,
@@ -112,13 +112,24 @@ class EmbeddingTable(QTableView):
             rows = {self.currentIndex().row()}
         return sorted(rows)
 
-    def keyPressEvent(self, event: object) -> None:
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        plain = not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        editing = self.state() == QAbstractItemView.State.EditingState
         if event.matches(QKeySequence.StandardKey.Copy):
             self.copy_selection()
         elif event.matches(QKeySequence.StandardKey.Paste):
             self.paste()
+        elif event.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace) and plain and not editing:
+            self.clear_selection()
         else:
             super().keyPressEvent(event)
+
+    def clear_selection(self) -> None:
+        """Delete: the selected values (or the current one) become 0, as in a spreadsheet."""
+        cells = [(i.row(), i.column()) for i in self.selectedIndexes()]
+        if not cells and self.currentIndex().isValid():
+            cells = [(self.currentIndex().row(), self.currentIndex().column())]
+        self.message.emit(self.table.clear(cells) or "")
 
     def copy_selection(self) -> None:
         indexes = self.selectionModel().selectedIndexes()

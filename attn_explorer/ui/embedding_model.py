@@ -244,6 +244,23 @@ class EmbeddingTableModel(QAbstractTableModel):
         edit = _Splice(self, 0, self._rows(0, n), after)
         record(self.undo_stack, _tr("Randomize embeddings"), [edit])
 
+    def clear(self, cells: Iterable[tuple[int, int]]) -> str | None:
+        """Set the values of `cells` (row, column; column 0 is the token) to 0, in one undo
+        step, as Delete clears spreadsheet cells. A token keeps its name: a token needs one.
+        Returns a message when only token names were chosen."""
+        chosen = [(r, c) for r, c in cells if 0 <= r < len(self._tokens) and 1 <= c <= self.d_in]
+        if not chosen:
+            return _tr("A token needs a name: Delete clears values, not token names.")
+        top = min(r for r, _ in chosen)
+        block = self._rows(top, max(r for r, _ in chosen) + 1)
+        values = block.values.copy()
+        for r, c in chosen:
+            values[r - top, c - 1] = 0.0
+        after = _Rows(block.tokens, values)
+        if after != block:
+            record(self.undo_stack, _tr("Clear values"), [_Splice(self, top, block, after)])
+        return None
+
     def dimension_added(self, rng: np.random.Generator) -> Edit:
         """The edit that appends one random dimension (the caller records it)."""
         column = _random_values(rng, (len(self._tokens), 1))

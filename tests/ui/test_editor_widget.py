@@ -109,6 +109,28 @@ def test_insert_and_remove_a_token_with_the_keyboard(window, qtbot):
     assert window.doc.queries.tokens == ("Your", "journey", "starts", "with", "one", "step")
 
 
+def test_delete_clears_the_selected_values_in_one_undo_step(window, wait_settled, qtbot):
+    table = window.editor.query_table
+    model = table.table
+    table.setFocus()
+    table.selectionModel().select(
+        QItemSelection(model.index(1, 0), model.index(2, 2)),
+        QItemSelectionModel.SelectionFlag.ClearAndSelect,
+    )
+    qtbot.keyClick(table, Qt.Key.Key_Delete)
+    assert model.values[1:3].tolist() == [[0.0, 0.0, 0.66], [0.0, 0.0, 0.64]]
+    assert model.tokens[1:3] == ("journey", "starts")  # a token keeps its name
+    wait_settled(window)
+    assert window.trace.config.embeddings[1] == (0.0, 0.0, 0.66)
+    qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert model.values[1:3].tolist() == [[0.55, 0.87, 0.66], [0.57, 0.85, 0.64]]
+    table.selectionModel().select(
+        model.index(0, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+    )
+    qtbot.keyClick(table, Qt.Key.Key_Backspace)
+    assert model.tokens[0] == "Your" and "A token needs a name" in window.editor.error.text()
+
+
 def test_slider_drag_is_undone_in_one_step(window, wait_settled):
     for seed in range(124, 140):
         window.controls.seed.slider.setValue(seed)
