@@ -262,19 +262,21 @@ class FileActions(QObject):
         return True
 
     def _stale(self, title: str) -> bool:
-        """Data and a script claim to be the computation of the settings: while the settings
-        cannot be computed (the picture is of older ones), say so instead of writing the old."""
-        if not self.window.problems:
+        """Data and a script claim to be the computation of the settings: unless the picture
+        is of the current settings, say why instead of writing older ones."""
+        window = self.window
+        if window.trace is not None and window.trace.config == window.doc.config():
             return False
-        QMessageBox.critical(  # the status bar already names the problem
-            self.window,
-            title,
-            _tr(
+        reason = window.problems[0].message if window.problems else window.stale_reason
+        if reason is None:
+            text = _tr("The current settings are still being computed: export in a moment.")
+        else:
+            text = _tr(
                 "The current settings cannot be computed: {0}\n\nThe matrices on screen are "
                 "for the last settings that could be. Change the setting marked in red, or "
                 "undo (Ctrl+Z), then export."
-            ).format(self.window.problems[0].message),
-        )
+            ).format(reason)
+        QMessageBox.critical(window, title, text)  # the status bar already names the problem
         return True
 
     def export_data(self) -> None:

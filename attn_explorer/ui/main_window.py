@@ -91,6 +91,7 @@ class MainWindow(QMainWindow):
             "background: #fff4d6; color: #5c3d00; border: 1px solid #e0b64c; padding: 2px 6px;"
         )
         self.stale_banner.hide()
+        self.stale_reason: str | None = None  # why the picture is not of the current settings
         self.tabs.setCornerWidget(self.stale_banner, Qt.Corner.TopRightCorner)
         main = QSplitter(Qt.Orientation.Horizontal)
         main.addWidget(left)
@@ -349,6 +350,7 @@ class MainWindow(QMainWindow):
             )
         )
         self._status(summary)
+        self.stale_reason = None
         if not self.stale_banner.isHidden():  # (isVisible() is False while the window is)
             self.stale_banner.hide()
         self.traceShown.emit(result.trace)
@@ -365,6 +367,7 @@ class MainWindow(QMainWindow):
 
     def _mark_stale(self, reason: str) -> None:
         """Say over the matrices that they belong to earlier settings, and why."""
+        self.stale_reason = reason
         if self.trace is None:
             return  # nothing drawn yet: nothing to mistake for the current picture
         text = _tr("These matrices are for the last settings that could be computed. {0}")

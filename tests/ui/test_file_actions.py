@@ -234,6 +234,15 @@ def test_data_and_script_are_not_written_for_settings_that_cannot_be_computed(
     assert window.files.export_script_to(tmp_path / "script.py")
     assert "manual_seed(99)" in (tmp_path / "script.py").read_text(encoding="utf-8")
 
+    model = window.doc.queries  # the engine refuses (float32 overflow): not a control problem
+    model.setData(model.index(0, 1), "1e20")
+    model.setData(model.index(1, 1), "-1e20")
+    qtbot.waitUntil(lambda: window.stale_reason is not None)
+    assert not window.problems
+    assert not window.files.export_data_to(tmp_path / "overflow.npz", "npz")
+    assert not (tmp_path / "overflow.npz").exists()
+    assert "overflowed float32" in dialogs["critical"][-1][1]
+
 
 def test_a_session_naming_a_head_it_does_not_have_shows_the_last_one(
     window, wait_settled, tmp_path, dialogs
