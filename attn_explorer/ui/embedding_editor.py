@@ -125,11 +125,16 @@ class EmbeddingTable(QTableView):
             super().keyPressEvent(event)
 
     def clear_selection(self) -> None:
-        """Delete: the selected values (or the current one) become 0, as in a spreadsheet."""
-        cells = [(i.row(), i.column()) for i in self.selectedIndexes()]
-        if not cells and self.currentIndex().isValid():
-            cells = [(self.currentIndex().row(), self.currentIndex().column())]
-        self.message.emit(self.table.clear(cells) or "")
+        """Delete: the selected values (or the current one) become 0, as in a spreadsheet.
+        Read as ranges: a whole 4096 × 1024 table is one range, not four million cells."""
+        ranges = [
+            (r.top(), r.left(), r.bottom(), r.right()) for r in self.selectionModel().selection()
+        ]
+        current = self.currentIndex()
+        if not ranges and current.isValid():
+            ranges = [(current.row(), current.column(), current.row(), current.column())]
+        if ranges:
+            self.message.emit(self.table.clear(ranges) or "")
 
     def copy_selection(self) -> None:
         indexes = self.selectionModel().selectedIndexes()

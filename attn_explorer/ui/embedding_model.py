@@ -244,21 +244,39 @@ class EmbeddingTableModel(QAbstractTableModel):
         edit = _Splice(self, 0, self._rows(0, n), after)
         record(self.undo_stack, _tr("Randomize embeddings"), [edit])
 
-    def clear(self, cells: Iterable[tuple[int, int]]) -> str | None:
-        """Set the values of `cells` (row, column; column 0 is the token) to 0, in one undo
-        step, as Delete clears spreadsheet cells. A token keeps its name: a token needs one.
-        Returns a message when only token names were chosen."""
-        chosen = [(r, c) for r, c in cells if 0 <= r < len(self._tokens) and 1 <= c <= self.d_in]
-        if not chosen:
+    def clear(self, ranges: Iterable[tuple[int, int, int, int]]) -> str | None:
+        """Set the values in `ranges` (top, left, bottom, right, inclusive; column 0 is the
+        token) to 0 in one undo step, as Delete clears spreadsheet cells. A token keeps its
+        name: a token needs one. Returns a message when only token names were chosen.
+
+        The step keeps only the rows the ranges touch: one block per run of touched rows.
+        """
+        boxes = []
+        for top, left, bottom, right in ranges:
+            top, bottom = max(top, 0), min(bottom, len(self._tokens) - 1)
+            left, right = max(left, 1), min(right, self.d_in)
+            if top <= bottom and left <= right:
+                boxes.append((top, bottom, left, right))
+        if not boxes:
             return _tr("A token needs a name: Delete clears values, not token names.")
-        top = min(r for r, _ in chosen)
-        block = self._rows(top, max(r for r, _ in chosen) + 1)
-        values = block.values.copy()
-        for r, c in chosen:
-            values[r - top, c - 1] = 0.0
-        after = _Rows(block.tokens, values)
-        if after != block:
-            record(self.undo_stack, _tr("Clear values"), [_Splice(self, top, block, after)])
+        runs: list[list[int]] = []  # [first, last] row of each run of touched rows
+        for top, bottom, _, _ in sorted(boxes):
+            if runs and top <= runs[-1][1] + 1:
+                runs[-1][1] = max(runs[-1][1], bottom)
+            else:
+                runs.append([top, bottom])
+        edits = []
+        for first, last in runs:
+            before = self._rows(first, last + 1)
+            values = before.values.copy()
+            for top, bottom, left, right in boxes:
+                if first <= top <= last:  # every box lies in one run
+                    values[top - first : bottom - first + 1, left - 1 : right] = 0.0
+            after = _Rows(before.tokens, values)
+            if after != before:
+                edits.append(_Splice(self, first, before, after))
+        if edits:
+            record(self.undo_stack, _tr("Clear values"), edits)
         return None
 
     def dimension_added(self, rng: np.random.Generator) -> Edit:

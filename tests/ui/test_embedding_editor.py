@@ -186,3 +186,24 @@ def test_restore_keeps_width_of_empty_tables(qapp):
     model = EmbeddingTableModel(QUndoStack(), "t")
     model.restore(TokenSequence(("a",), ((1.0, 2.0),)))
     assert model.columnCount() == 3
+
+
+def test_clearing_ranges_keeps_only_the_rows_they_touch(model, doc):
+    """Delete on a selection: overlapping ranges, two distant rows, names only."""
+    model.clear([(0, 1, 1, 1), (1, 2, 2, 2), (5, 3, 5, 3)])
+    assert model.values.tolist() == [
+        [0.0, 0.15, 0.89],
+        [0.0, 0.0, 0.66],
+        [0.57, 0.0, 0.64],
+        [0.22, 0.58, 0.33],
+        [0.77, 0.25, 0.10],
+        [0.05, 0.80, 0.0],
+    ]
+    step = doc.undo_stack.command(doc.undo_stack.count() - 1)
+    # Rows 0-2 and row 5, not the rows between.
+    assert [(e.start, len(e.before.tokens)) for e in step.edits] == [(0, 3), (5, 1)]
+    doc.undo_stack.undo()
+    assert model.values[0].tolist() == [0.43, 0.15, 0.89] and model.values[5, 2] == 0.55
+    assert model.clear([(0, 0, 5, 0)]) == (
+        "A token needs a name: Delete clears values, not token names."
+    )
