@@ -40,13 +40,12 @@ def parse_number(text: str) -> float:
     return value
 
 
-def split_block(text: str) -> list[list[str]]:
+def split_block(text: str, decimal_comma: bool = False) -> list[list[str]]:
     """Cells of a pasted block: tab-separated (spreadsheets), else comma- or semicolon-separated.
 
-    A block of one number per line is one column, a decimal comma included: "0,55" copied from
-    a spreadsheet cell is 0.55, as typed, not the two cells 0 and 55. Two numbers per line with
-    a comma between them are therefore read only with a decimal point ("0.5,1") or a space
-    after the comma ("1, 2"); a tab or a semicolon separates cells in any case.
+    With `decimal_comma` (the user's language writes 0,55), a block of one number per line is
+    one column: "0,55" copied from a spreadsheet cell is 0.55, as typed, not the cells 0 and 55.
+    Otherwise "1,0" is two cells, as comma-separated text means in an English-speaking setting.
 
     Quoted cells are read the way spreadsheets write them ("a<TAB>b" with its tab, a doubled
     quote for a quote), so a token name holding a tab or a line break survives copy and paste.
@@ -64,7 +63,7 @@ def split_block(text: str) -> list[list[str]]:
         separator = "\t"
     elif ";" in text:
         separator = ";"
-    elif all(_one_number(line) for line in lines):
+    elif decimal_comma and all(_one_number(line) or not line.strip() for line in lines):
         # One number per line, some with a decimal comma ("0,55"): a column copied from a
         # spreadsheet in a decimal-comma language, read as typing each line would read it.
         return [[line.strip()] for line in lines]

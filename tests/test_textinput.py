@@ -27,7 +27,7 @@ def test_float32_limit_is_inclusive():
 
 def test_blocks():
     assert split_block("a\tb\n1\t2\n\n") == [["a", "b"], ["1", "2"]]
-    assert split_block("1.5,2\r\n3,4.5") == [["1.5", "2"], ["3", "4.5"]]
+    assert split_block("1,2\r\n3,4") == [["1", "2"], ["3", "4"]]
     assert split_block("1;2") == [["1", "2"]]
     assert split_block("1 2   3") == [["1", "2", "3"]]
     assert split_block("\n \n") == []
@@ -46,11 +46,13 @@ def test_spreadsheet_blocks_keep_spaces_typed_ones_do_not():
     assert split_block("x\n\n1") == [["x"], [""], ["1"]]
 
 
-def test_a_column_with_decimal_commas_is_one_column():
+def test_a_column_with_decimal_commas_is_one_column_where_the_language_writes_them():
     """A cell or a column copied from a spreadsheet in a decimal-comma language: "0,55" was
     pasted as the two cells 0 and 55, while typing it gives 0.55."""
-    assert split_block("0,55\n") == [["0,55"]]
-    assert split_block("0,55\r\n-1,25\r\n2\r\n") == [["0,55"], ["-1,25"], ["2"]]
-    assert [parse_number(row[0]) for row in split_block("0,55\n-1,25\n")] == [0.55, -1.25]
-    assert split_block("1, 2\n0.5,1,x") == [["1", "2"], ["0.5", "1", "x"]]  # still cells
-    assert split_block("0,5;1,5") == [["0,5", "1,5"]]
+    assert split_block("0,55\n", decimal_comma=True) == [["0,55"]]
+    rows = split_block("0,55\r\n-1,25\r\n\r\n2\r\n", decimal_comma=True)
+    assert rows == [["0,55"], ["-1,25"], [""], ["2"]]  # a blank line is an empty cell
+    assert [parse_number(row[0]) for row in rows if row[0]] == [0.55, -1.25, 2.0]
+    assert split_block("1, 2\n0.5,1,x", decimal_comma=True) == [["1", "2"], ["0.5", "1", "x"]]
+    assert split_block("0,5;1,5", decimal_comma=True) == [["0,5", "1,5"]]
+    assert split_block("1,0\n0,1") == [["1", "0"], ["0", "1"]]  # elsewhere: two cells

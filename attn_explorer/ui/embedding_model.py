@@ -15,6 +15,7 @@ from collections.abc import Iterable
 import numpy as np
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QLocale,
     QModelIndex,
     QPersistentModelIndex,
     Qt,
@@ -294,7 +295,8 @@ class EmbeddingTableModel(QAbstractTableModel):
         A block starting in the token column takes its first column as token names. Nothing
         changes when any cell is bad: the message names the first one.
         """
-        cells = split_block(text)
+        # "0,55" is one number where the language writes decimal commas, two cells elsewhere.
+        cells = split_block(text, decimal_comma=QLocale().decimalPoint() == ",")
         if not cells:
             return _tr("The clipboard holds no table to paste.")
         n_rows, n_cols = len(cells), len(cells[0])

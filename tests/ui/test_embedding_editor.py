@@ -207,3 +207,16 @@ def test_clearing_ranges_keeps_only_the_rows_they_touch(model, doc):
     assert model.clear([(0, 0, 5, 0)]) == (
         "A token needs a name: Delete clears values, not token names."
     )
+
+
+@pytest.mark.parametrize(("language", "row"), [("vi", [0.55, 0.15, 0.89]), ("en", [0, 55, 0.89])])
+def test_a_pasted_decimal_comma_follows_the_language(model, language, row):
+    from PySide6.QtCore import QLocale
+
+    default = QLocale()
+    QLocale.setDefault(QLocale(language))
+    try:
+        assert model.paste(0, 1, "0,55\n") is None
+    finally:
+        QLocale.setDefault(default)
+    assert model.values[0].tolist() == row
