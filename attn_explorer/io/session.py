@@ -44,7 +44,8 @@ from ..state import (
 )
 
 FORMAT = "attn_explorer.session"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2 added the view's scores_array, weights_array and all_heads
+OLDEST_VERSION = 1  # format 1 is read with those at their defaults
 # The largest state the window holds (two 4096 x 1024 tables of full-precision floats) takes
 # about 170 MB; anything bigger is not a session this app wrote.
 MAX_BYTES = 256 * 1024 * 1024
@@ -274,12 +275,12 @@ def _check_version(version: object, name: str) -> None:
     if version > SCHEMA_VERSION:
         raise SessionError(
             f"{name} was saved by a newer attn_explorer (format {_short_int(version)}); "
-            f"this one reads format {SCHEMA_VERSION}."
+            f"this one reads formats {OLDEST_VERSION} to {SCHEMA_VERSION}."
         )
-    if version < SCHEMA_VERSION:
+    if version < OLDEST_VERSION:
         raise SessionError(
             f"{name} has format version {_short_int(version)}, which no attn_explorer wrote; "
-            f"this one reads format {SCHEMA_VERSION}."
+            f"this one reads formats {OLDEST_VERSION} to {SCHEMA_VERSION}."
         )
 
 

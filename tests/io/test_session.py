@@ -136,7 +136,7 @@ def test_document_layout(tmp_path):
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert list(doc) == ["format", "version", "saved_by", "queries", "kv", "controls", "view"]
     assert doc["format"] == "attn_explorer.session"
-    assert doc["version"] == 1
+    assert doc["version"] == 2
     assert doc["saved_by"] == f"attn_explorer {__version__}"
     assert doc["queries"]["tokens"] == ["Your", "journey", "starts", "with", "<pad>", "<pad>"]
     assert doc["queries"]["embeddings"][1] == [0.55, 0.87, 0.66]
@@ -362,8 +362,8 @@ REJECTIONS = [
     (set_in("version", True), '"version" must be a whole number, not true'),
     (set_in("version", 1.0), '"version" must be a whole number, not 1.0'),
     (
-        set_in("version", 2),
-        "was saved by a newer attn_explorer (format 2); this one reads format 1.",
+        set_in("version", 3),
+        "was saved by a newer attn_explorer (format 3); this one reads formats 1 to 2.",
     ),
     (set_in("version", 0), "has format version 0, which no attn_explorer wrote"),
     # structure
@@ -453,6 +453,7 @@ REJECTIONS = [
 
 
 def test_a_session_saved_before_the_matrix_choices_opens_with_the_defaults(cross_doc):
+    cross_doc["version"] = 1  # as the first release wrote it
     for name in ("scores_array", "weights_array", "all_heads"):
         del cross_doc["view"][name]
     view = document_to_state(cross_doc).view
