@@ -392,9 +392,14 @@ class MainWindow(QMainWindow):
         bar = self.statusBar()
         shown = text
         if self.time_text.isVisible():
-            # QStatusBar writes a message from x = 6 to 2 px before its first visible permanent
-            # label. The shapes sit one layout spacing (6 px) left of the time, which stays put.
-            room = self.time_text.x() - 8
+            # QStatusBar writes a message between 6 px from its start and 2 px before its first
+            # visible permanent label (12 px from its end and 2 px after the label, right to
+            # left). The shapes sit one layout spacing (6 px) inside the time, which stays put.
+            time = self.time_text.geometry()
+            if bar.isRightToLeft():
+                room = bar.width() - 12 - (time.right() + 1 + 2)
+            else:
+                room = time.x() - 8
             beside_shapes = room - self.shape_text.width() - 6
             width = bar.fontMetrics().horizontalAdvance(text)
             self.shape_text.setVisible(width <= beside_shapes)

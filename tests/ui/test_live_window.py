@@ -405,6 +405,26 @@ def test_a_long_notice_takes_the_shapes_room_and_a_longer_one_is_cut_in_the_midd
     assert bar.toolTip() == ""
 
 
+def test_notices_fit_a_right_to_left_status_bar(window):
+    """Measured as if left to right, every notice became "…" beside labels on the left."""
+    bar = window.statusBar()
+    window.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
+    try:
+        window.resize(1501, 940)  # lay the bar out right to left
+        window.resize(1500, 940)
+        assert window.time_text.x() < window.shape_text.x() < bar.width() // 2
+        window.notify("Saved a.json")
+        assert bar.currentMessage() == "Saved a.json" and window.shape_text.isVisible()
+        path = "/home/teacher/" + "lectures/" * 40 + "attention-week-3.png"
+        window.notify(f"Exported {path}")
+        shown = bar.currentMessage()
+        assert shown.startswith("Exported /home/") and shown.endswith("week-3.png")
+        right_end = window.time_text.geometry().right() + 1 + 2
+        assert bar.fontMetrics().horizontalAdvance(shown) <= bar.width() - 12 - right_end
+    finally:
+        window.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
+
+
 def _tip(widget) -> str:
     """The tooltip Qt shows over `widget`: its own, else the nearest ancestor's."""
     while widget is not None and not widget.toolTip():
