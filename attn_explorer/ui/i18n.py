@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations"
 
@@ -32,9 +32,17 @@ def install_translator(
 ) -> QTranslator | None:
     """Load `attn_explorer_<language>.qm` for `locale` (the system's by default) from `folder`,
     if there is one; English, the source language, needs none."""
+    locale = locale or QLocale()
     translator = QTranslator(app)
-    if translator.load(locale or QLocale(), "attn_explorer", "_", str(folder)):
-        app.installTranslator(translator)
-        return translator
-    translator.deleteLater()
-    return None
+    if not translator.load(locale, "attn_explorer", "_", str(folder)):
+        translator.deleteLater()
+        return None
+    app.installTranslator(translator)
+    # Qt's own words (dialog buttons, a text field's menu) in the same language, where Qt
+    # ships them; without ours they would be the only words translated, so only with ours.
+    qt_words = QTranslator(app)
+    if qt_words.load(
+        locale, "qtbase", "_", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    ):
+        app.installTranslator(qt_words)
+    return translator

@@ -42,13 +42,17 @@ def hidden_cells(trace: Trace, name: str) -> np.ndarray | None:
     return trace.mask if name in AFTER_MASK and trace.config.has_mask else None
 
 
-def shared_levels(trace: Trace, name: str) -> tuple[float, float]:
-    """One colour scale for every head of an array (the all-heads grid), masked cells aside."""
-    values = trace[name]
+def _levels(trace: Trace, name: str, values: np.ndarray) -> tuple[float, float]:
+    """The colour scale of `values` of array `name`, its masked cells (−∞) left out."""
     hidden = hidden_cells(trace, name)
     if hidden is not None:
-        values = np.where(hidden, np.nan, values)  # (n_q, n_k) mask over (heads, n_q, n_k)
+        values = np.where(hidden, np.nan, values)  # (n_q, n_k) mask over ([heads,] n_q, n_k)
     return levels_for(kind_of(name), values)
+
+
+def shared_levels(trace: Trace, name: str) -> tuple[float, float]:
+    """One colour scale for every head of an array (the all-heads grid), masked cells aside."""
+    return _levels(trace, name, trace[name])
 
 
 # Stages whose output is the input's quantity changed by the step: both get one colour scale,
@@ -64,16 +68,8 @@ SAME_QUANTITY: dict[str, tuple[str, str]] = {
 
 def joint_levels(trace: Trace, names: tuple[str, ...], head: int) -> tuple[float, float]:
     """The widest of the colour scales the arrays `names` of one head would each get."""
-    lows, highs = [], []
-    for name in names:
-        values = trace.matrix(name, head)
-        hidden = hidden_cells(trace, name)
-        if hidden is not None:
-            values = np.where(hidden, np.nan, values)  # masked cells (−∞) are not coloured
-        low, high = levels_for(kind_of(name), values)
-        lows.append(low)
-        highs.append(high)
-    return min(lows), max(highs)
+    scales = [_levels(trace, name, trace.matrix(name, head)) for name in names]
+    return min(low for low, _ in scales), max(high for _, high in scales)
 
 
 def show_array(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import PySide6
 import pytest
-from PySide6.QtCore import QLocale
+from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -85,10 +85,27 @@ def pseudo_translated(extracted, tmp_path, qapp):
     ts, qm = tmp_path / "attn_explorer_vi.ts", tmp_path / "attn_explorer_vi.qm"
     subprocess.run([str(lrelease), "-silent", str(ts), "-qm", str(qm)], check=True)
     assert install_translator(qapp, QLocale("fr"), tmp_path) is None  # no French here
+    before = set(qapp.findChildren(QTranslator))
     translator = install_translator(qapp, QLocale("vi"), tmp_path)
     assert translator is not None
     yield
-    QApplication.removeTranslator(translator)
+    for installed in set(qapp.findChildren(QTranslator)) - before:
+        QApplication.removeTranslator(installed)
+
+
+def test_qt_own_words_come_with_a_translation_where_qt_ships_them(extracted, tmp_path, qapp):
+    """German: the app's translation, then Qt's own (dialog buttons), which Qt ships."""
+    ts, qm = tmp_path / "attn_explorer_de.ts", tmp_path / "attn_explorer_de.qm"
+    ts.write_text(extracted.read_text(encoding="utf-8"), encoding="utf-8")
+    subprocess.run([str(QT_TOOLS / "lrelease"), "-silent", str(ts), "-qm", str(qm)], check=True)
+    before = set(qapp.findChildren(QTranslator))
+    assert install_translator(qapp, QLocale("de"), tmp_path) is not None
+    try:
+        assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "Abbrechen"
+    finally:
+        for installed in set(qapp.findChildren(QTranslator)) - before:
+            QApplication.removeTranslator(installed)
+    assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "Cancel"
 
 
 def shown_texts(window: QWidget) -> list[str]:
