@@ -486,7 +486,18 @@ def run_startup(repeats: int = 3) -> dict:
         "first_picture_s": statistics.median(first),
         "target_window_s": 1.0,
         "target_first_picture_s": 2.5,
+        "bytecode_cached": _bytecode_cached(),
     }
+
+
+def _bytecode_cached() -> bool:
+    """Whether the package's modules start from cached bytecode. Where none can be written
+    (PYTHONDONTWRITEBYTECODE with an editable install), every start compiles them again."""
+    import importlib.util
+
+    import attn_explorer.ui.main_window as module
+
+    return Path(importlib.util.cache_from_source(module.__file__)).exists()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -538,6 +549,11 @@ def main(argv: list[str] | None = None) -> int:
             f"\nstartup: window shown {s['window_shown_s']:.2f} s (target 1.0), first picture "
             f"{s['first_picture_s']:.2f} s (target 2.5)"
         )
+        if not s["bytecode_cached"]:
+            print(
+                "  (no cached bytecode: each start compiled the package's modules, as where "
+                "PYTHONDONTWRITEBYTECODE is set; a usual install caches them on first start)"
+            )
     Path(args.json).write_text(json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8")
     print(f"\nwrote {args.json}")
     return 0
