@@ -274,8 +274,12 @@ class MainWindow(QMainWindow):
     def recompute(self) -> None:
         """Send the document's config to the engine, or explain why it cannot be computed."""
         config = self.doc.config()
-        if config.n_q and self.doc.view.query >= config.n_q:
-            self._query_chosen(config.n_q - 1)  # the followed token was removed: follow the last
+        if config.n_q:
+            # The view keeps the token the learner chose to follow; while it is removed the
+            # last token is shown followed, and undoing the removal follows it again.
+            shown = min(self.doc.view.query, config.n_q - 1)
+            if shown != self.board.query:
+                self._show_query(shown)
         self.problems = config.problems()
         self.controls.show_problems(self.problems)
         self.editor.show_problems(self.problems)
@@ -441,6 +445,9 @@ class MainWindow(QMainWindow):
 
     def _query_chosen(self, row: int) -> None:
         self.doc.set_view(query=row)
+        self._show_query(row)
+
+    def _show_query(self, row: int) -> None:
         self.board.set_query(row)
         self.stepper.set_query(row)
         self.editor.query_table.select_row(row)
@@ -501,6 +508,8 @@ class MainWindow(QMainWindow):
     def current_figure(self) -> tuple[FigureSpec, str]:
         """What Export Figure saves: the stage on screen, all heads, or the seven matrices."""
         query = self.doc.view.query
+        if self.trace is not None:
+            query = min(query, self.trace.config.n_q - 1)  # its token may have been removed
         if self.tabs.currentWidget() is self.stepper:
             step = self.trace.step(self.stepper.stage) if self.trace else None
             what = step.title if step else self.stepper.stage

@@ -1,5 +1,6 @@
 """The live window: controls reach the engine, views show its numbers, nothing is lost."""
 
+import json
 import math
 
 import numpy as np
@@ -302,12 +303,26 @@ def test_mask_keys_navigate_heads(window, wait_settled, qtbot):
     assert window.board.head == 1
 
 
-def test_removing_the_followed_token_follows_the_last_one(window, wait_settled):
+def test_removing_the_followed_token_follows_the_last_one_until_undone(
+    window, wait_settled, tmp_path
+):
+    """Undo brought the token back but not the following of it: the document's whole state
+    differed from before the removal."""
+    before = window.doc.state()
     window.board.views["weights"].plot.cellClicked.emit(5, 0)
+    followed = window.doc.state()
     window.doc.queries.remove_tokens([4, 5])
     wait_settled(window)
-    assert window.doc.view.query == 3
+    assert window.board.query == window.stepper.query == 3
     assert window.board.views["weights"].plot._row_box.rect().top() == 3
+    assert window.current_figure()[0].query == 3
+    assert window.files.save_to(tmp_path / "s.json")  # a session follows a token it has
+    assert json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))["view"]["query"] == 3
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert window.doc.state() == followed != before
+    assert window.board.query == window.stepper.query == 5
+    assert window.board.views["weights"].plot._row_box.rect().top() == 5
 
 
 def test_a_seed_move_touches_no_control_tooltip_or_status_style(window, wait_settled):
