@@ -1,6 +1,7 @@
 """Figure export: PNG at 1×/2×/4×, SVG and PDF, built from the screen's own graphics items."""
 
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -54,6 +55,15 @@ def test_svg_parses_and_is_vector(trace, tmp_path):
         assert label in text
     assert len(list(root.iter(f"{SVG}image"))) <= 1  # the colour bar; cells are rectangles
     assert len(list(root.iter(f"{SVG}path"))) + len(list(root.iter(f"{SVG}rect"))) >= 21
+
+
+def test_token_names_with_control_characters_give_valid_svg(qapp, tmp_path):
+    """A NUL, an escape or U+FFFE in a token name was written raw: the SVG was not XML."""
+    config = replace(preset("v1").config, tokens=("a\x00", "b\x1b", "c\ufffe", "d", "e", "f"))
+    path = export_figure(compute(config), FigureSpec("array", "weights"), tmp_path / "t.svg")
+    root = ET.parse(path).getroot()
+    text = " ".join("".join(t.itertext()) for t in root.iter(f"{SVG}text"))
+    assert "a␀" in text and "b␛" in text and "c�" in text
 
 
 def test_pdf_of_all_stages_has_one_page_per_stage(trace, tmp_path):
