@@ -88,6 +88,11 @@ class ExportFigureDialog(QDialog):
         path_row.addWidget(self.path, 1)
         path_row.addWidget(browse)
         form.addRow(_tr("Save to:"), path_row)
+        self.problem = QLabel()
+        self.problem.setStyleSheet("color: #b00020;")
+        self.problem.setWordWrap(True)
+        self.problem.hide()
+        form.addRow(self.problem)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
@@ -125,6 +130,28 @@ class ExportFigureDialog(QDialog):
             )
         if chosen:
             self.path.setText(chosen)
+
+    def accept(self) -> None:
+        """Save only to a path that names what is written: a file for a figure (its typed
+        extension choosing the format, as in a file dialog), a folder for stages as files."""
+        text = self.path.text().strip()
+        fmt = self.chosen_format()
+        folder = self.all_stages and fmt != "pdf"
+        if not text:
+            self._refuse(_tr("Type where to save."))
+            return
+        if not folder and (text.endswith(("/", os.sep)) or Path(text).is_dir()):
+            self._refuse(_tr("“{0}” is a folder: type a file name.").format(text))
+            return
+        typed = Path(text).suffix.lower().lstrip(".")
+        if not folder and typed in FORMAT_NAMES and typed != fmt:
+            self.format.setCurrentIndex(self.format.findData(typed))  # the name decides
+        super().accept()
+
+    def _refuse(self, message: str) -> None:
+        self.problem.setText(message)
+        self.problem.show()
+        self.path.setFocus()
 
     def result_values(self) -> tuple[Path, str, int, tuple[int, int]]:
         return (

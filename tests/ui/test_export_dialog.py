@@ -52,3 +52,28 @@ def test_only_a_figure_extension_is_replaced(dialog):
 
 def test_png_scale_covers_the_screen():
     assert [default_scale(r) for r in (1.0, 1.25, 2.0, 3.0)] == [1, 2, 2, 4]
+
+
+def test_a_typed_extension_chooses_the_format_and_a_folder_is_refused(dialog, tmp_path):
+    """PNG bytes went into a typed "fig.svg", and a typed folder became a file of that name."""
+    d = dialog()
+    choose(d, "png")
+    d.path.setText(str(tmp_path / "fig.svg"))
+    d.accept()
+    assert d.result() == d.DialogCode.Accepted
+    assert d.result_values()[:2] == (tmp_path / "fig.svg", "svg")
+
+    d = dialog()
+    d.path.setText(str(tmp_path / "sub") + "/")
+    d.accept()
+    assert d.result() != d.DialogCode.Accepted
+    assert "is a folder: type a file name" in d.problem.text() and not d.problem.isHidden()
+    d.path.setText(str(tmp_path))  # an existing folder, without the slash
+    d.accept()
+    assert d.result() != d.DialogCode.Accepted and not (tmp_path / "sub").exists()
+
+    d = dialog(all_stages=True)
+    choose(d, "png")  # stages as files go into a folder: a folder is what is asked for
+    d.path.setText(str(tmp_path / "stages"))
+    d.accept()
+    assert d.result() == d.DialogCode.Accepted
