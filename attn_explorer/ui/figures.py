@@ -179,6 +179,19 @@ class _Stage:
             QApplication.processEvents()
             figure.layout.activate()
         self.scene = self.view.scene()
+        # Matrices, axes and colour bars have a smallest size; below it the figure would be
+        # cut off at the canvas edge (the seven matrices need about 580 px of width).
+        laid_out = figure.geometry().size()
+        if laid_out.width() > size[0] + 0.5 or laid_out.height() > size[1] + 0.5:
+            self.close()
+            needed = (
+                max(size[0], math.ceil(laid_out.width())),
+                max(size[1], math.ceil(laid_out.height())),
+            )
+            raise FigureError(
+                f"this figure needs at least {needed[0]}×{needed[1]} px to fit, not "
+                f"{size[0]}×{size[1]}: choose a larger size"
+            )
 
     def paint(self, painter: QPainter) -> None:
         self.scene.render(painter, QRectF(0, 0, *self.size), QRectF(0, 0, *self.size))

@@ -66,6 +66,14 @@ def test_token_names_with_control_characters_give_valid_svg(qapp, tmp_path):
     assert "a␀" in text and "b␛" in text and "c�" in text
 
 
+def test_a_size_too_small_for_the_figure_is_refused_not_cut(trace, tmp_path):
+    """At 400 × 300 the seven matrices were laid out 579 px wide: three were cut off."""
+    with pytest.raises(FigureError, match=r"needs at least 5\d\d×300 px to fit, not 400×300"):
+        export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(400, 300))
+    assert not (tmp_path / "m.png").exists()
+    assert export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(640, 480))
+
+
 def test_pdf_of_all_stages_has_one_page_per_stage(trace, tmp_path):
     (path,) = export_all_stages(trace, tmp_path / "steps.pdf", "pdf", size=(1200, 700))
     reader = PdfReader(path)
