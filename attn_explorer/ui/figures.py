@@ -317,13 +317,24 @@ def render_pdf(
     writer.setCreator("attn_explorer")
     page = QPageSize(QSizeF(width / DPI, height / DPI), QPageSize.Unit.Inch, "figure")
     writer.setPageLayout(QPageLayout(page, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
+    # Every page laid out before the file is begun: a figure that does not fit the size is
+    # refused without leaving an empty or half-written PDF behind.
+    stages: list[_Stage] = []
+    try:
+        for figure in figures:
+            stages.append(_Stage(figure, (width, height)))
+    except FigureError:
+        for stage in stages:
+            stage.close()
+        raise
     painter = QPainter()
     if not painter.begin(writer):
+        for stage in stages:
+            stage.close()
         raise FigureError(f"could not write {path}")
-    for index, figure in enumerate(figures):
+    for index, stage in enumerate(stages):
         if index:
             writer.newPage()
-        stage = _Stage(figure, (width, height))
         stage.paint(painter)
         stage.close()
     painter.end()
@@ -390,9 +401,17 @@ def export_all_stages(
                 figures, path, size, f"Attention, step by step · {config_summary(trace.config)}"
             )
         ]
+    created = not path.exists()
     path.mkdir(parents=True, exist_ok=True)
-    written = []
-    for number, spec in enumerate(specs, start=1):
-        target = path / f"{number:02d}-{spec.name}.{fmt}"
-        written.append(export_figure(trace, spec, target, fmt, scale, size))
+    written: list[Path] = []
+    try:
+        for number, spec in enumerate(specs, start=1):
+            target = path / f"{number:02d}-{spec.name}.{fmt}"
+            written.append(export_figure(trace, spec, target, fmt, scale, size))
+    except FigureError:
+        for done in written:  # no half set of stages left behind
+            done.unlink(missing_ok=True)
+        if created and not any(path.iterdir()):
+            path.rmdir()
+        raise
     return written

@@ -72,6 +72,10 @@ def test_a_size_too_small_for_the_figure_is_refused_not_cut(trace, tmp_path):
         export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(400, 300))
     assert not (tmp_path / "m.png").exists()
     assert export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(640, 480))
+    for fmt, target in (("pdf", tmp_path / "all.pdf"), ("svg", tmp_path / "all")):
+        with pytest.raises(FigureError, match="needs at least"):
+            export_all_stages(trace, target, fmt, size=(250, 150))
+        assert not target.exists()  # no empty PDF, no empty or half-filled folder
 
 
 def test_pdf_of_all_stages_has_one_page_per_stage(trace, tmp_path):
