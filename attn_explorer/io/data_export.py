@@ -57,7 +57,20 @@ def write_csv(trace: Trace, directory: str | Path) -> list[Path]:
             _write_matrix_csv(trace, name, head or 0, path)
             written.append(path)
     written.append(_write_text(directory / "config.json", _config_json(trace.config)))
+    _remove_earlier(directory, ".csv", written)
     return written
+
+
+def _remove_earlier(directory: Path, suffix: str, written: list[Path]) -> None:
+    """Remove the files an earlier export into this folder wrote and this one did not (a head
+    or a dropout mask the new settings lack), so the folder holds one computation. Only
+    names this module writes are touched; anything else in the folder stays."""
+    ours = {name for name in ARRAY_INFO}
+    keep = {path.name for path in written}
+    for path in directory.iterdir():
+        stem = path.stem.rsplit("_head", 1)[0] if "_head" in path.stem else path.stem
+        if path.suffix == suffix and stem in ours and path.name not in keep and path.is_file():
+            path.unlink()
 
 
 def write_npz(trace: Trace, path: str | Path) -> Path:
@@ -85,6 +98,7 @@ def write_npy(trace: Trace, directory: str | Path) -> list[Path]:
     tokens = {"q_tokens": list(trace.q_tokens), "k_tokens": list(trace.k_tokens)}
     written.append(_write_text(directory / "tokens.json", json_text(tokens) + "\n"))
     written.append(_write_text(directory / "config.json", _config_json(trace.config)))
+    _remove_earlier(directory, ".npy", written)
     return written
 
 

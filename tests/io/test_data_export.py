@@ -2,7 +2,7 @@
 
 import csv
 import json
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import numpy as np
 import pytest
@@ -246,3 +246,15 @@ def test_config_dict_spells_out_every_field():
     assert data["dropout"] == 0.5 and data["temperature"] == 1.0
     assert data["valid_len"] is None and data["kv_tokens"] is None
     assert list(data) == [f.name for f in fields(AttentionConfig)]
+
+
+@pytest.mark.parametrize("writer", [write_csv, write_npy])
+def test_a_second_export_into_a_folder_leaves_one_computation_there(writer, tmp_path):
+    """Two heads with dropout, then one head without: the first export's head-2 and dropout
+    files stayed beside the second one's config.json."""
+    (tmp_path / "notes.txt").write_text("mine")
+    writer(compute(replace(preset("mha").config, dropout=0.5)), tmp_path)
+    second = writer(compute(preset("v1").config), tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [p.name for p in second] + ["notes.txt"]
+    )
