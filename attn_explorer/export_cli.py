@@ -129,7 +129,31 @@ def run(argv: list[str]) -> int:
     query = (args.query - 1) if args.query is not None else state.view.query
 
     if fmt in DATA_FORMATS or fmt == "py":
+        figure_only = [
+            flag
+            for flag, given in (
+                ("--view", args.view is not None),
+                ("--stage", args.stage is not None),
+                ("--all-steps", args.all_steps),
+                ("--head", head_text != "1"),
+                ("--query", args.query is not None),
+                ("--scale", args.scale != 1),
+                ("--size", args.size is not None),
+            )
+            if given
+        ]
+        if figure_only:  # silently ignored, they would seem to have been obeyed
+            held = "every array" if fmt != "py" else "the whole computation"
+            raise UsageError(
+                f"{', '.join(figure_only)} only apply to figures (png, svg, pdf); "
+                f"{fmt} holds {held}"
+            )
         return _export_data(trace, fmt, out)
+    if head is None and (args.stage or args.all_steps or args.view in (None, "matrices")):
+        raise UsageError(
+            "--head all needs an array --view (e.g. --view weights): the matrices and the "
+            "stages show one head"
+        )
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from .ui.app import create_app
     from .ui.figures import FigureError, FigureSpec, export_all_stages, export_figure

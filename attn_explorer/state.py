@@ -94,12 +94,14 @@ class ExplorerState:
 
     def config(self) -> AttentionConfig:
         c = self.controls
-        cross = c.cross and self.kv is not None
+        # Cross-attention without a second sequence reads the queries' own, as the window's
+        # key/value table starts as a copy of the queries.
+        kv = self.kv if self.kv is not None else self.queries
         return AttentionConfig(
             tokens=self.queries.tokens,
             embeddings=self.queries.embeddings,
-            kv_tokens=self.kv.tokens if cross else None,
-            kv_embeddings=self.kv.embeddings if cross else None,
+            kv_tokens=kv.tokens if c.cross else None,
+            kv_embeddings=kv.embeddings if c.cross else None,
             projection=c.projection,
             d_out=c.d_out,
             num_heads=c.num_heads,

@@ -132,6 +132,16 @@ def test_data_and_script(tmp_path, session):
             "32000×32000 pixels (3.8 GB in memory); choose a smaller size or scale",
         ),
         (["--preset", "v1", "--query", "0", "-o", "x.csv"], 2, "from 1 to 6, not 0"),
+        # Flags a data export would silently ignore, as if obeyed:
+        (
+            ["--preset", "mha", "--all-steps", "--format", "npz", "-o", "all.npz"],
+            2,
+            "--all-steps only apply to figures (png, svg, pdf); npz holds every array",
+        ),
+        (["--preset", "v1", "--view", "weights", "-o", "w.csv"], 2, "--view only apply"),
+        (["--preset", "v1", "--size", "800x600", "-o", "x.py"], 2, "--size only apply"),
+        (["--preset", "v1", "--query", "2", "-o", "x.json"], 2, "--query only apply"),
+        (["--preset", "mha", "--head", "all", "-o", "x.png"], 2, "--head all needs an array"),
     ],
 )
 def test_bad_input_fails_in_one_line(tmp_path, args, status, words):
@@ -178,3 +188,12 @@ def test_exported_arrays_are_bit_for_bit_those_the_window_computes(tmp_path, qtb
     exported = np.load(tmp_path / "x.npz")
     for name in ("queries", "scores", "weights", "context"):
         np.testing.assert_array_equal(exported[name], shown.args[0].trace[name], err_msg=name)
+
+
+def test_cross_attention_without_a_second_sequence_uses_the_queries_as_the_window_does(
+    tmp_path,
+):
+    done = run("--preset", "v1", "--set", "cross=true", "-o", tmp_path / "x.json")
+    assert done.returncode == 0, done.stderr
+    config = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))["config"]
+    assert config["kv_tokens"] == config["tokens"]
