@@ -7,12 +7,14 @@ dialog and leave the document as it was.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TR_NOOP, QObject, QSettings
+from PySide6.QtCore import QT_TR_NOOP, QObject, QSettings, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 from shiboken6 import isValid
 
 from ..engine import STEP_KEYS
@@ -239,7 +241,8 @@ class FileActions(QObject):
         size: tuple[int, int] | None = None,
     ) -> bool:
         try:
-            written = export_figure(self.window.trace, spec, path, fmt, scale, size)
+            with self._busy():
+                written = export_figure(self.window.trace, spec, path, fmt, scale, size)
         except (OSError, FigureError) as error:
             self._error(_tr("Cannot export figure"), str(error))
             return False
@@ -251,15 +254,31 @@ class FileActions(QObject):
     ) -> bool:
         spec, _ = self.window.current_figure()
         try:
-            written = export_all_stages(
-                self.window.trace, path, fmt, spec.head or 0, spec.query, scale, size
-            )
+            with self._busy(block=True):  # ten figures: seconds at 4× PNG
+                written = export_all_stages(
+                    self.window.trace, path, fmt, spec.head or 0, spec.query, scale, size
+                )
         except (OSError, FigureError) as error:
             self._error(_tr("Cannot export the stages"), str(error))
             return False
         where = written[0] if fmt == "pdf" else Path(path)
         self.window.notify(_tr("Exported {0} stages to {1}").format(len(STEP_KEYS), where))
         return True
+
+    @contextmanager
+    def _busy(self, block: bool = False) -> Iterator[None]:
+        """A wait cursor while an export paints on this thread; with `block`, the window takes
+        no input meanwhile (laying figures out runs the event loop, and an edit then would
+        change the settings under the export)."""
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        if block:
+            self.window.setEnabled(False)
+        try:
+            yield
+        finally:
+            if block:
+                self.window.setEnabled(True)
+            QApplication.restoreOverrideCursor()
 
     def _stale(self, title: str) -> bool:
         """Data and a script claim to be the computation of the settings: unless the picture

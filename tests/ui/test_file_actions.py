@@ -7,8 +7,9 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from attn_explorer.engine import compute
 from attn_explorer.io.session import save_session
@@ -190,6 +191,25 @@ def test_export_current_view_stage_and_all_stages(window, wait_settled, tmp_path
     assert window.files.export_stages_to(tmp_path / "all.pdf")
     assert (tmp_path / "all.pdf").stat().st_size > 10_000
     assert dialogs["critical"] == []
+
+
+def test_exporting_all_stages_shows_a_wait_cursor_and_takes_no_input(
+    window, wait_settled, tmp_path, dialogs, monkeypatch
+):
+    """Ten figures take seconds at 4× PNG on the window's thread, and laying them out runs
+    the event loop: an edit then would land under the export."""
+    from attn_explorer.ui import file_actions as module
+
+    seen = []
+
+    def watch(*args, **kwargs):
+        seen.append((window.isEnabled(), QApplication.overrideCursor().shape()))
+        return [tmp_path / "x.png"]
+
+    monkeypatch.setattr(module, "export_all_stages", watch)
+    assert window.files.export_stages_to(tmp_path / "stages", "png")
+    assert seen == [(False, Qt.CursorShape.WaitCursor)]
+    assert window.isEnabled() and QApplication.overrideCursor() is None
 
 
 def test_export_data_and_script(window, wait_settled, tmp_path, dialogs):
