@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QFont
 
 from ..engine import ARRAY_INFO, Step, Trace
 from .heatmap import MatrixPlot, ShrinkingLabel
@@ -80,6 +81,13 @@ class StageFigure(pg.GraphicsLayout):
         self.title = ShrinkingLabel("", size=self._size(13))
         self.formula = ShrinkingLabel("", size=self._size(13))
         self.reason = ShrinkingLabel("", size=self._size(11), color="#a15c00")
+        if not follow_text_size:
+            # An empty label (no reason: the stage applies) is as tall as its item's font,
+            # which is the application's and grows with the window's text size: fix it.
+            for label, points in ((self.title, 13), (self.formula, 13), (self.reason, 11)):
+                font = QFont(label.item.font())
+                font.setPointSizeF(points)
+                label.item.setFont(font)
         self.plots: list[MatrixPlot] = []
         # Plots and the arrow are made once and reused by every stage. A plot made per
         # stage change would never be freed (its signal connections hold it) and costs

@@ -101,6 +101,21 @@ def test_exported_figures_keep_their_own_size(window, normal_size):
     assert plot.colorbar.font.pointSizeF() == pytest.approx(8.5)
 
 
+def test_an_exported_stage_is_laid_out_the_same_at_any_text_size(window, normal_size):
+    """The empty reason line took the application's font: at 250 % the matrices of an
+    exported stage sat 21 px lower."""
+    from attn_explorer.ui.figures import _Stage
+
+    tops = []
+    for factor in (1.0, 2.5):
+        text_size.set_factor(factor)
+        figure = build_figure(window.trace, FigureSpec("stage", "softmax"))
+        stage = _Stage(figure, (1400, 820))
+        tops.append([plot.geometry().y() for plot in figure.plots])
+        stage.close()
+    assert tops[0] == tops[1]
+
+
 def test_the_step_through_follows_the_size(window, normal_size):
     window.tabs.setCurrentIndex(1)
     figure = window.stepper.figure
