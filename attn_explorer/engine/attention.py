@@ -150,9 +150,18 @@ def _compute(
             arrays["weights_neg_inf"] = torch.softmax(masked, dim=-1, out=new(big))
         if "renormalize" in methods:
             by_renorm = torch.softmax(scaled, dim=-1, out=new(big)).mul_(~mask)
-            arrays["weights_renormalize"] = torch.div(
-                by_renorm, by_renorm.sum(dim=-1, keepdim=True), out=new(big)
-            )
+            kept = by_renorm.sum(dim=-1, keepdim=True)  # (heads, n_q, 1)
+            if config.mask_method == "renormalize" and bool((kept == 0).any()):
+                # The hidden keys took all of softmax's weight and the visible ones underflow
+                # to 0: renormalizing would divide 0 by 0.
+                raise ConfigError(
+                    "With method 1 (softmax, zero the hidden, renormalize) a row's visible "
+                    "weights all underflow to 0, the hidden keys having taken all the weight: "
+                    f"raise the temperature ({config.temperature:g}) or use method 2 "
+                    "(−∞, then softmax).",
+                    "mask_method",
+                )
+            arrays["weights_renormalize"] = torch.div(by_renorm, kept, out=new(big))
         weights = arrays[f"weights_{config.mask_method}"]
         if not compare_mask_methods:
             del arrays[f"weights_{config.mask_method}"]  # it is `weights`; no comparison asked

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from attn_explorer.engine import AttentionConfig, ConfigError, compute
+from attn_explorer.engine import AttentionConfig, ConfigError, compute, preset
 
 X3 = ((0.1, 0.2), (0.3, 0.4), (0.5, 0.6))
 T3 = ("a", "b", "c")
@@ -145,3 +145,21 @@ def test_the_largest_benchmarked_size_is_allowed():
     rows = tuple((0.1, 0.2) for _ in range(1024))
     cfg = config(tokens=tuple(f"t{i}" for i in range(1024)), embeddings=rows, num_heads=16)
     assert cfg.problems() == []
+
+
+def test_renormalizing_a_row_whose_visible_weights_all_underflow_is_refused_with_its_cause():
+    """Said to be an overflow 'while multiplying (largest embedding magnitude 4.65)': it is
+    a 0/0 when method 1 renormalizes a row whose visible keys got no weight at all."""
+    rows = (
+        (0.25, -0.26, 1.28),
+        (0.21, -1.07, 0.72),
+        (2.61, 1.89, -1.41),
+        (-2.53, -1.25, 0.08),
+        (-4.65, -0.44, -2.49),
+        (-1.46, -1.09, -0.63),
+    )
+    cold = replace(preset("causal").config, embeddings=rows, temperature=0.01)
+    with pytest.raises(ConfigError, match="visible weights all underflow to 0") as caught:
+        compute(replace(cold, mask_method="renormalize"))
+    assert caught.value.field == "mask_method"
+    assert compute(cold).weights[0, 1, 1] == pytest.approx(0.99969, abs=1e-5)  # method 2
