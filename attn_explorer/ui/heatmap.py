@@ -668,10 +668,14 @@ class TokenAxis(pg.AxisItem):
         self.angle = 0
         self._overhang = 0.0  # how far slanted labels reach right of the axis (pixels)
 
-    def set_labels(self, labels: list[tuple[float, str]], angle: int) -> None:
+    def set_labels(
+        self, labels: list[tuple[float, str]], angle: int, widest: float | None = None
+    ) -> None:
+        """`widest`: the width to make room for, when it is not the widest shown label's."""
         self.labels, self.angle = labels, angle
         metrics = QFontMetricsF(self.font())
-        widest = max((metrics.horizontalAdvance(t) for _, t in labels), default=0)
+        if widest is None:
+            widest = max((metrics.horizontalAdvance(t) for _, t in labels), default=0)
         if angle == 0:
             height = metrics.height() + 6
         else:
@@ -997,7 +1001,8 @@ class MatrixPlot(pg.GraphicsLayout):
         cell_width = size.width() / max(len(cols), 1)
         font = self.axis_font
         line = QFontMetricsF(font).height()
-        if _widest(cols, font) <= cell_width:
+        widest_col = _widest(cols, font)
+        if widest_col <= cell_width:
             angle, col_stride = 0, 1
         elif cell_width >= 1.5 * line and _slanted_fits(cols[-1], cell_width, font):
             angle, col_stride = 45, 1
@@ -1013,9 +1018,12 @@ class MatrixPlot(pg.GraphicsLayout):
         top_ticks = [(i + 0.5, display_token(t)) for i, t in enumerate(cols) if i % col_stride == 0]
         left = self.plot.getAxis("left")
         left.setTicks([left_ticks])
-        # The axis sizes to its labels: pyqtgraph silently drops labels that do not fit.
-        left.setWidth(_widest([t for _, t in left_ticks], font) + 6)
-        self.top_axis.set_labels(top_ticks, angle)
+        # The axes make room for every label, not only the ones shown: sized to the shown
+        # ones, a thinning that follows the view's size changed that size, which changed the
+        # thinning back (two views of a 1024-token table traded 8 px forever after an edit).
+        # pyqtgraph silently drops labels that do not fit.
+        left.setWidth(_widest(rows, font) + 6)
+        self.top_axis.set_labels(top_ticks, angle, widest_col - 6)
         self._shown_ticks = ([t for _, t in left_ticks], [t for _, t in top_ticks])
 
     # ------------------------------------------------------------------ highlight & hover

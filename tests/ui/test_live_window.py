@@ -12,7 +12,7 @@ from attn_explorer.bridge import Failure
 from attn_explorer.engine import PRESETS, compute
 from attn_explorer.ui.main_window import MainWindow
 
-from .conftest import assert_shows
+from .conftest import assert_shows, settled
 
 
 def test_first_picture_is_the_default_example(window):
@@ -489,3 +489,35 @@ def test_slanted_labels_are_inside_the_axis_area_that_is_repainted(window):
     last_x = axis.mapFromScene(view.mapViewToScene(QPointF(5.5, 0))).x()
     width = QFontMetricsF(axis.font()).horizontalAdvance("step")
     assert rect.right() >= last_x + width * math.cos(math.radians(45))
+
+
+def test_a_big_table_settles_after_an_edit(qtbot, monkeypatch):
+    """Sized to their shown labels, the axes of the mask and weights views of a 1024-token
+    table traded 8 px forever after an edit (the thinning followed the size, the size the
+    thinning): the window never went idle."""
+    from attn_explorer.state import Controls, ExplorerState, random_sequence
+    from attn_explorer.ui.heatmap import MatrixPlot
+
+    state = ExplorerState(
+        queries=random_sequence(1024, 128, seed=1),
+        kv=None,
+        controls=Controls(d_out=16, num_heads=4, causal=True),
+    )
+    win = MainWindow(state)
+    qtbot.addWidget(win, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    win.resize(1500, 940)
+    with qtbot.waitSignal(win.firstPicture, timeout=60_000):
+        win.show()
+    model = win.doc.queries
+    model.setData(model.index(5, 3), "0.77")
+    qtbot.waitUntil(lambda: settled(win), timeout=60_000)
+    qtbot.wait(300)
+    refreshes = []
+    original = MatrixPlot._refresh_ticks
+    monkeypatch.setattr(
+        MatrixPlot, "_refresh_ticks", lambda self: refreshes.append(self) or original(self)
+    )
+    qtbot.wait(500)
+    assert refreshes == []
+    win.doc.undo_stack.setClean()
+    win.close()
