@@ -107,3 +107,7 @@ def show_array(
         title or f"<b>{name_text}</b>{head_text} <span style='color:#666'>{shape}</span>"
     )
     plot.shown = Shown(name, head)
+    if info.rows != "q_tokens":
+        # Rows of keys or dimensions: a followed query's outline left from the array this
+        # plot showed before (the all-heads grid switching to Keys K) would mark a key.
+        plot.set_highlight(None)

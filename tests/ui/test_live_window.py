@@ -521,3 +521,18 @@ def test_a_big_table_settles_after_an_edit(qtbot, monkeypatch):
     assert refreshes == []
     win.doc.undo_stack.setClean()
     win.close()
+
+
+def test_the_all_heads_grid_outlines_the_followed_query_only_where_rows_are_queries(
+    window, wait_settled
+):
+    window.controls.heads.spin.setValue(4)
+    wait_settled(window)
+    board = window.board
+    board.show_all_heads(True)
+    board.grid_plots[0].cellClicked.emit(4, 0)
+    assert all(p._row_box.isVisible() for p in board.grid_plots)  # weights: query rows
+    board.heads_array.setCurrentIndex(board.heads_array.findData("keys"))
+    assert not any(p._row_box.isVisible() for p in board.grid_plots)  # key rows: none
+    board.heads_array.setCurrentIndex(board.heads_array.findData("queries"))
+    assert all(p._row_box.rect().top() == 4 for p in board.grid_plots)
