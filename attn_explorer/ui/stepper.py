@@ -267,7 +267,19 @@ class MaskMethodsPanel(QWidget):
             plot.set_highlight(query)
         a = trace.weights_renormalize[head].astype(np.float64)
         b = trace.weights_neg_inf[head].astype(np.float64)
-        self.largest = float(np.abs(a - b).max())
+        broken = np.flatnonzero(np.isnan(a).any(axis=-1))  # rows renormalizing gave 0/0
+        self.largest = float(np.nanmax(np.abs(a - b))) if a.size else 0.0
+        if broken.size:
+            rows = ", ".join(str(r + 1) for r in broken[:8])
+            where = _tr("row {0}") if broken.size == 1 else _tr("rows {0}")
+            self.difference.setText(
+                _tr(
+                    "Method 1 breaks down on {0}: softmax gave the hidden keys all the weight, "
+                    "the visible ones underflow to 0, and renormalizing divides 0 by 0. "
+                    "Method 2 still works; a higher temperature saves method 1."
+                ).format(where.format(rows))
+            )
+            return
         self.difference.setText(
             _tr(
                 "Largest difference between the two methods: {0} (float32 rounding: they agree)."

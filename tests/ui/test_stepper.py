@@ -276,6 +276,21 @@ def test_mask_methods_side_by_side(window, wait_settled, steps):
     assert not steps.extras.isVisible()
 
 
+def test_the_mask_comparison_says_when_method_1_breaks_down(window, wait_settled, steps):
+    """Every visible weight of a row underflowed: the panel said "nan (float32 rounding:
+    they agree)"."""
+    from attn_explorer.state import ExplorerState, TokenSequence
+
+    tokens = TokenSequence(("a", "b", "c"), ((1.0, 0.0), (0.0, 1.0), (5.0, 5.0)))
+    state = ExplorerState(queries=tokens, kv=None, controls=window.doc.controls)
+    state = state.with_controls(projection="none", causal=True, scale=False, temperature=0.01)
+    window.doc.load_state(state, "cold")
+    wait_settled(window)
+    steps.set_stage("mask")
+    text = steps.mask_panel.difference.text()
+    assert text.startswith("Method 1 breaks down on rows 1, 2:") and "nan" not in text
+
+
 def test_a_laptop_window_shows_all_stage_names_and_gives_the_matrices_room(window, steps, qtbot):
     window.resize(1280, 800)
     qtbot.waitUntil(lambda: window.width() == 1280)
