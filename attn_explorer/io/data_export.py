@@ -11,6 +11,7 @@ JSON, which has no infinity, writes null and says so in the file.
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -65,11 +66,15 @@ def _remove_earlier(directory: Path, suffix: str, written: list[Path]) -> None:
     """Remove the files an earlier export into this folder wrote and this one did not (a head
     or a dropout mask the new settings lack), so the folder holds one computation. Only
     names this module writes are touched; anything else in the folder stays."""
-    ours = {name for name in ARRAY_INFO}
     keep = {path.name for path in written}
     for path in directory.iterdir():
-        stem = path.stem.rsplit("_head", 1)[0] if "_head" in path.stem else path.stem
-        if path.suffix == suffix and stem in ours and path.name not in keep and path.is_file():
+        stem = re.sub(r"_head\d+$", "", path.stem)  # weights_head2 -> weights
+        if (
+            path.suffix == suffix
+            and stem in ARRAY_INFO
+            and path.name not in keep
+            and path.is_file()
+        ):
             path.unlink()
 
 

@@ -24,7 +24,7 @@ from ..engine import PRESETS, Problem
 from ..state import CONTROL_DECIMALS, CONTROL_RANGES
 from .document import Document
 from .i18n import tr as _tr
-from .widgets import ErrorLabel, SliderSpin
+from .widgets import ErrorLabel, SliderSpin, choice_box
 
 PROJECTIONS = [
     ("none", QT_TR_NOOP("none: Q = K = V = X")),
@@ -75,7 +75,7 @@ class ControlsPanel(QWidget):
                 "gives SelfAttention_v1's weights, 789 SelfAttention_v2's."
             ),
         )
-        self.projection = self._combo(PROJECTIONS)
+        self.projection = choice_box(PROJECTIONS)
         self._row(
             model,
             "projection",
@@ -106,7 +106,7 @@ class ControlsPanel(QWidget):
             self.heads,
             _tr("Number of attention heads, each with its own queries, keys and values."),
         )
-        self.layout_box = self._combo(LAYOUTS)
+        self.layout_box = choice_box(LAYOUTS)
         self._row(
             model,
             "head_layout",
@@ -184,7 +184,7 @@ class ControlsPanel(QWidget):
         )
         self.padding.setToolTip(tip)
         self.valid_len.setToolTip(tip)
-        self.mask_method = self._combo(MASK_METHODS)
+        self.mask_method = choice_box(MASK_METHODS)
         self._row(
             mask,
             "mask_method",
@@ -242,12 +242,6 @@ class ControlsPanel(QWidget):
         form.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(box)
         return form
-
-    def _combo(self, items: list[tuple[str, str]]) -> QComboBox:
-        box = QComboBox()
-        for value, label in items:
-            box.addItem(_tr(label), value)
-        return box
 
     def _row(self, form: QFormLayout, field: str, label: str, widget: QWidget, tip: str) -> None:
         title = QLabel(label)

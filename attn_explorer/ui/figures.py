@@ -26,7 +26,7 @@ from ..engine import ARRAY_INFO, STEP_KEYS, Trace
 from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
 from .stage_figure import StageFigure
-from .trace_plots import kind_of, shared_levels, show_array
+from .trace_plots import head_note, kind_of, shared_levels, show_array
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
 PNG_SCALES = (1, 2, 4)
@@ -108,8 +108,7 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
         figure.setContentsMargins(8, 8, 8, 8)
         plots = []
         if spec.kind == "matrices":
-            head_text = _tr(" · head {0}").format(head + 1) if trace.heads > 1 else ""
-            title = _tr("<b>Attention</b>{0} · {1}").format(head_text, summary)
+            title = _tr("<b>Attention</b>{0} · {1}").format(head_note(trace, head), summary)
             figure.addItem(_title(title), 0, 0, 1, 4)
             names = {"scores": spec.scores, "weights": spec.weights}
             for index, key in enumerate(MATRIX_VIEWS):
@@ -122,9 +121,7 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
             plots = _all_heads(figure, trace, spec.name, summary)
         else:
             info = ARRAY_INFO[spec.name]
-            head_text = (
-                _tr(" · head {0}").format(head + 1) if info.per_head and trace.heads > 1 else ""
-            )
+            head_text = head_note(trace, head, info.per_head)
             figure.addItem(_title(f"<b>{info.title}</b>{head_text} · {summary}"), 0, 0)
             plot = MatrixPlot(title_points=10, follow_text_size=False)
             figure.addItem(plot, 1, 0)

@@ -802,6 +802,7 @@ class MatrixPlot(pg.GraphicsLayout):
         self._row_labels: tuple[str, ...] = ()
         self._col_labels: tuple[str, ...] = ()
         self._tick_state: tuple | None = None
+        self._label_widths: tuple = (None, 0.0, 0.0)  # (labels and font measured, rows, columns)
         self._shown_ticks: tuple[list[str], list[str]] = ([], [])
         self._highlight: int | None = None
         self._neg_inf_text = False
@@ -1001,7 +1002,12 @@ class MatrixPlot(pg.GraphicsLayout):
         cell_width = size.width() / max(len(cols), 1)
         font = self.axis_font
         line = QFontMetricsF(font).height()
-        widest_col = _widest(cols, font)
+        # Measured once per label set and font: a window resize refreshes every view often,
+        # and a 4096-token table has 4096 labels per axis.
+        measured = (rows, cols, font.key())
+        if self._label_widths[0] != measured:
+            self._label_widths = (measured, _widest(rows, font), _widest(cols, font))
+        _, widest_row, widest_col = self._label_widths
         if widest_col <= cell_width:
             angle, col_stride = 0, 1
         elif cell_width >= 1.5 * line and _slanted_fits(cols[-1], cell_width, font):
@@ -1022,7 +1028,7 @@ class MatrixPlot(pg.GraphicsLayout):
         # ones, a thinning that follows the view's size changed that size, which changed the
         # thinning back (two views of a 1024-token table traded 8 px forever after an edit).
         # pyqtgraph silently drops labels that do not fit.
-        left.setWidth(_widest(rows, font) + 6)
+        left.setWidth(widest_row + 6)
         self.top_axis.set_labels(top_ticks, angle, widest_col - 6)
         self._shown_ticks = ([t for _, t in left_ticks], [t for _, t in top_ticks])
 

@@ -389,8 +389,8 @@ class MainWindow(QMainWindow):
         for at most `NOTICE_MS`, over the config summary that each new picture writes.
 
         The status bar clips a message at its first permanent label. A notice too long for the
-        room before the shapes takes the shapes' room too while it shows (they come back with
-        the next picture's summary); one longer still (a deep path) is cut in the middle,
+        room before the shapes takes the shapes' room too while it shows (they come back when
+        it goes); one longer still (a deep path) is cut in the middle,
         keeping its start and end, and is whole in the status bar's tooltip.
         """
         bar = self.statusBar()
@@ -519,9 +519,8 @@ class MainWindow(QMainWindow):
             what = _tr("{0}, all heads").format(self.board.heads_array.currentText())
             return FigureSpec("array", name, None, query), what
         what = _tr("The seven matrices, head {0}").format(self.board.head + 1)
-        chosen = {"scores": self.board.score_box.currentData()}
-        chosen["weights"] = self.board.weight_box.currentData()
-        return FigureSpec("matrices", "", self.board.head, query, **chosen), what
+        scores, weights = self.board.score_box.currentData(), self.board.weight_box.currentData()
+        return FigureSpec("matrices", "", self.board.head, query, scores, weights), what
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.files.confirm_discard():

@@ -28,7 +28,7 @@ from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, Ma
 from .i18n import tr as _tr
 from .paint_pass import OnePaintPass
 from .trace_plots import Shown, kind_of, shared_levels, show_array
-from .widgets import FormulaText
+from .widgets import FormulaText, choice_box
 
 SCORE_VARIANTS = [
     ("masked_scores", QT_TR_NOOP("Scores fed to softmax (scaled, masked)")),
@@ -76,9 +76,9 @@ class MatrixBoard(QWidget):
         self.all_heads.setToolTip(_tr("Show one matrix for every head in a grid"))
         bar.addWidget(self.all_heads)
         bar.addSpacing(16)
-        self.score_box = self._variant_box(SCORE_VARIANTS)
-        self.weight_box = self._variant_box(WEIGHT_VARIANTS)
-        self.heads_array = self._variant_box(HEAD_ARRAYS)
+        self.score_box = choice_box(SCORE_VARIANTS)
+        self.weight_box = choice_box(WEIGHT_VARIANTS)
+        self.heads_array = choice_box(HEAD_ARRAYS)
         self.score_box.setToolTip(
             _tr("Which scores the left matrix shows: raw ω, scaled, or as fed to softmax")
         )
@@ -140,12 +140,6 @@ class MatrixBoard(QWidget):
             self._grid.setBackground("w")
             self.pages.addWidget(self._grid)
         return self._grid
-
-    def _variant_box(self, items: list[tuple[str, str]]) -> QComboBox:
-        box = QComboBox()
-        for value, label in items:
-            box.addItem(_tr(label), value)
-        return box
 
     # ------------------------------------------------------------------ state from outside
     def set_trace(self, trace: Trace) -> None:

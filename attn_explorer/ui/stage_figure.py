@@ -120,9 +120,7 @@ class StageFigure(pg.GraphicsLayout):
         self.title.setText(stage_title(step, summary), size=self._size(13))
         self.formula.setText(step.formula_html, size=self._size(13))
         self.reason.setText(step.reason, size=self._size(11), color="#a15c00")
-        shared = SAME_QUANTITY.get(key, ())
-        if not all(name in trace.arrays for name in shared):
-            shared = ()
+        shared = SAME_QUANTITY.get(key, ())  # arrays every trace holds
         levels = joint_levels(trace, shared, head) if shared else None
         for plot, panel in zip(self.plots, panels, strict=True):
             title = None

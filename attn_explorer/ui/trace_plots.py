@@ -72,6 +72,11 @@ def joint_levels(trace: Trace, names: tuple[str, ...], head: int) -> tuple[float
     return min(low for low, _ in scales), max(high for _, high in scales)
 
 
+def head_note(trace: Trace, head: int, per_head: bool = True) -> str:
+    """ " · head 2" after a title, where there is more than one head to tell apart."""
+    return _tr(" · head {0}").format(head + 1) if per_head and trace.heads > 1 else ""
+
+
 def show_array(
     plot: MatrixPlot,
     trace: Trace,
@@ -97,7 +102,7 @@ def show_array(
         neg_inf_text=name == "masked_scores",
     )
     shape = "×".join(map(str, matrix.shape))
-    head_text = _tr(" · head {0}").format(head + 1) if info.per_head and trace.heads > 1 else ""
+    head_text = head_note(trace, head, info.per_head)
     name_text = info.title
     if name == "masked_scores" and not trace.config.has_mask:
         name_text = _tr("Scores fed to softmax (no mask)")  # "masked" would claim a mask

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QApplication,
+    QComboBox,
     QDoubleSpinBox,
     QFrame,
     QHBoxLayout,
@@ -18,7 +19,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .i18n import tr as _tr
 from .text_size import text_size
+
+
+def choice_box(items: list[tuple[str, str]]) -> QComboBox:
+    """A combo box of (value, label) items, labels marked QT_TR_NOOP and translated here."""
+    box = QComboBox()
+    for value, label in items:
+        box.addItem(_tr(label), value)
+    return box
 
 
 class SliderSpin(QWidget):
