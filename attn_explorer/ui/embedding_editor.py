@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QT_TR_NOOP, QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,8 +23,17 @@ from ..textinput import join_block
 from .document import Document
 from .embedding_model import EmbeddingTableModel
 from .i18n import tr as _tr
+from .shortcuts_dialog import keys_text
 from .text_size import text_size
 from .widgets import ErrorLabel
+
+# Keys the table answers to in keyPressEvent, listed in Help > Keyboard Shortcuts. Made into
+# QKeySequences when listed: a standard key needs the running application's platform.
+TABLE_KEYS: tuple[tuple[str, tuple[QKeySequence.StandardKey | Qt.Key, ...]], ...] = (
+    (QT_TR_NOOP("Copy the selected cells (tab-separated)"), (QKeySequence.StandardKey.Copy,)),
+    (QT_TR_NOOP("Paste a block at the current cell"), (QKeySequence.StandardKey.Paste,)),
+    (QT_TR_NOOP("Set the selected values to 0"), (Qt.Key.Key_Delete, Qt.Key.Key_Backspace)),
+)
 
 
 class EmbeddingTable(QTableView):
@@ -208,6 +217,7 @@ class EmbeddingEditor(QWidget):
         action = QAction(menu_text or text, self)
         action.setIconText(text)
         action.setToolTip(tip)
+        action.setStatusTip(tip)
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -284,6 +294,17 @@ class EmbeddingEditor(QWidget):
             None,
             lambda: self.table().paste(),
         )
+
+    def key_rows(self) -> list[tuple[str, str]]:
+        """(what, keys) of every key the tables answer to, for Help > Keyboard Shortcuts."""
+        rows = [
+            (a.statusTip(), keys_text(a.shortcuts()))
+            for a in self.actions.values()
+            if a.shortcuts()
+        ]
+        # A standard key by its first binding: Ctrl+C, not also Ctrl+Ins and the Copy key.
+        rows += [(_tr(text), keys_text(map(QKeySequence, keys))) for text, keys in TABLE_KEYS]
+        return rows
 
     def table(self) -> EmbeddingTable:
         return self.kv_table if self.tabs.currentIndex() == 1 else self.query_table

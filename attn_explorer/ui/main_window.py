@@ -36,6 +36,7 @@ from .file_actions import FileActions
 from .i18n import tr as _tr
 from .keys import keep_own_keys, send_undo_to_document
 from .matrix_board import MatrixBoard
+from .shortcuts_dialog import ShortcutsDialog, action_rows, menu_sections, name_for_shortcuts
 from .stepper import StepThrough
 from .text_size import text_size
 
@@ -58,6 +59,7 @@ class MainWindow(QMainWindow):
         self.trace: Trace | None = None
         self.problems: list[Problem] = []
         self._pictures = 0
+        self._shortcuts: ShortcutsDialog | None = None
         self._latest: Result | None = None
         self._draw_scheduled = False
         self._turn_edited = False  # an edit was sent to the engine in this event-loop turn
@@ -152,6 +154,8 @@ class MainWindow(QMainWindow):
         undo.setShortcut(QKeySequence.StandardKey.Undo)
         redo = self.doc.undo_stack.createRedoAction(self, _tr("&Redo"))
         redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        name_for_shortcuts(undo, _tr("Undo the last edit"))
+        name_for_shortcuts(redo, _tr("Redo the edit last undone"))
         edit.addAction(undo)
         edit.addAction(redo)
         edit.addSeparator()
@@ -199,6 +203,10 @@ class MainWindow(QMainWindow):
             examples.addAction(action)
 
         help_menu = self.menuBar().addMenu(_tr("&Help"))
+        keys = QAction(_tr("&Keyboard Shortcuts"), self)
+        keys.setShortcut(QKeySequence.StandardKey.HelpContents)
+        keys.triggered.connect(self.show_shortcuts)
+        help_menu.addAction(keys)
         about = QAction(_tr("&About attn_explorer"), self)
         about.triggered.connect(self._about)
         help_menu.addAction(about)
@@ -232,6 +240,24 @@ class MainWindow(QMainWindow):
         self.time_text.setFixedWidth(
             metrics.horizontalAdvance("engine 99999.9 ms · drawn in 9999.9 ms")
         )
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        """The keys of the menus, the step-through and the tables, in a window beside this one
+        (not modal: the keys can be tried while it is open)."""
+        if self._shortcuts is None:
+            sections = menu_sections(self.menuBar().actions())
+            sections.append(
+                (
+                    _tr("Step-through tab (while it has focus)"),
+                    action_rows(self.stepper.key_actions),
+                )
+            )
+            sections.append((_tr("Embedding table (while it has focus)"), self.editor.key_rows()))
+            self._shortcuts = ShortcutsDialog(sections, self)
+        self._shortcuts.show()
+        self._shortcuts.raise_()
+        self._shortcuts.activateWindow()
+        return self._shortcuts
 
     def _about(self) -> None:
         QMessageBox.about(

@@ -365,17 +365,23 @@ class StepThrough(QWidget):
         self.head_box.currentIndexChanged.connect(self._head_chosen)
         self.figure.cellClicked.connect(self._clicked)
         self.figure.cellHovered.connect(self._hovered)
-        for key, delta in ((Qt.Key.Key_Left, -1), (Qt.Key.Key_Right, 1)):
-            action = QAction(self)
+        # Keys of this tab only (named: Help > Keyboard Shortcuts lists them).
+        self.key_actions: list[QAction] = []
+        for text, key, slot in (
+            (_tr("Previous stage"), Qt.Key.Key_Left, lambda: self.step_by(-1)),
+            (_tr("Next stage"), Qt.Key.Key_Right, lambda: self.step_by(1)),
+            (
+                _tr("Play or pause the walk through the stages"),
+                Qt.Key.Key_Space,
+                self.play_button.toggle,
+            ),
+        ):
+            action = QAction(text, self)
             action.setShortcut(QKeySequence(key))
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            action.triggered.connect(lambda _=False, d=delta: self.step_by(d))
+            action.triggered.connect(slot)
             self.addAction(action)
-        play = QAction(self)
-        play.setShortcut(QKeySequence(Qt.Key.Key_Space))
-        play.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        play.triggered.connect(self.play_button.toggle)
-        self.addAction(play)
+            self.key_actions.append(action)
         self._stage_row_chosen(0)
 
     def resizeEvent(self, event: object) -> None:

@@ -1,0 +1,140 @@
+"""Help > Keyboard Shortcuts: every key the window answers to, read from its actions.
+
+The list is built from the live QActions (and the table's own keys), not written by hand, so
+a shortcut that changes or a language that renames an action shows here as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .i18n import tr as _tr
+
+# A section of the list: its title and (what the key does, the keys) rows.
+Section = tuple[str, list[tuple[str, str]]]
+
+
+def plain(text: str) -> str:
+    """A menu text as read aloud: no mnemonic ampersands ("&&" stays one "&")."""
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
+
+
+def keys_text(sequences: Iterable[QKeySequence]) -> str:
+    """Keys as this platform writes them (Ctrl+Shift+S, ⌘⇧S on a Mac), alternatives by commas."""
+    native = QKeySequence.SequenceFormat.NativeText
+    return ", ".join(s.toString(native) for s in sequences if not s.isEmpty())
+
+
+NAME = "shortcutName"  # the dynamic property naming an action whose text changes
+
+
+def name_for_shortcuts(action: QAction, name: str) -> None:
+    """Give the list a steady name for an action whose text changes (Undo reads "Undo Edit
+    cell" while there is a cell edit to undo)."""
+    action.setProperty(NAME, name)
+
+
+def action_rows(actions: Iterable[QAction]) -> list[tuple[str, str]]:
+    """(text, keys) of the actions that have a shortcut, in their order."""
+    return [
+        (a.property(NAME) or plain(a.text()), keys_text(a.shortcuts()))
+        for a in actions
+        if a.shortcuts()
+    ]
+
+
+def window_wide(action: QAction) -> bool:
+    """Whether the action's keys work anywhere in the window (an Edit menu entry for the table
+    works from the menu, but its keys only in the table: it is listed with the table)."""
+    return action.shortcutContext() in (
+        Qt.ShortcutContext.WindowShortcut,
+        Qt.ShortcutContext.ApplicationShortcut,
+    )
+
+
+def menu_sections(menus: Iterable[QAction]) -> list[Section]:
+    """One section per menu of a menu bar (its `actions()`), with the entries whose keys work
+    anywhere in the window."""
+    sections = []
+    for entry in menus:
+        menu = entry.menu()
+        if menu is None:
+            continue
+        rows = action_rows(a for a in menu.actions() if window_wide(a))
+        if rows:
+            sections.append((plain(menu.title()), rows))
+    return sections
+
+
+class ShortcutsDialog(QDialog):
+    """A two-column list (what, keys) grouped by where the keys work."""
+
+    def __init__(self, sections: Sequence[Section], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(_tr("Keyboard Shortcuts"))
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(2)
+        self.tree.setHeaderLabels([_tr("Action"), _tr("Keys")])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setSelectionMode(QTreeWidget.SelectionMode.NoSelection)
+        self.tree.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        for title, rows in sections:
+            top = QTreeWidgetItem([title])
+            font = top.font(0)
+            font.setBold(True)
+            top.setFont(0, font)
+            top.setFirstColumnSpanned(False)
+            for text, keys in rows:
+                top.addChild(QTreeWidgetItem([text, keys]))
+            self.tree.addTopLevelItem(top)
+            top.setExpanded(True)
+        header = self.tree.header()
+        header.setStretchLastSection(True)
+        # Room between what and keys: "…the stages Space" read as one phrase.
+        header.resizeSection(
+            0, self.tree.sizeHintForColumn(0) + 4 * self.fontMetrics().averageCharWidth()
+        )
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tree)
+        layout.addWidget(buttons)
+        self._fit()
+
+    def _fit(self) -> None:
+        """As large as the list, so that nothing scrolls or is cut, within the screen."""
+        tree = self.tree
+        width = tree.header().sectionSize(0) + tree.sizeHintForColumn(1) + tree.indentation()
+        rows = sum(1 + tree.topLevelItem(i).childCount() for i in range(tree.topLevelItemCount()))
+        row = max(tree.sizeHintForRow(0), 1)
+        height = rows * row + tree.header().sizeHint().height()
+        frame = 2 * tree.frameWidth() + 8
+        margins = self.layout().contentsMargins()
+        room = self.screen().availableGeometry() if self.screen() else None
+        want_w = width + frame + margins.left() + margins.right() + 24
+        want_h = height + frame + margins.top() + margins.bottom() + 60
+        if room is not None:
+            want_w, want_h = min(want_w, room.width() - 40), min(want_h, room.height() - 80)
+        self.resize(want_w, want_h)
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        """(section, text, keys) as listed: what a reader of the dialog sees."""
+        shown = []
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            for j in range(top.childCount()):
+                child = top.child(j)
+                shown.append((top.text(0), child.text(0), child.text(1)))
+        return shown

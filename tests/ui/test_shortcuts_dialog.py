@@ -1,0 +1,48 @@
+"""Help > Keyboard Shortcuts lists every key the window answers to, as it is now."""
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+
+from attn_explorer.ui.shortcuts_dialog import plain
+
+TABLE = "Embedding table (while it has focus)"
+STEPS = "Step-through tab (while it has focus)"
+
+
+def test_every_shortcut_of_the_window_is_listed(window):
+    listed = window.show_shortcuts().rows()
+    keys = {k for _, _, row_keys in listed for k in row_keys.split(", ")}
+    native = QKeySequence.SequenceFormat.NativeText
+    for action in window.findChildren(QAction):
+        for sequence in action.shortcuts():
+            assert sequence.toString(native) in keys, plain(action.text())
+
+
+def test_the_list_says_where_each_key_works(window, qtbot):
+    window.controls.seed.spin.setValue(7)  # Undo now reads "Undo …" with the edit's name
+    assert window.doc.undo_stack.canUndo()
+    rows = window.show_shortcuts().rows()
+    assert ("Edit", "Undo the last edit", "Ctrl+Z") in rows
+    assert ("Edit", "Redo the edit last undone", "Ctrl+Shift+Z, Ctrl+Y") in rows
+    assert ("View", "Larger text", "Ctrl++, Ctrl+=") in rows
+    assert (STEPS, "Next stage", "Right") in rows
+    assert (STEPS, "Play or pause the walk through the stages", "Space") in rows
+    assert (TABLE, "Insert a token after the current one", "Ctrl+I") in rows
+    assert (TABLE, "Set the selected values to 0", "Del, Backspace") in rows
+    assert (TABLE, "Paste a block at the current cell", "Ctrl+V") in rows
+    # Ctrl+I works only in the table: under Edit it would promise it everywhere.
+    assert not [r for r in rows if r[0] == "Edit" and r[2] == "Ctrl+I"]
+
+
+def test_f1_opens_one_list_beside_the_window(window, qtbot):
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_F1)
+    dialog = window._shortcuts
+    assert dialog is not None and dialog.isVisible() and not dialog.isModal()
+    qtbot.keyClick(window, Qt.Key.Key_F1)
+    assert window._shortcuts is dialog
+    # Every row readable in full: the keys column is as wide as its widest entry.
+    tree = dialog.tree
+    assert tree.columnWidth(0) >= tree.sizeHintForColumn(0)
+    assert tree.viewport().width() >= tree.columnWidth(0) + tree.sizeHintForColumn(1)
+    dialog.close()
