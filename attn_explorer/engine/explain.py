@@ -27,6 +27,17 @@ def num(value: float) -> str:
     return f"{value:.4f}"
 
 
+def operand(value: float) -> str:
+    """A number that a shown division or product works from: 4 decimals where they hold 5
+    significant digits, else 5 significant digits. 1.8524 / 0.1414 gives 13.1004, not the 13.0983 written after it; with
+    0.14142 the shown sum holds to the shown digits."""
+    value = float(value)
+    if not math.isfinite(value) or value == 0 or abs(value) >= 1:
+        return num(value)
+    usual, precise = num(value), f"{value:.5g}"
+    return usual if float(usual) == float(precise) else precise  # 0.5000, not 0.5
+
+
 def _factor(value: float) -> str:
     text = num(value)
     return f"({text})" if value < 0 else text
@@ -178,7 +189,7 @@ def _divisor_text(trace: Trace) -> tuple[str, str]:
         parts.append(f"√{cfg.d_head}")
     if cfg.temperature != 1:
         parts.append(f"{cfg.temperature:g}")
-    return " · ".join(parts), num(cfg.scale_divisor)
+    return " · ".join(parts), operand(cfg.scale_divisor)
 
 
 def _scaled(trace: Trace, name: str, h: int, i: int, j: int) -> str:
@@ -234,7 +245,7 @@ def _softmax_neg_inf(trace: Trace, h: int, i: int, j: int, value: float) -> str:
     exps = np.exp(row[visible] - offset)
 
     def term(k: int) -> str:
-        return f"exp({num(row[k])} − {num(shift)})" if shifted else f"exp({num(row[k])})"
+        return f"exp({num(row[k])} − {_factor(shift)})" if shifted else f"exp({num(row[k])})"
 
     terms = [term(k) for k in visible]
     if len(terms) > MAX_TERMS:
@@ -243,8 +254,8 @@ def _softmax_neg_inf(trace: Trace, h: int, i: int, j: int, value: float) -> str:
     denominator = float(exps.sum())
     lead = f"α[{i + 1},{j + 1}] = exp(ω̃ₘ[{i + 1},{j + 1}]) / Σ_j exp(ω̃ₘ[{i + 1},j])"
     text = (
-        f"{lead} = {term(j)} / ({' + '.join(terms)}) = {num(numerator)} / {num(denominator)} "
-        f"= {num(value)}"
+        f"{lead} = {term(j)} / ({' + '.join(terms)}) = {operand(numerator)} / "
+        f"{operand(denominator)} = {num(value)}"
     )
     hidden = row.size - visible.size
     if hidden:
@@ -262,7 +273,7 @@ def _softmax_renormalize(trace: Trace, h: int, i: int, j: int, value: float) -> 
     kept = float(soft[~hidden].sum())
     return (
         f"α[{i + 1},{j + 1}] = softmax(ω̃)[{i + 1},{j + 1}] / Σ_visible softmax(ω̃)[{i + 1},j] "
-        f"= {num(soft[j])} / {num(kept)} = {num(value)}\n"
+        f"= {operand(soft[j])} / {operand(kept)} = {num(value)}\n"
         "Method 1: softmax over the whole row, zero the hidden cells, divide by what is left."
     )
 
@@ -302,8 +313,8 @@ def _dropped(trace: Trace, name: str, h: int, i: int, j: int) -> str:
         return f"α_d[{i + 1},{j + 1}] = α[{i + 1},{j + 1}] = {num(value)} (no dropout: {why})."
     keep = int(trace["dropout_keep"][h, i, j])
     return (
-        f"α_d[{i + 1},{j + 1}] = α[{i + 1},{j + 1}] × keep / (1 − p) = {num(weight)} × {keep} / "
-        f"{num(1 - cfg.dropout)} = {num(value)}"
+        f"α_d[{i + 1},{j + 1}] = α[{i + 1},{j + 1}] × keep / (1 − p) = {operand(weight)} × "
+        f"{keep} / {operand(1 - cfg.dropout)} = {num(value)}"
     )
 
 
@@ -314,16 +325,25 @@ def _head_context(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     value = trace["head_contexts"][h, i, j]
     used = [k for k in range(weights.size) if weights[k] != 0]
     pairs = [(float(weights[k]), float(values[k])) for k in used]
+    # After dropout the weights are α_d, and they no longer sum to 1.
+    dropped = "dropout_keep" in trace.arrays
+    alpha = "α_d" if dropped else "α"
     text = (
-        f"z{i + 1}[{j + 1}] = Σ_j α[{i + 1},j]·v_j[{j + 1}] = {_sum_of_products(pairs)} = "
+        f"z{i + 1}[{j + 1}] = Σ_j {alpha}[{i + 1},j]·v_j[{j + 1}] = {_sum_of_products(pairs)} = "
         f"{num(value)}"
     )
     skipped = weights.size - len(used)
     if skipped:
         text += f"\n{skipped} key(s) with weight 0 are left out of the sum."
+    kind = (
+        "a weighted sum of the values (after dropout the weights sum to "
+        f"{num(float(weights.astype(np.float64).sum()))}, not 1)"
+        if dropped
+        else "a weighted average of the values"
+    )
     return (
         f"{text}\nDimension {j + 1} of the context of query {i + 1} {_token(trace.q_tokens, i)}: "
-        "a weighted average of the values."
+        f"{kind}."
     )
 
 

@@ -1,5 +1,7 @@
 """explain() writes each cell's derivation with the numbers the user sees."""
 
+import dataclasses
+
 import pytest
 
 from attn_explorer.engine import compute, explain, preset
@@ -141,3 +143,49 @@ def test_cross_attention_names_the_key_value_embedding_apart_from_the_queries():
     assert explain(trace, "queries", 0, 1, 0).startswith("q2[1] = x2·W_q[:,1] = ")
     assert explain(trace, "x_kv", 0, 1, 0).startswith("xₖᵥ2[1] = ")
     assert "key/value token 2" in explain(trace, "x_kv", 0, 1, 0)
+
+
+def _fraction(text: str) -> tuple[float, float, float]:
+    """a, b and c of the first line's closing "… = a / b = c"."""
+    parts = text.split("\n")[0].rsplit(" = ", 2)
+    a, b = (float(x) for x in parts[1].split(" / "))
+    return a, b, float(parts[2])
+
+
+def test_a_small_divisor_is_written_with_the_digits_its_quotient_needs(v1):
+    """T = 0.1 divides by √2 · 0.1 = 0.141421…: as 0.1414 the shown division gave 13.1004, not
+    the 13.0983 written after it."""
+    trace = compute(dataclasses.replace(v1.config, temperature=0.1))
+    text = explain(trace, "scaled_scores", 0, 1, 1)
+    assert " / 0.14142 = " in text
+    a, b, c = _fraction(text)
+    assert a / b == pytest.approx(c, abs=6e-4)  # what the shown digits allow
+
+
+@pytest.mark.parametrize(
+    ("name", "changes"),
+    [
+        ("v2", {"seed": 3, "temperature": 0.05}),  # every score negative: exps far below 1
+        ("causal", {"temperature": 0.05, "mask_method": "renormalize"}),
+        ("causal", {"temperature": 0.03}),
+    ],
+)
+def test_every_softmax_fraction_holds_to_its_shown_digits(name, changes):
+    trace = compute(dataclasses.replace(preset(name).config, **changes))
+    cfg = trace.config
+    for i in range(cfg.n_q):
+        for j in range(cfg.n_k):
+            text = explain(trace, "weights", 0, i, j)
+            if "hidden" in text.split("\n")[0]:
+                continue
+            a, b, c = _fraction(text)
+            assert a / b == pytest.approx(c, abs=1e-4), text.split("\n")[0]
+
+
+def test_the_context_after_dropout_sums_alpha_d_and_says_it_is_no_average():
+    trace = compute(preset("dropout").config)
+    text = explain(trace, "head_contexts", 0, 2, 0)
+    assert text.startswith("z3[1] = Σ_j α_d[3,j]·v_j[1] = 0.6804×(-0.7127) = -0.4849")
+    assert "weighted sum of the values (after dropout the weights sum to 0.6804, not 1)" in text
+    plain = compute(dataclasses.replace(preset("dropout").config, training=False))
+    assert "a weighted average of the values." in explain(plain, "head_contexts", 0, 2, 0)
