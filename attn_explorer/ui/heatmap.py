@@ -101,10 +101,15 @@ def levels_for(kind: str, values: np.ndarray) -> tuple[float, float]:
         return 0.0, 1.0
     if kind == "weights":
         # The 99.5th percentile, not the maximum: one weight of 1.0 (the first row of a causal
-        # mask) would otherwise wash out every other cell of a long sequence.
+        # mask) would otherwise wash out every other cell of a long sequence. Below 200 values
+        # there is no 0.5 % to leave out: the percentile falls between the two largest, and the
+        # largest (a weight doubled by dropout, 1.03) was drawn beyond the bar's end.
         sample = values.ravel()[:: max(1, values.size // 65536)]  # a percentile of ≤ 64k values
         finite = sample[~np.isnan(sample)]
-        top = _percentile(finite, 99.5) if finite.size else 1.0
+        if finite.size >= 200:
+            top = _percentile(finite, 99.5)
+        else:
+            top = float(finite.max()) if finite.size else 1.0
         return 0.0, min(nice_ceiling(top), 1.0) if top <= 1 else nice_ceiling(top)
     biggest = float(np.fmax.reduce(np.abs(values), axis=None)) if values.size else 1.0
     if math.isnan(biggest):  # every cell masked

@@ -16,7 +16,7 @@ from ..engine import ARRAY_INFO, Step, Trace
 from .heatmap import MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
 from .text_size import text_size
-from .trace_plots import SAME_QUANTITY, joint_levels, show_array
+from .trace_plots import ALL_HEADS_STAGES, SAME_QUANTITY, joint_levels, show_array
 
 # What each stage shows: inputs, then outputs (names missing from a trace are left out).
 STAGE_ARRAYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -121,7 +121,8 @@ class StageFigure(pg.GraphicsLayout):
         self.formula.setText(step.formula_html, size=self._size(13))
         self.reason.setText(step.reason, size=self._size(11), color="#a15c00")
         shared = SAME_QUANTITY.get(key, ())  # arrays every trace holds
-        levels = joint_levels(trace, shared, head) if shared else None
+        levels_head = None if key in ALL_HEADS_STAGES else head
+        levels = joint_levels(trace, shared, levels_head) if shared else None
         for plot, panel in zip(self.plots, panels, strict=True):
             title = None
             if key == "concat" and not panel.output and trace.heads > 1:

@@ -79,11 +79,16 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
     if key == "embeddings":
         lines.append(f"x{n} {token} = {vector(trace.x[i])}")
     elif key == "projections":
-        lines.append(f"q{n} = x{n}·W_q = {vector(trace.queries[head, i])}")
-        if same_kv:
-            lines.append(f"k{n} = x{n}·W_k = {vector(trace.keys[head, i])}")
-            lines.append(f"v{n} = x{n}·W_v = {vector(trace.values[head, i])}")
-        lines.append(explain(trace, "queries", head, i, 0).split("\n")[0])
+        if "w_query" not in trace.arrays:  # no projection: the embeddings are used as they are
+            names = f"q{n} = k{n} = v{n}" if same_kv else f"q{n}"
+            lines.append(f"{names} = x{n} = {vector(trace.queries[head, i])}")
+        else:
+            bias = "b_query" in trace.arrays
+            for letter, array in (("q", trace.queries), ("k", trace.keys), ("v", trace.values)):
+                if letter == "q" or same_kv:
+                    plus = f" + b_{letter}" if bias else ""
+                    lines.append(f"{letter}{n} = x{n}·W_{letter}{plus} = {vector(array[head, i])}")
+            lines.append(explain(trace, "queries", head, i, 0).split("\n")[0])
     elif key == "scores":
         lines.append(f"ω{n} = q{n}·Kᵀ = {vector(trace.scores[head, i])}")
         lines.append(explain(trace, "scores", head, i, 0).split("\n")[0])
@@ -113,7 +118,9 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         lines.append(f"out{n} = {vector(trace.context[i])}")
         lines.append(explain(trace, "context", head, i, 0).split("\n")[0])
     head_note = (
-        f", head {head + 1}" if cfg.heads > 1 and key not in ("embeddings", "out_proj") else ""
+        f", head {head + 1}"
+        if cfg.heads > 1 and key not in ("embeddings", "concat", "out_proj")
+        else ""
     )
     return _tr("Following query {0} {1}{2}:").format(n, token, head_note) + "\n" + "\n".join(lines)
 

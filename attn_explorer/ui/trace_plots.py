@@ -59,16 +59,24 @@ def shared_levels(trace: Trace, name: str) -> tuple[float, float]:
 # so the change itself is seen (dividing by √d_k pales the scores, the mask leaves the visible
 # scores as they were, dropout brightens the weights it keeps). Each plot on its own scale
 # would draw the before and after of the scaling in the very same colours.
+# Concatenation only moves the heads' values side by side: the same value keeps its colour.
 SAME_QUANTITY: dict[str, tuple[str, str]] = {
     "scale": ("scores", "scaled_scores"),
     "mask": ("scaled_scores", "masked_scores"),
     "dropout": ("weights", "weights_dropped"),
+    "concat": ("head_contexts", "concat"),
 }
+# Stages that show every head at once, so their scale spans every head.
+ALL_HEADS_STAGES = frozenset(("concat",))
 
 
-def joint_levels(trace: Trace, names: tuple[str, ...], head: int) -> tuple[float, float]:
-    """The widest of the colour scales the arrays `names` of one head would each get."""
-    scales = [_levels(trace, name, trace.matrix(name, head)) for name in names]
+def joint_levels(trace: Trace, names: tuple[str, ...], head: int | None) -> tuple[float, float]:
+    """The widest of the colour scales the arrays `names` of one head (of every head, for
+    None) would each get."""
+    scales = [
+        _levels(trace, name, trace[name] if head is None else trace.matrix(name, head))
+        for name in names
+    ]
     return min(low for low, _ in scales), max(high for _, high in scales)
 
 

@@ -227,6 +227,57 @@ def test_a_step_that_changes_one_quantity_draws_before_and_after_on_one_scale(
     assert masked.levels[0] < 0 == weights.levels[0]
 
 
+def test_concatenation_keeps_every_value_in_its_colour(window, wait_settled, steps):
+    """Concatenating only moves the heads' values side by side: 0.1660 was deep red in
+    "Z head 1" (±0.2) and pale in the concatenated heads (±0.6)."""
+    load(window, wait_settled, "mha")
+    steps.set_stage("concat")
+    *heads, concat = steps.figure.plots
+    assert len(heads) == window.trace.heads
+    for head, plot in enumerate(heads):
+        assert plot.levels == concat.levels
+        width = plot.matrix.shape[1]
+        np.testing.assert_array_equal(
+            plot.image.image, concat.image.image[:, head * width : (head + 1) * width]
+        )
+
+
+def test_a_weight_doubled_by_dropout_stays_on_the_colour_bar(window, wait_settled, steps):
+    """With a few dozen weights the 99.5th percentile falls between the two largest: the bar
+    ended at 1 while a kept weight was 1.0335, drawn beyond its end."""
+    load(window, wait_settled, "dropout")
+    window.controls.heads.spin.setValue(2)
+    wait_settled(window)
+    steps.set_stage("dropout")
+    _weights, _keep, dropped = steps.figure.plots
+    assert float(np.nanmax(dropped.matrix)) > 1
+    assert dropped.levels[1] >= float(np.nanmax(dropped.matrix))
+
+
+def test_the_followed_projection_writes_what_was_computed(window, wait_settled, steps):
+    load(window, wait_settled, "simple")  # no projection: Q = K = V = X, there is no W_q
+    steps.set_stage("projections")
+    lines = steps.followed.text().split("\n")
+    assert lines[1] == "q2 = k2 = v2 = x2 = [0.5500, 0.8700, 0.6600]"
+    assert "W_q" not in steps.followed.text()
+    window.controls.projection.setCurrentIndex(window.controls.projection.findData("linear"))
+    window.controls.qkv_bias.setChecked(True)
+    wait_settled(window)
+    lines = steps.followed.text().split("\n")
+    q = window.trace.queries[0, 1]
+    assert lines[1] == f"q2 = x2·W_q + b_q = [{q[0]:.4f}, {q[1]:.4f}]"
+    assert lines[2].startswith("k2 = x2·W_k + b_k = [")
+    assert lines[4].startswith("q2[1] = x2·W_q[:,1] + b_q[1] = ")
+
+
+def test_the_concat_stage_names_no_single_head(window, wait_settled, steps):
+    load(window, wait_settled, "mha")
+    steps.set_stage("concat")
+    assert steps.followed.text().startswith("Following query 2 “journey”:\n")
+    steps.set_stage("context")
+    assert steps.followed.text().startswith("Following query 2 “journey”, head 1:")
+
+
 def test_softmax_panel_numbers(window, wait_settled, steps):
     load(window, wait_settled, "v1")
     steps.set_stage("softmax")
