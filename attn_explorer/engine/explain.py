@@ -29,8 +29,8 @@ def num(value: float) -> str:
 
 def operand(value: float) -> str:
     """A number that a shown division or product works from: 4 decimals where they hold 5
-    significant digits, else 5 significant digits. 1.8524 / 0.1414 gives 13.1004, not the 13.0983 written after it; with
-    0.14142 the shown sum holds to the shown digits."""
+    significant digits, else 5 significant digits. 1.8524 / 0.1414 gives 13.1004, not the
+    13.0983 written after it; with 0.14142 the shown division holds to the shown digits."""
     value = float(value)
     if not math.isfinite(value) or value == 0 or abs(value) >= 1:
         return num(value)
