@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from .engine import PRESETS, STEP_KEYS, preset
 from .state import Controls, ExplorerState, default_state, random_sequence
 
+DEFAULT_SIZE = (1500, 940)  # the window's first size, where the screen has room for it
+
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
@@ -115,7 +117,10 @@ def gui_main(argv: list[str]) -> int:
         "--screenshot", metavar="OUT.png", help="save the window once drawn, then exit"
     )
     parser.add_argument(
-        "--size", default="1500x940", metavar="WxH", help="window size (default 1500x940)"
+        "--size",
+        metavar="WxH",
+        help="window size (default: as last time; the first time 1500x940, or the whole "
+        "screen if that does not fit)",
     )
     parser.add_argument(
         "--all-heads", action="store_true", help="start with all heads side by side"
@@ -134,9 +139,15 @@ def gui_main(argv: list[str]) -> int:
         state = state_from_args(args)
         if args.stage:
             state = replace(state, view=replace(state.view, tab="steps", stage=args.stage))
-        width, height = (int(v) for v in args.size.lower().split("x"))
-        if not (200 <= width <= 8000 and 200 <= height <= 8000):
-            raise UsageError(f"--size must be between 200x200 and 8000x8000, not {args.size}")
+        size = None
+        if args.size is not None:
+            size = tuple(int(v) for v in args.size.lower().split("x"))
+            if len(size) != 2:
+                raise ValueError(args.size)
+            if not all(200 <= v <= 8000 for v in size):
+                raise UsageError(f"--size must be between 200x200 and 8000x8000, not {args.size}")
+        elif args.screenshot or args.report_startup:
+            size = DEFAULT_SIZE  # figures and timings of a known size, whatever the last one
     except (UsageError, SessionError) as error:
         parser.exit(2, f"attn-explorer: {error}\n")
     except ValueError:
@@ -147,7 +158,10 @@ def gui_main(argv: list[str]) -> int:
 
     app = create_app()
     window = MainWindow(state)
-    window.resize(width, height)
+    if size is None:
+        window.place_on_screen(DEFAULT_SIZE)
+    else:
+        window.resize(*size)
     if args.all_heads:
         window.board.show_all_heads(True)
     window.show()

@@ -24,7 +24,7 @@ from ..engine import PRESETS, Problem
 from ..state import CONTROL_DECIMALS, CONTROL_RANGES
 from .document import Document
 from .i18n import tr as _tr
-from .widgets import ErrorLabel, SliderSpin, choice_box
+from .widgets import ErrorLabel, SliderSpin, choice_box, shrinkable
 
 PROJECTIONS = [
     ("none", QT_TR_NOOP("none: Q = K = V = X")),
@@ -61,6 +61,7 @@ class ControlsPanel(QWidget):
         self.preset.setToolTip(
             _tr("Replace tokens, embeddings and settings with a tutorial's example.")
         )
+        shrinkable(self.preset, 16)  # its longest title alone made the column 352 px wide
         layout.addWidget(self.preset)
 
         model = self._group(layout, _tr("Projection and heads"))
@@ -217,11 +218,11 @@ class ControlsPanel(QWidget):
         self._error(drop, "training")
 
         seq = self._group(layout, _tr("Sequences"))
-        self.cross = QCheckBox(_tr("Cross-attention: keys/values from a second sequence"))
+        self.cross = QCheckBox(_tr("Cross-attention: K, V from Xₖᵥ"))
         self.cross.setToolTip(
             _tr(
-                "Queries come from the first table, keys and values from the "
-                "“Keys & values” table (encoder–decoder attention)."
+                "Queries come from the first table, keys and values from a second sequence, "
+                "the “Keys & values Xₖᵥ” table (encoder–decoder attention)."
             )
         )
         seq.addRow(self.cross)

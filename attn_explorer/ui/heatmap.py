@@ -1126,5 +1126,5 @@ class MatrixView(pg.GraphicsView):
         self.plot = MatrixPlot(**plot_options)
         self.setCentralItem(self.plot)
         self.setViewportUpdateMode(self.UPDATE_MODE)
-        self.setMinimumSize(160, 140)
+        self.setMinimumSize(140, 120)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)

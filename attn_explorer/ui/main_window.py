@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QLabel,
@@ -41,6 +41,7 @@ from .stepper import StepThrough
 from .text_size import text_size
 
 TABS = ("matrices", "steps")
+GEOMETRY_SETTING = "window/geometry"
 
 
 class MainWindow(QMainWindow):
@@ -60,6 +61,7 @@ class MainWindow(QMainWindow):
         self.problems: list[Problem] = []
         self._pictures = 0
         self._shortcuts: ShortcutsDialog | None = None
+        self._remember_geometry = False
         self._latest: Result | None = None
         self._draw_scheduled = False
         self._turn_edited = False  # an edit was sent to the engine in this event-loop turn
@@ -230,15 +232,27 @@ class MainWindow(QMainWindow):
 
     def _size_status_labels(self) -> None:
         """Status labels of a fixed width (one that followed its text would re-lay out the
-        window on every move), wide enough for their longest text at the current size."""
+        window on every move), wide enough for their longest text at the current size, but
+        never more than a quarter of the screen each: the window must fit a 1024-pixel
+        projector, where the longest shapes (1024 tokens, 16 heads) lose their start."""
         metrics = self.fontMetrics()
+        room = self.screen().availableGeometry().width() // 4
+        gap = 3 * metrics.averageCharWidth()
         self.shape_text.setFixedWidth(
-            metrics.horizontalAdvance(
-                "X 1024×64 → Q,K,V 16×1024×64 → A 16×1024×1024 → out 1024×1024"
+            min(
+                metrics.horizontalAdvance(
+                    "X 1024×64 → Q,K,V 16×1024×64 → A 16×1024×1024 → out 1024×1024"
+                ),
+                max(
+                    room, metrics.horizontalAdvance("X 6×3 → Q,K,V 2×6×2 → A 2×6×6 → out 6×2") + gap
+                ),
             )
         )
         self.time_text.setFixedWidth(
-            metrics.horizontalAdvance("engine 99999.9 ms · drawn in 9999.9 ms")
+            min(
+                metrics.horizontalAdvance("engine 99999.9 ms · drawn in 9999.9 ms"),
+                max(room, metrics.horizontalAdvance("engine 9.9 ms · drawn in 99.9 ms") + gap),
+            )
         )
 
     def show_shortcuts(self) -> ShortcutsDialog:
@@ -548,9 +562,32 @@ class MainWindow(QMainWindow):
         scores, weights = self.board.score_box.currentData(), self.board.weight_box.currentData()
         return FigureSpec("matrices", "", self.board.head, query, scores, weights), what
 
+    def place_on_screen(self, size: tuple[int, int]) -> None:
+        """Where the user left the window last time; the first time, `size` where it fits the
+        screen, else the whole screen (a 1024 × 768 projector).
+
+        Only windows placed this way remember their place: a screenshot's or a test's size
+        must not become the user's.
+        """
+        self._remember_geometry = True
+        saved = QSettings().value(GEOMETRY_SETTING)
+        if isinstance(saved, QByteArray) and self.restoreGeometry(saved):
+            return  # Qt moves a window saved on a screen now gone onto one that is there
+        room = self.screen().availableGeometry()
+        width, height = size
+        # Room for the frame and title bar, which the window's own size leaves out.
+        if width > room.width() - 16 or height > room.height() - 48:
+            self.resize(room.size())
+            self.setWindowState(Qt.WindowState.WindowMaximized)
+            return
+        self.resize(width, height)
+        self.move(room.center() - self.rect().center())
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.files.confirm_discard():
             event.ignore()
             return
+        if self._remember_geometry:
+            QSettings().setValue(GEOMETRY_SETTING, self.saveGeometry())
         self.bridge.shutdown()
         super().closeEvent(event)

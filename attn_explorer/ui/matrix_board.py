@@ -76,9 +76,9 @@ class MatrixBoard(QWidget):
         self.all_heads.setToolTip(_tr("Show one matrix for every head in a grid"))
         bar.addWidget(self.all_heads)
         bar.addSpacing(16)
-        self.score_box = choice_box(SCORE_VARIANTS)
-        self.weight_box = choice_box(WEIGHT_VARIANTS)
-        self.heads_array = choice_box(HEAD_ARRAYS)
+        self.score_box = choice_box(SCORE_VARIANTS, shrink_to=12)
+        self.weight_box = choice_box(WEIGHT_VARIANTS, shrink_to=12)
+        self.heads_array = choice_box(HEAD_ARRAYS, shrink_to=12)
         self.score_box.setToolTip(
             _tr("Which scores the left matrix shows: raw ω, scaled, or as fed to softmax")
         )

@@ -23,12 +23,26 @@ from .i18n import tr as _tr
 from .text_size import text_size
 
 
-def choice_box(items: list[tuple[str, str]]) -> QComboBox:
-    """A combo box of (value, label) items, labels marked QT_TR_NOOP and translated here."""
+def choice_box(items: list[tuple[str, str]], shrink_to: int | None = None) -> QComboBox:
+    """A combo box of (value, label) items, labels marked QT_TR_NOOP and translated here.
+
+    `shrink_to` characters: the box may be that narrow (its labels elided), see `shrinkable`.
+    """
     box = QComboBox()
     for value, label in items:
         box.addItem(_tr(label), value)
+    if shrink_to is not None:
+        shrinkable(box, shrink_to)
     return box
+
+
+def shrinkable(box: QComboBox, chars: int) -> None:
+    """Let a combo box of long labels be as narrow as `chars` characters (its label elided)
+    where the window is narrow. Sized to their labels, a few boxes made the window wider
+    than a 1024-pixel projector."""
+    # Its preferred width stays its longest label's (a wide window shows them whole); an
+    # explicit minimum stands in for the minimum size hint, which is that same width.
+    box.setMinimumWidth(chars * box.fontMetrics().averageCharWidth() + 32)
 
 
 class SliderSpin(QWidget):

@@ -5,8 +5,8 @@ import math
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtCore import QPointF, QSettings, Qt
+from PySide6.QtGui import QFont, QFontMetricsF, QGuiApplication
 
 from attn_explorer.bridge import Failure
 from attn_explorer.engine import PRESETS, compute
@@ -401,7 +401,7 @@ def test_a_long_notice_takes_the_shapes_room_and_a_longer_one_is_cut_in_the_midd
     assert bar.currentMessage() == "Saved a.json" and bar.toolTip() == ""
     assert window.shape_text.isVisible()
 
-    window.resize(1280, 800)  # a laptop: the demonstration's notice needs the shapes' room
+    window.resize(960, 760)  # a small screen: the demonstration's notice needs the shapes' room
     window.stepper.softmax_panel.why.click()
     assert "Ctrl+Z undoes the demo." in bar.currentMessage()
     assert bar.toolTip() == "" and not window.shape_text.isVisible()
@@ -536,3 +536,44 @@ def test_the_all_heads_grid_outlines_the_followed_query_only_where_rows_are_quer
     assert not any(p._row_box.isVisible() for p in board.grid_plots)  # key rows: none
     board.heads_array.setCurrentIndex(board.heads_array.findData("queries"))
     assert all(p._row_box.rect().top() == 4 for p in board.grid_plots)
+
+
+@pytest.mark.parametrize("name", ["mha", "cross"])
+def test_the_window_fits_a_1024_pixel_projector(window, wait_settled, name):
+    """The preset box sized to its longest title, the board's boxes to theirs and the status
+    labels to the longest shapes made the window at least 1128 px wide: on a 1024 × 768
+    projector the weights and the context were off the screen."""
+    window.load_preset(name)
+    wait_settled(window)
+    assert window.minimumSizeHint().width() <= 960  # also 1920 × 1080 at 200 %
+    window.resize(960, 700)
+    assert window.width() == 960
+
+
+def test_the_first_window_fits_the_screen_and_later_ones_open_where_it_was_left(qtbot):
+    room = QGuiApplication.primaryScreen().availableGeometry()  # 800 × 800 offscreen
+    first = MainWindow()
+    qtbot.addWidget(first, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    first.place_on_screen((1500, 940))  # too big for this screen: the whole screen
+    assert first.windowState() & Qt.WindowState.WindowMaximized
+    small = MainWindow()
+    qtbot.addWidget(small, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    QSettings().remove("window/geometry")
+    small.place_on_screen((700, 600))
+    assert (small.width(), small.height()) == (700, 600)
+    assert small.geometry().center() == room.center()
+    small.resize(720, 640)
+    small.close()
+    again = MainWindow()
+    qtbot.addWidget(again, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    again.place_on_screen((1500, 940))
+    assert (again.width(), again.height()) == (720, 640)
+    again.close()
+    QSettings().remove("window/geometry")
+
+
+def test_a_window_sized_for_a_screenshot_leaves_the_users_place_alone(window):
+    QSettings().setValue("window/geometry", b"kept")
+    window.close()
+    assert QSettings().value("window/geometry") == b"kept"
+    QSettings().remove("window/geometry")
