@@ -129,6 +129,7 @@ class MainWindow(QMainWindow):
         self.board.querySelected.connect(self._query_chosen)
         self.stepper.querySelected.connect(self._query_chosen)
         self.board.head_box.currentIndexChanged.connect(self.stepper.set_head)
+        self.board.head_box.activated.connect(self.stepper.set_head)
         self.stepper.headChanged.connect(self.board.set_head)
         self.stepper.stageChanged.connect(self._stage_chosen)
         self.stepper.whyScaling.connect(self._why_scaling)
@@ -179,10 +180,10 @@ class MainWindow(QMainWindow):
         view.addAction(grid)
         prev_head = QAction(_tr("Previous head"), self)
         prev_head.setShortcut(QKeySequence("Ctrl+["))
-        prev_head.triggered.connect(lambda: self.board.set_head(self.board.head - 1))
+        prev_head.triggered.connect(lambda: self.board.set_head(self.board.shown_head - 1))
         next_head = QAction(_tr("Next head"), self)
         next_head.setShortcut(QKeySequence("Ctrl+]"))
-        next_head.triggered.connect(lambda: self.board.set_head(self.board.head + 1))
+        next_head.triggered.connect(lambda: self.board.set_head(self.board.shown_head + 1))
         view.addActions([prev_head, next_head])
         view.addSeparator()
         for label, keys, change in (
@@ -535,7 +536,7 @@ class MainWindow(QMainWindow):
     def current_state(self) -> ExplorerState:
         """The document plus what the learner is looking at, as a session stores it."""
         self.doc.set_view(
-            head=self.board.head,
+            head=self.board.shown_head,
             heads_array=self.board.heads_array.currentData(),
             scores_array=self.board.score_box.currentData(),
             weights_array=self.board.weight_box.currentData(),
@@ -553,14 +554,15 @@ class MainWindow(QMainWindow):
         if self.tabs.currentWidget() is self.stepper:
             step = self.trace.step(self.stepper.stage) if self.trace else None
             what = step.title if step else self.stepper.stage
-            return FigureSpec("stage", self.stepper.stage, self.stepper.head, query), what
+            return FigureSpec("stage", self.stepper.stage, self.stepper.shown_head, query), what
         if self.board.all_heads.isChecked():
             name = self.board.heads_array.currentData()
             what = _tr("{0}, all heads").format(self.board.heads_array.currentText())
             return FigureSpec("array", name, None, query), what
-        what = _tr("The seven matrices, head {0}").format(self.board.head + 1)
+        head = self.board.shown_head
+        what = _tr("The seven matrices, head {0}").format(head + 1)
         scores, weights = self.board.score_box.currentData(), self.board.weight_box.currentData()
-        return FigureSpec("matrices", "", self.board.head, query, scores, weights), what
+        return FigureSpec("matrices", "", head, query, scores, weights), what
 
     def place_on_screen(self, size: tuple[int, int]) -> None:
         """Where the user left the window last time; the first time, `size` where it fits the

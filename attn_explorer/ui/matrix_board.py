@@ -126,6 +126,7 @@ class MatrixBoard(QWidget):
         layout.addWidget(self.explanation)
 
         self.head_box.currentIndexChanged.connect(self._head_chosen)
+        self.head_box.activated.connect(self._head_chosen)  # the head shown, chosen again
         self.all_heads.toggled.connect(self._page_chosen)
         self.score_box.currentIndexChanged.connect(self._redraw)
         self.weight_box.currentIndexChanged.connect(self._redraw)
@@ -142,27 +143,33 @@ class MatrixBoard(QWidget):
         return self._grid
 
     # ------------------------------------------------------------------ state from outside
+    @property
+    def shown_head(self) -> int:
+        """The head drawn: the chosen one (`head`) within the trace's heads. Head 4 chosen
+        shows as head 2 while there are two, and comes back when an undo restores four; a
+        session may name a head its configuration does not have."""
+        return self.head if self.trace is None else min(max(self.head, 0), self.trace.heads - 1)
+
     def set_trace(self, trace: Trace) -> None:
         self.trace = trace
         heads = trace.heads
-        # The head is clamped on every trace, not only when the count changes: a session
-        # may name a head its configuration does not have.
-        head = min(max(self.head, 0), heads - 1)
-        if self.head_box.count() != heads or head != self.head:
+        head = self.shown_head
+        if self.head_box.count() != heads or head != self.head_box.currentIndex():
             self.head_box.blockSignals(True)
             if self.head_box.count() != heads:
                 self.head_box.clear()
                 self.head_box.addItems(
                     [_tr("{0} of {1}").format(h + 1, heads) for h in range(heads)]
                 )
-            self.head = head
-            self.head_box.setCurrentIndex(self.head)
+            self.head_box.setCurrentIndex(head)
             self.head_box.blockSignals(False)
         self.head_box.setEnabled(heads > 1)
         self._redraw()
 
     def set_head(self, head: int) -> None:
+        """Choose a head (one the trace has)."""
         if 0 <= head < self.head_box.count():
+            self.head = head  # also when the box already shows it for a chosen one it lacks
             self.head_box.setCurrentIndex(head)
 
     def set_query(self, row: int | None) -> None:
@@ -198,7 +205,7 @@ class MatrixBoard(QWidget):
             self.set_query(self.query)
 
     def _draw_matrices(self, trace: Trace) -> None:
-        head = self.head  # set_trace keeps it within the trace's heads
+        head = self.shown_head
         chosen = {
             "scores": self.score_box.currentData(),
             "mask": "mask",

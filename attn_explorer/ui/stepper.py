@@ -370,6 +370,7 @@ class StepThrough(QWidget):
         self.next_button.clicked.connect(lambda: self.step_by(1))
         self.play_button.toggled.connect(self._play)
         self.head_box.currentIndexChanged.connect(self._head_chosen)
+        self.head_box.activated.connect(self._head_chosen)  # the head shown, chosen again
         self.figure.cellClicked.connect(self._clicked)
         self.figure.cellHovered.connect(self._hovered)
         # Keys of this tab only (named: Help > Keyboard Shortcuts lists them).
@@ -419,10 +420,9 @@ class StepThrough(QWidget):
     def set_trace(self, trace: Trace, summary: str = "") -> None:
         self.trace = trace
         self.summary = summary
-        # A head or followed query beyond the new trace (fewer heads or tokens, or a session
-        # opened with them) is brought within it, so that what is drawn, the head box and
-        # what an export draws agree.
-        self.head = min(self.head, trace.heads - 1)
+        # A followed query beyond the new trace (fewer tokens, or a session opened with
+        # them) is brought within it, so that what is drawn and what an export draws agree.
+        # The chosen head is kept (see `shown_head`).
         if self.query is not None:
             self.query = min(self.query, trace.config.n_q - 1)
         self.head_box.blockSignals(True)
@@ -431,7 +431,7 @@ class StepThrough(QWidget):
             self.head_box.addItems(
                 [_tr("{0} of {1}").format(h + 1, trace.heads) for h in range(trace.heads)]
             )
-        self.head_box.setCurrentIndex(self.head)
+        self.head_box.setCurrentIndex(self.shown_head)
         self.head_box.blockSignals(False)
         self.head_box.setEnabled(trace.heads > 1)
         self._label_stages(trace)
@@ -447,8 +447,15 @@ class StepThrough(QWidget):
         if self.isVisible():
             self.redraw()
 
+    @property
+    def shown_head(self) -> int:
+        """The head drawn: the chosen one within the trace's heads (as MatrixBoard's)."""
+        return self.head if self.trace is None else min(max(self.head, 0), self.trace.heads - 1)
+
     def set_head(self, head: int) -> None:
+        """Choose a head (one the trace has)."""
         if 0 <= head < self.head_box.count():
+            self.head = head
             self.head_box.setCurrentIndex(head)
 
     def set_stage(self, key: str) -> None:
@@ -475,7 +482,7 @@ class StepThrough(QWidget):
         if self.trace is None:
             return
         trace = self.trace
-        head = min(self.head, trace.heads - 1)
+        head = self.shown_head
         # The query may be set (a session's view) before the trace of its tokens arrives.
         query = None if self.query is None else min(self.query, trace.config.n_q - 1)
         self.figure.show_stage(trace, self.stage, head, query, self.summary)

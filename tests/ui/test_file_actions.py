@@ -274,7 +274,7 @@ def test_a_session_naming_a_head_it_does_not_have_shows_the_last_one(
     path.write_text(json.dumps(doc), encoding="utf-8")
     assert window.files.open_path(path)
     wait_settled(window)
-    assert window.board.head == 0 and window.board.head_box.currentIndex() == 0
+    assert window.board.shown_head == 0 and window.board.head_box.currentIndex() == 0
     spec, _ = window.current_figure()
     assert spec.head == 0  # Export Figure used to fail: "head 16 does not exist"
 
@@ -282,14 +282,44 @@ def test_a_session_naming_a_head_it_does_not_have_shows_the_last_one(
     path.write_text(json.dumps(doc), encoding="utf-8")
     assert window.trace.config == window.doc.config()
     assert window.files.open_path(path)  # the same settings: no new picture will come
-    assert window.stepper.head == 0 and window.board.head == 0
+    assert window.stepper.shown_head == 0 and window.board.shown_head == 0
     wait_settled(window)
-    assert window.stepper.head == 0 and window.stepper.head_box.currentIndex() == 0
+    assert window.stepper.shown_head == 0 and window.stepper.head_box.currentIndex() == 0
     spec, _ = window.current_figure()
     assert spec.head == 0
     assert window.files.export_figure_to(tmp_path / "stage.png", spec)
     assert window.files.export_stages_to(tmp_path / "stages.pdf")
     assert dialogs["critical"] == []
+
+
+def test_a_refused_session_naming_a_head_the_picture_lacks_keeps_the_boxes_working(
+    window, wait_settled, tmp_path, dialogs, qtbot
+):
+    """Settings that cannot be computed bring no new picture, and the old one has one head:
+    drawing its head 2 raised an IndexError whenever a box changed the matrices shown."""
+    controls = window.controls
+    controls.d_out.spin.setValue(5)
+    controls.heads.spin.setValue(2)
+    wait_settled(window)
+    window.board.set_head(1)
+    controls.layout_box.setCurrentIndex(controls.layout_box.findData("split"))  # 5 / 2: refused
+    qtbot.waitUntil(lambda: bool(window.problems))
+    assert window.files.save_to(tmp_path / "lesson.json")
+    window.files.new()  # the default example: one head
+    wait_settled(window)
+    assert window.files.open_path(tmp_path / "lesson.json")
+    qtbot.waitUntil(lambda: bool(window.problems))
+    assert window.trace.heads == 1 and window.board.head == 1
+    window.board.score_box.setCurrentIndex(window.board.score_box.findData("scores"))
+    assert window.board.views["scores"].plot.shown.name == "scores"
+    np.testing.assert_array_equal(
+        window.board.views["scores"].plot.matrix, window.trace.scores[0]
+    )
+    window.board.show_all_heads(True)
+    window.board.show_all_heads(False)
+    controls.layout_box.setCurrentIndex(controls.layout_box.findData("stacked"))
+    wait_settled(window)  # computable again, with its two heads: the one chosen comes back
+    assert window.board.shown_head == 1 and window.board.head_box.currentIndex() == 1
 
 
 def test_a_session_following_a_token_the_open_window_lacks(window, wait_settled, tmp_path):

@@ -577,3 +577,25 @@ def test_a_window_sized_for_a_screenshot_leaves_the_users_place_alone(window):
     window.close()
     assert QSettings().value("window/geometry") == b"kept"
     QSettings().remove("window/geometry")
+
+
+def test_undo_brings_back_the_head_that_was_chosen(window, wait_settled, qtbot):
+    """Fewer heads show the last one, as fewer tokens show the last query; an undo that
+    restores the heads restores the head chosen, on the board and in the step-through."""
+    window.controls.heads.spin.setValue(4)
+    wait_settled(window)
+    window.board.set_head(3)
+    assert window.stepper.head_box.currentIndex() == 3
+    window.doc.undo_stack.setClean()  # the next change is its own undo step, not merged
+    window.controls.heads.spin.setValue(2)
+    wait_settled(window)
+    assert window.board.head_box.currentIndex() == 1 and window.stepper.shown_head == 1
+    assert window.board.views["weights"].plot.shown.head == 1
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert window.doc.controls.num_heads == 4
+    assert window.board.head_box.currentIndex() == 3 and window.stepper.shown_head == 3
+    assert window.board.views["weights"].plot.shown.head == 3
+    window.board.head_box.activated.emit(1)  # choosing the head shown makes it the choice
+    window.board.set_head(1)
+    assert window.board.head == window.stepper.head == 1
