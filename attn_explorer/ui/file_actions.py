@@ -24,6 +24,7 @@ from ..state import default_state
 from .export_dialog import ExportFigureDialog
 from .figures import FigureError, FigureSpec, export_all_stages, export_figure
 from .i18n import tr as _tr
+from .keys import commit_typed_edits
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
@@ -80,6 +81,7 @@ class FileActions(QObject):
 
     def confirm_discard(self) -> bool:
         """True when there is nothing unsaved, or the user saved or chose to discard it."""
+        commit_typed_edits(self.window)
         if self.window.doc.undo_stack.isClean():
             return True
         answer = QMessageBox.question(
@@ -149,6 +151,7 @@ class FileActions(QObject):
         return self.save_to(path if path.suffix else path.with_suffix(".json"))
 
     def save_to(self, path: Path) -> bool:
+        commit_typed_edits(self.window)
         try:
             save_session(path, self.window.current_state())
         except SessionError as error:  # its message already says "Cannot save …"

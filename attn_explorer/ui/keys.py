@@ -15,8 +15,10 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractButton,
+    QAbstractItemView,
     QAbstractSlider,
     QAbstractSpinBox,
+    QApplication,
     QLineEdit,
     QWidget,
 )
@@ -77,3 +79,24 @@ def keep_own_keys(root: QWidget) -> None:
     """Buttons and sliders under `root` keep Space and the arrows when they have focus."""
     for widget in root.findChildren(QAbstractButton) + root.findChildren(QAbstractSlider):
         widget.installEventFilter(_own_keys)
+
+
+def commit_typed_edits(window: QWidget) -> None:
+    """Take in what is typed in the window but not yet entered: a spin box's text, a table
+    cell's open editor. Saving or closing reads the document, and a shortcut (Ctrl+S) does not
+    move the focus: the typed seed was left out of the file, and closing lost it unasked.
+
+    Both commit when they lose the focus, as they do when the user clicks elsewhere; the
+    focus then goes back where it was (to the table, whose editor is gone).
+    """
+    focus = QApplication.focusWidget()
+    if focus is None or not window.isAncestorOf(focus):
+        return
+    view = focus
+    while view is not None and not isinstance(view, QAbstractItemView):
+        view = view.parentWidget()
+    editing = view is not None and view.state() == QAbstractItemView.State.EditingState
+    if not editing and not isinstance(focus, QAbstractSpinBox | QLineEdit):
+        return
+    focus.clearFocus()
+    (view if editing else focus).setFocus()

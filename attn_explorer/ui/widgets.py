@@ -114,8 +114,10 @@ class SliderSpin(QWidget):
 
     def setValue(self, value: float) -> None:
         """Show `value` without emitting valueChanged (for syncing from the document)."""
-        if self.spin.value() == value:
+        if self.spin.value() == value and self.spin.cleanText() == self.spin.textFromValue(value):
             return  # re-setting repaints the box for nothing, on every control change
+        # (A value typed and not entered leaves value() as it was: the box is set again, or
+        # a file opened over "42" typed would still show 42 beside the file's 123.)
         self.spin.blockSignals(True)
         self.slider.blockSignals(True)
         self.spin.setValue(value)

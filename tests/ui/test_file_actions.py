@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from attn_explorer.engine import compute
@@ -334,3 +335,55 @@ def test_a_session_following_a_token_the_open_window_lacks(window, wait_settled,
     wait_settled(window)
     assert window.stepper.query == 7 and window.stepper.softmax_panel.labels[-1] == "t8"
     assert window.stepper.followed.text().startswith("Following query 8")
+
+
+def type_seed_without_enter(window, text):
+    spin = window.controls.seed.spin
+    window.activateWindow()
+    spin.setFocus()
+    spin.selectAll()
+    QTest.keyClicks(spin, text)
+    assert spin.text() == text and window.doc.controls.seed == 123
+    return spin
+
+
+def test_save_takes_in_what_is_typed_but_not_entered(window, wait_settled, tmp_path, dialogs):
+    """Ctrl+S does not move the focus: the seed typed in its box and a cell's open editor
+    stayed out of the file, and the title said it was saved."""
+    window.files.path = tmp_path / "typed.json"
+    spin = type_seed_without_enter(window, "42")
+    QTest.keyClick(spin, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    saved = json.loads((tmp_path / "typed.json").read_text(encoding="utf-8"))
+    assert saved["controls"]["seed"] == 42 and not window.isWindowModified()
+    assert QApplication.focusWidget() is spin  # the focus stays where the user typed
+
+    table = window.editor.query_table
+    index = table.model().index(0, 1)
+    table.setFocus()
+    table.setCurrentIndex(index)
+    table.edit(index)
+    editor = QApplication.focusWidget()
+    editor.selectAll()
+    QTest.keyClicks(editor, "0.777")
+    QTest.keyClick(editor, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    saved = json.loads((tmp_path / "typed.json").read_text(encoding="utf-8"))
+    assert saved["queries"]["embeddings"][0][0] == 0.777 and not window.isWindowModified()
+    assert QApplication.focusWidget() is table
+
+
+def test_closing_asks_about_a_value_typed_but_not_entered(window, dialogs):
+    type_seed_without_enter(window, "42")
+    dialogs["answer"] = QMessageBox.StandardButton.Cancel
+    assert not window.close()
+    assert dialogs["question"] and window.doc.controls.seed == 42  # kept, not lost
+
+
+def test_an_opened_session_replaces_a_value_typed_but_not_entered(window, tmp_path, dialogs):
+    """The box kept showing 42 over the file's 123, and leaving it recorded "Change seed"
+    into the session just opened."""
+    save_session(tmp_path / "plain.json", window.doc.state())
+    spin = type_seed_without_enter(window, "42")
+    assert window.files.open_path(tmp_path / "plain.json")
+    assert spin.text() == "123" and window.doc.controls.seed == 123
+    spin.clearFocus()
+    assert window.doc.undo_stack.isClean() and window.doc.controls.seed == 123
