@@ -172,8 +172,11 @@ def save_session(path: str | os.PathLike[str], state: ExplorerState) -> None:
     data = dumps(state, name=name).encode("utf-8")
     if len(data) > MAX_BYTES:  # never write what load_session would refuse
         raise SessionError(_too_big_to_save(name, len(data)))
-    directory = path.parent
-    temp = directory / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    # Through a symbolic link the file it points to is replaced, not the link (the link
+    # became a plain file, and the file it pointed to kept the old session).
+    target = Path(os.path.realpath(path))
+    directory = target.parent
+    temp = directory / f".{target.name}.{secrets.token_hex(6)}.tmp"
     try:
         # os.open with 0o666 lets the umask decide the mode, as for any file the user saves.
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -185,8 +188,8 @@ def save_session(path: str | os.PathLike[str], state: ExplorerState) -> None:
             file.flush()
             os.fsync(file.fileno())
         with contextlib.suppress(OSError):
-            os.chmod(temp, os.stat(path).st_mode & 0o7777)  # keep an existing file's mode
-        os.replace(temp, path)
+            os.chmod(temp, os.stat(target).st_mode & 0o7777)  # keep an existing file's mode
+        os.replace(temp, target)
     except BaseException as error:
         with contextlib.suppress(OSError):
             os.unlink(temp)

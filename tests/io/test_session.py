@@ -290,6 +290,21 @@ def test_overwriting_keeps_the_file_mode(existing):
     assert load_session(path) == preset_state("mha")
 
 
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links")
+def test_saving_through_a_link_replaces_the_file_it_points_to(tmp_path):
+    """A lesson kept in a shared folder and linked from the desktop: saving replaced the link
+    with a plain file, and the shared file kept the old session."""
+    shared = tmp_path / "shared" / "lesson.json"
+    shared.parent.mkdir()
+    save_session(shared, preset_state("v1"))
+    link = tmp_path / "lesson.json"
+    link.symlink_to(shared)
+    save_session(link, preset_state("mha"))
+    assert link.is_symlink() and link.resolve() == shared
+    assert load_session(shared) == preset_state("mha")
+    assert sorted(p.name for p in shared.parent.iterdir()) == ["lesson.json"]  # no temp left
+
+
 # ---------------------------------------------------------------------------- rejections
 
 
