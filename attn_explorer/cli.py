@@ -162,6 +162,14 @@ def gui_main(argv: list[str]) -> int:
         window.place_on_screen(DEFAULT_SIZE)
     else:
         window.resize(*size)
+    if args.session:
+        from pathlib import Path
+
+        window.files.adopt(
+            Path(args.session),
+            changed=args.tokens is not None or bool(args.set),
+            remember=not (args.screenshot or args.report_startup),
+        )
     if args.all_heads:
         window.board.show_all_heads(True)
     window.show()

@@ -135,6 +135,17 @@ class FileActions(QObject):
         self.window.notify(_tr("Opened {0}").format(self.path))
         return True
 
+    def adopt(self, path: Path, *, changed: bool, remember: bool = True) -> None:
+        """The window's document came from the session at `path` (opened from the command
+        line): Save writes back to it, the title names it, and `changed` (a --set applied
+        on top) counts as unsaved."""
+        self.path = Path(path)
+        if remember:
+            self._remember(self.path)
+        if changed:
+            self.window.doc.undo_stack.resetClean()
+        self.update_title()
+
     def save(self) -> bool:
         if self.path is None:
             return self.save_as()

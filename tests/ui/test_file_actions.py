@@ -387,3 +387,35 @@ def test_an_opened_session_replaces_a_value_typed_but_not_entered(window, tmp_pa
     assert spin.text() == "123" and window.doc.controls.seed == 123
     spin.clearFocus()
     assert window.doc.undo_stack.isClean() and window.doc.controls.seed == 123
+
+
+@pytest.mark.parametrize(("extra", "modified"), [([], False), (["--set", "seed=5"], True)])
+def test_a_session_named_on_the_command_line_is_the_one_saved_to(
+    qtbot, tmp_path, monkeypatch, extra, modified
+):
+    """`attn-explorer lesson.json` opened the session as "Untitled": Ctrl+S asked where to
+    save, and the recent list did not have it."""
+    from attn_explorer import cli
+    from attn_explorer.state import default_state
+    from attn_explorer.ui.main_window import MainWindow
+
+    path = tmp_path / "lesson.json"
+    save_session(path, default_state().with_controls(seed=777))
+    seen = {}
+
+    def run(app):  # instead of the event loop: look at the window the command opened
+        window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
+        seen.update(
+            title=window.windowTitle(),
+            modified=window.isWindowModified(),
+            path=window.files.path,
+            recent=window.files.recent_files(),
+        )
+        window.doc.undo_stack.setClean()  # closing must not ask
+        return 0
+
+    monkeypatch.setattr(QApplication, "exec", run)
+    assert cli.gui_main([str(path), "--size", "900x700", *extra]) == 0
+    assert seen["title"] == "lesson.json[*] — attn_explorer"
+    assert seen["path"] == path and seen["modified"] is modified
+    assert seen["recent"][0] == path.resolve()
