@@ -313,9 +313,7 @@ def test_a_refused_session_naming_a_head_the_picture_lacks_keeps_the_boxes_worki
     assert window.trace.heads == 1 and window.board.head == 1
     window.board.score_box.setCurrentIndex(window.board.score_box.findData("scores"))
     assert window.board.views["scores"].plot.shown.name == "scores"
-    np.testing.assert_array_equal(
-        window.board.views["scores"].plot.matrix, window.trace.scores[0]
-    )
+    np.testing.assert_array_equal(window.board.views["scores"].plot.matrix, window.trace.scores[0])
     window.board.show_all_heads(True)
     window.board.show_all_heads(False)
     controls.layout_box.setCurrentIndex(controls.layout_box.findData("stacked"))
