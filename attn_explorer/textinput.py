@@ -37,7 +37,7 @@ def parse_number(text: str) -> float:
         raise InputError("Infinity is not allowed: type a finite number.")
     if abs(value) > FLOAT32_MAX:
         raise InputError(f"{value:g} is too large for float32 (at most about ±3.4e38).")
-    return value
+    return value + 0.0  # "-0" is 0: a cell showing "-0" was a puzzle, not a number
 
 
 def split_block(text: str, decimal_comma: bool = False) -> list[list[str]]:

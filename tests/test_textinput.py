@@ -21,6 +21,12 @@ def test_refused(text):
         parse_number(text)
 
 
+@pytest.mark.parametrize("text", ["-0", "-0.0", "\u22120", "-1e-400"])
+def test_minus_zero_is_zero(text):
+    value = parse_number(text)
+    assert value == 0 and math.copysign(1, value) == 1  # shown "0", not "-0"
+
+
 def test_float32_limit_is_inclusive():
     assert math.isclose(parse_number("3.4e38"), 3.4e38)
 

@@ -129,7 +129,7 @@ class EmbeddingTableModel(QAbstractTableModel):
             message = _tr("{0} The previous value {1!r} is kept.").format(str(error), kept)
             self.inputRejected.emit(QModelIndex(index), message)
             return False
-        if new == old and type(new) is type(old):
+        if new == old and type(new) is type(old) and str(new) == str(old):  # -0.0 is not 0.0
             return True
         label = _tr("token") if col == 0 else f"x{row + 1}[{col}]"
         record(
@@ -366,7 +366,8 @@ class _Rows:
             isinstance(other, _Rows)
             and self.tokens == other.tokens
             and self.values.shape == other.values.shape
-            and bool(np.array_equal(self.values, other.values))
+            # Bit for bit: -0.0 == 0.0, and a "-0" loaded from a file could not be cleared.
+            and self.values.tobytes() == other.values.tobytes()
         )
 
     __hash__ = None  # type: ignore[assignment]

@@ -1,5 +1,7 @@
 """The editor as a user drives it: typing in cells, toolbar actions, keyboard shortcuts."""
 
+from dataclasses import replace
+
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
@@ -129,6 +131,23 @@ def test_delete_clears_the_selected_values_in_one_undo_step(window, wait_settled
     )
     qtbot.keyClick(table, Qt.Key.Key_Backspace)
     assert model.tokens[0] == "Your" and "A token needs a name" in window.editor.error.text()
+
+
+def test_a_minus_zero_from_a_file_can_be_cleared_and_retyped(window, wait_settled, qtbot):
+    """-0.0 == 0.0: Delete and a typed 0 counted as no change, and the cell kept "-0"."""
+    model = window.doc.queries
+    state = window.doc.state()
+    values = [list(row) for row in state.queries.embeddings]
+    values[0][0] = values[1][0] = -0.0
+    queries = replace(state.queries, embeddings=tuple(map(tuple, values)))
+    window.doc.reset(replace(state, queries=queries, kv=queries))
+    assert model.data(model.index(0, 1)) == "-0"
+    table = window.editor.query_table
+    table.setFocus()
+    table.setCurrentIndex(model.index(0, 1))
+    qtbot.keyClick(table, Qt.Key.Key_Delete)
+    assert model.data(model.index(0, 1)) == "0" and window.doc.undo_stack.canUndo()
+    assert model.setData(model.index(1, 1), "0") and model.data(model.index(1, 1)) == "0"
 
 
 def test_slider_drag_is_undone_in_one_step(window, wait_settled):
