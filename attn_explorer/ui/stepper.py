@@ -38,6 +38,7 @@ from .widgets import FormulaText, SliderSpin
 
 PLAY_MS = 2500
 EXTRAS_MAX_HEIGHT = 330  # the softmax and mask panels under a stage's matrices
+FIGURE_MIN_HEIGHT = 200  # a stage's matrices, before the panel under them gives way
 STAGE_LABELS = (
     QT_TR_NOOP("X"),
     QT_TR_NOOP("Q, K, V"),
@@ -337,7 +338,9 @@ class StepThrough(QWidget):
         self.figure = StageFigure()
         self.figure_view = pg.GraphicsView(background="w")
         self.figure_view.setCentralItem(self.figure)
-        self.followed = FormulaText(lines=4)
+        self.figure_view.setMinimumHeight(FIGURE_MIN_HEIGHT)
+        # The followed query's header and up to four lines (q, k, v and a sum with biases).
+        self.followed = FormulaText(lines=5)
         # The two panels (five plots) are built when first shown: most sessions start on the
         # matrices tab, and every plot costs startup time.
         self._softmax_panel: SoftmaxPanel | None = None
@@ -394,9 +397,26 @@ class StepThrough(QWidget):
 
     def resizeEvent(self, event: object) -> None:
         super().resizeEvent(event)
-        # The stage's matrices come first: the bar charts below them get at most a third of
-        # the height (330 px in a tall window, less on a 1280×800 laptop).
-        self.extras.setMaximumHeight(min(EXTRAS_MAX_HEIGHT, max(150, self.height() // 3)))
+        self._fit_extras()
+
+    def _fit_extras(self) -> None:
+        """The stage's matrices come first. The panel below them (softmax bars, the mask
+        methods) gets at most a third of the height (330 px in a tall window) and never less
+        than it needs; where that would leave the matrices under FIGURE_MIN_HEIGHT it is
+        left out (a 1080p screen at 200 %: the bars ran into their slider, and the matrices
+        were a line of labels). Decided on screen only: a page laid out before the window has
+        its size would have grown the window past a small screen."""
+        need = self.extras.currentWidget().minimumSizeHint().height()
+        self.extras.setMaximumHeight(max(need, min(EXTRAS_MAX_HEIGHT, self.height() // 3)))
+        above = (
+            self.stages.sizeHint().height()
+            + self.prev_button.sizeHint().height()
+            + self.followed.height()
+            + FIGURE_MIN_HEIGHT
+            + 4 * max(self.layout().spacing(), 6)
+        )
+        wanted = self.extras.currentIndex() != 0
+        self.extras.setVisible(wanted and self.isVisible() and self.height() - above >= need)
 
     @property
     def softmax_panel(self) -> SoftmaxPanel:
@@ -495,7 +515,7 @@ class StepThrough(QWidget):
             self.mask_panel.show_methods(trace, head, query)
         else:
             self.extras.setCurrentIndex(0)
-        self.extras.setVisible(self.extras.currentIndex() != 0)
+        self._fit_extras()
 
     def _stage_row_chosen(self, row: int) -> None:
         if 0 <= row < len(STEP_KEYS):

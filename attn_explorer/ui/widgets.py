@@ -197,8 +197,12 @@ class FormulaText(QScrollArea):
 
     def _size_to_text(self) -> None:
         self.label.setFont(formula_font(text_size.points(10.5)))
-        # The label's 4 px padding above and below, and room for the last line's descenders.
-        self.setFixedHeight(self._lines * self.label.fontMetrics().lineSpacing() + 16)
+        # As tall as the label is with `lines` lines, its padding included (a sum guessed
+        # from the line spacing left the last line half under a scroll bar).
+        text = self.label.text()
+        self.label.setText("\n".join(["Xg"] * self._lines))
+        self.setFixedHeight(self.label.sizeHint().height() + 2 * self.frameWidth())
+        self.label.setText(text)
 
     def text(self) -> str:
         return self.label.text()

@@ -268,6 +268,8 @@ def test_the_followed_projection_writes_what_was_computed(window, wait_settled, 
     assert lines[1] == f"q2 = x2·W_q + b_q = [{q[0]:.4f}, {q[1]:.4f}]"
     assert lines[2].startswith("k2 = x2·W_k + b_k = [")
     assert lines[4].startswith("q2[1] = x2·W_q[:,1] + b_q[1] = ")
+    steps.followed.label.adjustSize()
+    assert steps.followed.verticalScrollBar().maximum() == 0  # all five lines in sight
 
 
 def test_the_concat_stage_names_no_single_head(window, wait_settled, steps):
@@ -355,3 +357,19 @@ def test_a_laptop_window_shows_all_stage_names_and_gives_the_matrices_room(windo
     assert steps.extras.isVisible()
     assert steps.extras.height() <= steps.height() // 3
     assert steps.figure_view.height() > steps.extras.height()
+
+
+@pytest.mark.parametrize("stage", ["softmax", "mask"])
+def test_a_short_window_gives_the_matrices_room_first(window, wait_settled, steps, qtbot, stage):
+    """At 1080p and 200 % (960 × 540 logical pixels) the softmax bars ran into their slider
+    and text, and the stage's matrices were a line of labels: now the bars give way."""
+    load(window, wait_settled, "causal")
+    steps.set_stage(stage)
+    window.resize(960, 540)
+    qtbot.waitUntil(lambda: window.height() == 540 and not steps.extras.isVisible())
+    assert steps.figure_view.height() >= 200
+    window.resize(960, 760)  # room for both: the panel comes back, at its full height
+    qtbot.waitUntil(lambda: steps.extras.isVisible())
+    qtbot.wait(20)
+    assert steps.extras.height() >= steps.extras.currentWidget().minimumSizeHint().height()
+    assert steps.figure_view.height() >= 200
