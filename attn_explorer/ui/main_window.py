@@ -12,8 +12,9 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -236,7 +237,9 @@ class MainWindow(QMainWindow):
         window on every move), wide enough for their longest text at the current size, but
         never more than a quarter of the screen each: the window must fit a 1024-pixel
         projector, where the longest shapes (1024 tokens, 16 heads) lose their start."""
-        metrics = self.fontMetrics()
+        # The application's font, not the window's: at startup a remembered text size has
+        # not reached the window yet (it comes in a posted event), and the labels were cut.
+        metrics = QFontMetrics(QApplication.font())
         room = self.screen().availableGeometry().width() // 4
         gap = 3 * metrics.averageCharWidth()
         self.shape_text.setFixedWidth(
@@ -453,10 +456,14 @@ class MainWindow(QMainWindow):
             shown = bar.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, max(room, 0))
         bar.showMessage(shown, self.NOTICE_MS)
         bar.setToolTip(text if shown != text else "")
+        # The bar hides the summary under a message only until something re-lays it out (a
+        # new text size drew the summary over the notice); hidden here, shown when it goes.
+        self.status_text.hide()
 
     def _notice_changed(self, message: str) -> None:
-        if not message:  # the notice is gone: the shapes and the tooltip-free bar come back
-            self.statusBar().setToolTip("")
+        if not message:  # the notice is gone: the summary, the shapes and a bar with no
+            self.statusBar().setToolTip("")  # tooltip come back
+            self.status_text.show()
             self.shape_text.show()
 
     def _status(self, text: str, error: bool = False) -> None:

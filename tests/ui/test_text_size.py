@@ -2,7 +2,8 @@
 
 import pytest
 from PySide6.QtCore import QSettings
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QFontMetricsF, QGuiApplication
+from PySide6.QtWidgets import QApplication
 
 from attn_explorer.ui.figures import FigureSpec, build_figure
 from attn_explorer.ui.text_size import SETTING, STEPS, text_size
@@ -131,3 +132,26 @@ def test_a_title_too_wide_for_its_matrix_keeps_its_beginning(window, normal_size
     title = window.board.views["mask"].plot.title
     qtbot.waitUntil(lambda: title.item.boundingRect().width() > title.width() > 0)
     assert title.item.mapToParent(title.item.boundingRect().topLeft()).x() == 0
+
+
+def test_a_new_text_size_keeps_the_summary_under_its_notice(window, normal_size, qtbot):
+    """The second Ctrl++ drew the config summary over "Text size 130%"."""
+    for _ in range(2):
+        action(window, "Larger text").trigger()
+        qtbot.wait(50)  # the window re-lays out for the new size in posted events
+    assert window.statusBar().currentMessage() == "Text size 130%"
+    assert not window.status_text.isVisible()
+    window.statusBar().clearMessage()
+    assert window.status_text.isVisible() and window.shape_text.isVisible()
+
+
+def test_a_remembered_size_gives_the_status_labels_room_from_the_start(normal_size, qtbot):
+    """Measured with the window's font before the remembered size reached it, "X 6×3 →" and
+    "engine … ms" were cut off at 200 %."""
+    from attn_explorer.ui.main_window import MainWindow
+
+    QSettings().setValue(SETTING, 2.0)
+    window = MainWindow()  # restores the size, then builds the status bar
+    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    metrics = QFontMetricsF(QApplication.font())
+    assert window.time_text.width() >= metrics.horizontalAdvance("engine 9.9 ms · drawn in 99.9 ms")
