@@ -402,7 +402,9 @@ def test_a_session_named_on_the_command_line_is_the_one_saved_to(
     seen = {}
 
     def run(app):  # instead of the event loop: look at the window the command opened
-        window = next(w for w in app.topLevelWidgets() if isinstance(w, MainWindow))
+        (window,) = [
+            w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()
+        ]  # earlier tests' windows are closed, not yet deleted
         seen.update(
             title=window.windowTitle(),
             modified=window.isWindowModified(),
