@@ -43,6 +43,8 @@ class EmbeddingTable(QTableView):
 
     def __init__(self, model: EmbeddingTableModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # Token, then dimensions 1, 2, 3, as the matrices read, in every language.
+        self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
         self.setModel(model)
         self.table = model
         self.setEditTriggers(

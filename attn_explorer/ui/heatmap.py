@@ -30,7 +30,13 @@ from PySide6.QtGui import (
     QRawFont,
     QTransform,
 )
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QGraphicsView, QSizePolicy
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsRectItem,
+    QGraphicsView,
+    QGraphicsWidget,
+    QSizePolicy,
+)
 
 from ..engine import num
 from .i18n import tr as _tr
@@ -477,6 +483,8 @@ class ColorBar(pg.GraphicsWidget):
         span = hi - lo if hi != lo else 1.0
         line = self._line
         align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        align |= Qt.AlignmentFlag.AlignAbsolute  # beside the bar, also right to left
+        painter.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # "-0.15", not "0.15-"
         for value, text in self.ticks:
             y = bar.bottom() - (value - lo) / span * bar.height()
             painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y))
@@ -733,6 +741,19 @@ class TokenAxis(pg.AxisItem):
             p.restore()
 
 
+def left_to_right(item: QGraphicsItem) -> None:
+    """Lay `item` and every graphics widget in it out left to right, in every language: a
+    matrix's columns are 1, 2, 3, its row labels on its left, its colour bar on its right.
+
+    Set on each one: pyqtgraph builds a plot's axes before the plot has a parent, so they
+    took the application's right-to-left direction and kept it (row labels on the right).
+    """
+    if isinstance(item, QGraphicsWidget):
+        item.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
+    for child in item.childItems():
+        left_to_right(child)
+
+
 class MatrixPlot(pg.GraphicsLayout):
     """One matrix: title, token-labelled axes, colour bar, values, masked cells hatched."""
 
@@ -820,6 +841,7 @@ class MatrixPlot(pg.GraphicsLayout):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         if follow_text_size:
             text_size.changed.connect(self._text_size_changed)
+        left_to_right(self)
 
     def _set_fonts(self, factor: float) -> None:
         """Axis labels in the application's unscaled size times `factor`, set explicitly: an
@@ -1123,6 +1145,7 @@ class MatrixView(pg.GraphicsView):
 
     def __init__(self, parent: object = None, **plot_options: object) -> None:
         super().__init__(parent, background="w")
+        self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # its painter's: "-0.15"
         self.plot = MatrixPlot(**plot_options)
         self.setCentralItem(self.plot)
         self.setViewportUpdateMode(self.UPDATE_MODE)

@@ -139,6 +139,8 @@ class MatrixBoard(QWidget):
         if self._grid is None:
             self._grid = pg.GraphicsLayoutWidget()
             self._grid.setBackground("w")
+            self._grid.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # head 1 first
+            self._grid.ci.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
             self.pages.addWidget(self._grid)
         return self._grid
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 
 from ..engine import ARRAY_INFO, Step, Trace
@@ -76,6 +76,9 @@ class StageFigure(pg.GraphicsLayout):
         """`follow_text_size`: on screen, text follows the window's text size (View menu);
         an exported figure passes False and keeps its own."""
         super().__init__()
+        # Inputs → outputs, left to right in every language (right to left, the arrow
+        # pointed from the weights back to the scores).
+        self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
         self.setContentsMargins(6, 6, 6, 6)
         self._follow = follow_text_size
         self.title = ShrinkingLabel("", size=self._size(13))

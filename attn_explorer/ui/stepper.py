@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace, explain, num
 from ..engine.softmax_lab import entropy, softmax, sweep
-from .heatmap import CellHover, MatrixPlot
+from .heatmap import CellHover, MatrixPlot, left_to_right
 from .i18n import tr as _tr
 from .keys import keep_own_keys, send_undo_to_document
 from .stage_figure import StageFigure
@@ -133,6 +133,7 @@ class SoftmaxPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # scores → weights → sweep
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         plots = QHBoxLayout()
@@ -188,6 +189,7 @@ class SoftmaxPanel(QWidget):
         plot.setMinimumHeight(150)
         plot.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush="#2171b5")
         plot.addItem(plot.bars)
+        left_to_right(plot.getPlotItem())  # the value axis on the left, in every language
         return plot
 
     def show_row(self, trace: Trace, head: int, i: int) -> None:
@@ -245,6 +247,7 @@ class MaskMethodsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.view = pg.GraphicsLayoutWidget()
+        self.view.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
         self.view.setBackground("w")
         self.method1 = MatrixPlot(title_points=10)
         self.method2 = MatrixPlot(title_points=10)
@@ -337,6 +340,8 @@ class StepThrough(QWidget):
 
         self.figure = StageFigure()
         self.figure_view = pg.GraphicsView(background="w")
+        # Matrices and numbers read left to right in every language ("-0.15", not "0.15-").
+        self.figure_view.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
         self.figure_view.setCentralItem(self.figure)
         self.figure_view.setMinimumHeight(FIGURE_MIN_HEIGHT)
         # The followed query's header and up to four lines (q, k, v and a sum with biases).

@@ -10,6 +10,7 @@ from PySide6.QtGui import QFont, QFontMetricsF, QGuiApplication
 
 from attn_explorer.bridge import Failure
 from attn_explorer.engine import PRESETS, compute
+from attn_explorer.state import ExplorerState
 from attn_explorer.ui.main_window import MainWindow
 
 from .conftest import assert_shows, settled
@@ -599,3 +600,34 @@ def test_undo_brings_back_the_head_that_was_chosen(window, wait_settled, qtbot):
     window.board.head_box.activated.emit(1)  # choosing the head shown makes it the choice
     window.board.set_head(1)
     assert window.board.head == window.stepper.head == 1
+
+
+@pytest.fixture
+def right_to_left(qapp):
+    """The application laid out right to left, as an Arabic or Hebrew translation does."""
+    qapp.setLayoutDirection(Qt.LayoutDirection.RightToLeft)
+    yield
+    qapp.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
+
+
+def test_matrices_read_left_to_right_in_a_right_to_left_window(right_to_left, qtbot):
+    """Mirrored, the row labels sat right of their matrix, the colour bar's labels fell off
+    its right edge, the stage's arrow pointed from the weights back to the scores, and the
+    table's columns read 3, 2, 1."""
+    win = MainWindow(ExplorerState.from_config(PRESETS["mha"].config))
+    qtbot.addWidget(win, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    win.resize(1500, 940)
+    with qtbot.waitSignal(win.firstPicture, timeout=30_000):
+        win.show()
+    assert win.isRightToLeft()
+    for view in win.board.views.values():
+        plot = view.plot
+        left, box, bar = plot.plot.getAxis("left"), plot.view, plot.colorbar
+        assert left.sceneBoundingRect().right() <= box.sceneBoundingRect().left() + 1
+        assert box.sceneBoundingRect().right() <= bar.sceneBoundingRect().left() + 1
+    win.tabs.setCurrentWidget(win.stepper)
+    win.stepper.set_stage("softmax")
+    scores, weights = win.stepper.figure.plots
+    assert scores.sceneBoundingRect().right() < weights.sceneBoundingRect().left()
+    table = win.editor.query_table
+    assert table.columnViewportPosition(1) < table.columnViewportPosition(2)
