@@ -652,7 +652,12 @@ class CellImage(QGraphicsItem):
 
 class ShrinkingLabel(pg.LabelItem):
     """A label that does not force its text width on the layout: with many matrices side by
-    side a long title is cut, instead of pushing the last matrix off the figure."""
+    side a long title is cut, instead of pushing the last matrix off the figure. Cut at its
+    own edge: a stage's "Query weights W_q · head 1 3×1" ran into "Key weights W_k"."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)
 
     def updateMin(self) -> None:
         super().updateMin()

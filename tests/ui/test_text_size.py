@@ -155,3 +155,31 @@ def test_a_remembered_size_gives_the_status_labels_room_from_the_start(normal_si
     qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
     metrics = QFontMetricsF(QApplication.font())
     assert window.time_text.width() >= metrics.horizontalAdvance("engine 9.9 ms · drawn in 99.9 ms")
+
+
+def test_a_cut_title_stays_within_its_matrix(qapp):
+    """A stage's "Query weights W_q · head 1 3×1" ran on into "Key weights W_k" beside it."""
+    import numpy as np
+    import pyqtgraph as pg
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter
+
+    from attn_explorer.ui.heatmap import ShrinkingLabel
+
+    figure = pg.GraphicsLayout()
+    title = ShrinkingLabel("<b>Query weights W_q</b> · head 1 3×1", size="13pt", color="#000")
+    figure.addItem(title, row=0, col=0)
+    figure.addItem(pg.LabelItem(""), row=0, col=1)  # its neighbour, blank
+    scene = pg.GraphicsScene()
+    scene.addItem(figure)
+    figure.setGeometry(QRectF(0, 0, 160, 40))
+    edge = title.geometry().right()
+    assert edge < 160 < title.item.mapRectToScene(title.item.boundingRect()).right()
+    image = QImage(300, 40, QImage.Format.Format_RGB32)
+    image.fill(0xFFFFFFFF)
+    painter = QPainter(image)
+    scene.render(painter, QRectF(0, 0, 300, 40), QRectF(0, 0, 300, 40))
+    painter.end()
+    ink = (np.frombuffer(image.constBits(), np.uint8).reshape(40, 300, 4)[..., :3] < 160).any(2)
+    assert ink[:, : int(edge)].any()  # its beginning is written
+    assert not ink[:, int(edge) + 2 :].any()  # and nothing past its edge
