@@ -122,7 +122,12 @@ class StageFigure(pg.GraphicsLayout):
         self.key = key
         self.title.setText(stage_title(step, summary), size=self._size(13))
         self.formula.setText(step.formula_html, size=self._size(13))
-        self.reason.setText(step.reason, size=self._size(11), color="#a15c00")
+        reason = step.reason
+        if key == "concat" and trace.heads > MAX_CONCAT_HEADS:
+            reason = _tr(
+                "Z of heads 1–{0} drawn on their own; heads {1}–{2} are in Z_cat, not drawn apart."
+            ).format(MAX_CONCAT_HEADS, MAX_CONCAT_HEADS + 1, trace.heads)
+        self.reason.setText(reason, size=self._size(11), color="#a15c00")
         shared = SAME_QUANTITY.get(key, ())  # arrays every trace holds
         levels_head = None if key in ALL_HEADS_STAGES else head
         levels = joint_levels(trace, shared, levels_head) if shared else None
@@ -168,10 +173,13 @@ class StageFigure(pg.GraphicsLayout):
         else:
             for col, _ in enumerate(inputs):
                 self._add_plot(3, col)
+            # One output under many inputs (Z_cat under eight heads) spans their width; in
+            # one column of eight it was too narrow to read.
+            span = columns if len(outputs) == 1 else 1
             for col, _ in enumerate(outputs):
-                self._add_plot(4, col)
+                self._add_plot(4, col, span)
 
-    def _add_plot(self, row: int, col: int) -> None:
+    def _add_plot(self, row: int, col: int, colspan: int = 1) -> None:
         if len(self.plots) == len(self._pool):
             plot = MatrixPlot(title_points=10, follow_text_size=self._follow)
             plot.cellClicked.connect(lambda r, c, p=plot: self.cellClicked.emit(p, r, c))
@@ -179,5 +187,5 @@ class StageFigure(pg.GraphicsLayout):
             self._pool.append(plot)
         plot = self._pool[len(self.plots)]
         self.layout.setColumnStretchFactor(col, 1)
-        self.addItem(plot, row=row, col=col)
+        self.addItem(plot, row=row, col=col, colspan=colspan)
         self.plots.append(plot)

@@ -373,3 +373,19 @@ def test_a_short_window_gives_the_matrices_room_first(window, wait_settled, step
     qtbot.wait(20)
     assert steps.extras.height() >= steps.extras.currentWidget().minimumSizeHint().height()
     assert steps.figure_view.height() >= 200
+
+
+def test_sixteen_heads_concatenated_say_which_are_drawn_and_get_the_width(
+    window, wait_settled, steps
+):
+    """Z_cat sat in one eighth of the width (unreadable), and nothing said that heads 9–16
+    were left out of the row above it."""
+    load(window, wait_settled, "mha")
+    window.controls.d_out.spin.setValue(32)
+    window.controls.heads.spin.setValue(16)
+    wait_settled(window)
+    steps.set_stage("concat")
+    *heads, concat = steps.figure.plots
+    assert len(heads) == 8
+    assert "heads 9–16 are in Z_cat" in steps.figure.reason.text
+    assert concat.width() > 4 * heads[0].width()
