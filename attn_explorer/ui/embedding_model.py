@@ -129,7 +129,7 @@ class EmbeddingTableModel(QAbstractTableModel):
             message = _tr("{0} The previous value {1!r} is kept.").format(str(error), kept)
             self.inputRejected.emit(QModelIndex(index), message)
             return False
-        if new == old and type(new) is type(old) and str(new) == str(old):  # -0.0 is not 0.0
+        if repr(new) == repr(old):  # the same type and value; -0.0 is not 0.0
             return True
         label = _tr("token") if col == 0 else f"x{row + 1}[{col}]"
         record(

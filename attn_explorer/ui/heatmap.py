@@ -483,8 +483,6 @@ class ColorBar(pg.GraphicsWidget):
         span = hi - lo if hi != lo else 1.0
         line = self._line
         align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-        align |= Qt.AlignmentFlag.AlignAbsolute  # beside the bar, also right to left
-        painter.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # "-0.15", not "0.15-"
         for value, text in self.ticks:
             y = bar.bottom() - (value - lo) / span * bar.height()
             painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y))

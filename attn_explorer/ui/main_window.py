@@ -242,21 +242,20 @@ class MainWindow(QMainWindow):
         metrics = QFontMetrics(QApplication.font())
         room = self.screen().availableGeometry().width() // 4
         gap = 3 * metrics.averageCharWidth()
+
+        def width(longest: str, usual: str) -> int:
+            """Room for `longest`, capped at `room`, but always for `usual` and a gap."""
+            usual_width = metrics.horizontalAdvance(usual) + gap
+            return min(metrics.horizontalAdvance(longest), max(room, usual_width))
+
         self.shape_text.setFixedWidth(
-            min(
-                metrics.horizontalAdvance(
-                    "X 1024×64 → Q,K,V 16×1024×64 → A 16×1024×1024 → out 1024×1024"
-                ),
-                max(
-                    room, metrics.horizontalAdvance("X 6×3 → Q,K,V 2×6×2 → A 2×6×6 → out 6×2") + gap
-                ),
+            width(
+                "X 1024×64 → Q,K,V 16×1024×64 → A 16×1024×1024 → out 1024×1024",
+                "X 6×3 → Q,K,V 2×6×2 → A 2×6×6 → out 6×2",
             )
         )
         self.time_text.setFixedWidth(
-            min(
-                metrics.horizontalAdvance("engine 99999.9 ms · drawn in 9999.9 ms"),
-                max(room, metrics.horizontalAdvance("engine 9.9 ms · drawn in 99.9 ms") + gap),
-            )
+            width("engine 99999.9 ms · drawn in 9999.9 ms", "engine 9.9 ms · drawn in 99.9 ms")
         )
 
     def show_shortcuts(self) -> ShortcutsDialog:

@@ -27,7 +27,7 @@ from ..engine import ARRAY_INFO, Trace, explain
 from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, MatrixView
 from .i18n import tr as _tr
 from .paint_pass import OnePaintPass
-from .trace_plots import Shown, kind_of, shared_levels, show_array
+from .trace_plots import Shown, head_within, kind_of, shared_levels, show_array
 from .widgets import FormulaText, choice_box
 
 SCORE_VARIANTS = [
@@ -147,10 +147,7 @@ class MatrixBoard(QWidget):
     # ------------------------------------------------------------------ state from outside
     @property
     def shown_head(self) -> int:
-        """The head drawn: the chosen one (`head`) within the trace's heads. Head 4 chosen
-        shows as head 2 while there are two, and comes back when an undo restores four; a
-        session may name a head its configuration does not have."""
-        return self.head if self.trace is None else min(max(self.head, 0), self.trace.heads - 1)
+        return head_within(self.head, self.trace)
 
     def set_trace(self, trace: Trace) -> None:
         self.trace = trace

@@ -95,7 +95,6 @@ class ShortcutsDialog(QDialog):
             font = top.font(0)
             font.setBold(True)
             top.setFont(0, font)
-            top.setFirstColumnSpanned(False)
             for text, keys in rows:
                 top.addChild(QTreeWidgetItem([text, keys]))
             self.tree.addTopLevelItem(top)

@@ -33,7 +33,7 @@ from .i18n import tr as _tr
 from .keys import keep_own_keys, send_undo_to_document
 from .stage_figure import StageFigure
 from .text_size import text_size
-from .trace_plots import show_array
+from .trace_plots import head_within, show_array
 from .widgets import FormulaText, SliderSpin
 
 PLAY_MS = 2500
@@ -474,8 +474,7 @@ class StepThrough(QWidget):
 
     @property
     def shown_head(self) -> int:
-        """The head drawn: the chosen one within the trace's heads (as MatrixBoard's)."""
-        return self.head if self.trace is None else min(max(self.head, 0), self.trace.heads - 1)
+        return head_within(self.head, self.trace)
 
     def set_head(self, head: int) -> None:
         """Choose a head (one the trace has)."""

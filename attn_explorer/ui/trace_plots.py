@@ -80,6 +80,13 @@ def joint_levels(trace: Trace, names: tuple[str, ...], head: int | None) -> tupl
     return min(low for low, _ in scales), max(high for _, high in scales)
 
 
+def head_within(head: int, trace: Trace | None) -> int:
+    """The head drawn for a chosen `head`: within the trace's heads. Head 4 chosen shows as
+    head 2 while there are two, and comes back when an undo restores four; a session may
+    name a head its configuration does not have."""
+    return head if trace is None else min(max(head, 0), trace.heads - 1)
+
+
 def head_note(trace: Trace, head: int, per_head: bool = True) -> str:
     """ " · head 2" after a title, where there is more than one head to tell apart."""
     return _tr(" · head {0}").format(head + 1) if per_head and trace.heads > 1 else ""

@@ -597,8 +597,10 @@ def test_undo_brings_back_the_head_that_was_chosen(window, wait_settled, qtbot):
     assert window.doc.controls.num_heads == 4
     assert window.board.head_box.currentIndex() == 3 and window.stepper.shown_head == 3
     assert window.board.views["weights"].plot.shown.head == 3
-    window.board.head_box.activated.emit(1)  # choosing the head shown makes it the choice
-    window.board.set_head(1)
+    window.doc.undo_stack.redo()  # two heads again: head 2 shown, head 4 still the choice
+    wait_settled(window)
+    assert window.board.head == 3 and window.board.head_box.currentIndex() == 1
+    window.board.head_box.activated.emit(1)  # picking the head shown makes it the choice
     assert window.board.head == window.stepper.head == 1
 
 
@@ -625,6 +627,9 @@ def test_matrices_read_left_to_right_in_a_right_to_left_window(right_to_left, qt
         left, box, bar = plot.plot.getAxis("left"), plot.view, plot.colorbar
         assert left.sceneBoundingRect().right() <= box.sceneBoundingRect().left() + 1
         assert box.sceneBoundingRect().right() <= bar.sceneBoundingRect().left() + 1
+    # Their painters too: numbers written "-0.15", not "0.15-", right to left.
+    views = [*win.board.views.values(), win.stepper.figure_view]
+    assert all(view.viewport().isLeftToRight() for view in views)
     win.tabs.setCurrentWidget(win.stepper)
     win.stepper.set_stage("softmax")
     scores, weights = win.stepper.figure.plots
