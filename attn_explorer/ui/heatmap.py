@@ -877,7 +877,9 @@ class MatrixPlot(pg.GraphicsLayout):
         mode = (
             QGraphicsItem.CacheMode.DeviceCoordinateCache if on else QGraphicsItem.CacheMode.NoCache
         )
-        items = [self.title, self._hatch, *(self.plot.getAxis(side) for side in ("left", "top"))]
+        # The title's text is a child item, which its label's cache does not hold.
+        items = [self.title, self.title.item, self._hatch]
+        items += [self.plot.getAxis(side) for side in ("left", "top")]
         if self.colorbar is not None:
             items.append(self.colorbar)
         for item in items:

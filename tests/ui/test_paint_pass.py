@@ -161,3 +161,26 @@ def test_views_update_themselves_again_after_the_pass(window, qtbot):
     window.board.set_query(3)  # outlines another row, outside any pass
     qtbot.waitUntil(lambda: screen_image(view, window) != before, timeout=5_000)
     qtbot.waitUntil(lambda: on_screen_as_rendered(window), timeout=5_000)
+
+
+def test_what_a_move_leaves_alone_is_painted_from_caches_on_screen_not_in_figures(window):
+    """The title's text, axes and colour bar are pixmaps between moves (the title's text is
+    its label's child, which the label's own cache does not hold); a figure for SVG or PDF
+    draws them as vector text."""
+    from PySide6.QtWidgets import QGraphicsItem
+
+    from attn_explorer.ui.figures import FigureSpec, build_figure
+    from attn_explorer.ui.heatmap import MatrixPlot
+
+    cached = QGraphicsItem.CacheMode.DeviceCoordinateCache
+
+    def parts(plot):
+        return [plot.title.item, plot.colorbar, plot.plot.getAxis("left"), plot.plot.getAxis("top")]
+
+    for view in window.board.views.values():
+        assert [part.cacheMode() for part in parts(view.plot)] == [cached] * 4
+    figure = build_figure(window.trace, FigureSpec("matrices", head=0))
+    plots = [item for item in figure.items if isinstance(item, MatrixPlot)]
+    assert plots
+    for plot in plots:
+        assert cached not in [part.cacheMode() for part in parts(plot)]
