@@ -8,6 +8,7 @@ undo step, so dragging a slider is undone in one Ctrl+Z.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -30,6 +31,7 @@ class Document(QObject):
 
     changed = Signal()
     controlsChanged = Signal()  # controls changed by undo/redo/load: widgets must re-sync
+    queryFollowed = Signal(int)  # the followed query's row moved with its token (or back)
 
     def __init__(self, state: ExplorerState, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -41,6 +43,7 @@ class Document(QObject):
         self.view = state.view
         self.queries.restore(state.queries)
         self.kv.restore(state.kv or state.queries)
+        self.queries.follow_rows = self._follow_query
         self.queries.sequenceChanged.connect(self.changed)
         self.kv.sequenceChanged.connect(self.changed)
         self.undo_stack.setClean()
@@ -157,6 +160,32 @@ class Document(QObject):
     def set_view(self, **changes: object) -> None:
         """Remember where the learner looks (not an edit: no undo step, no recompute)."""
         self.view = replace(self.view, **changes)
+
+    def _follow_query(self, moved: Callable[[int], int]) -> _QueryFollow | None:
+        """Keep following the same token when rows are inserted, removed or moved above it;
+        undone with the rows' change."""
+        old = self.view.query
+        new = max(moved(old), 0)
+        return _QueryFollow(self, old, new) if new != old else None
+
+    def _set_query(self, row: int) -> None:
+        self.view = replace(self.view, query=row)
+        self.queryFollowed.emit(row)
+
+
+class _QueryFollow:
+    """The followed query's row, moved with its token by an edit of the queries' rows."""
+
+    nbytes = 64
+
+    def __init__(self, doc: Document, old: int, new: int) -> None:
+        self.doc, self.old, self.new = doc, old, new
+
+    def apply(self) -> None:
+        self.doc._set_query(self.new)
+
+    def revert(self) -> None:
+        self.doc._set_query(self.old)
 
 
 class _ControlsEdit:

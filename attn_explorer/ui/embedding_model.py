@@ -10,7 +10,7 @@ one cell (`_CellEdit`): moving a token in a 4096-row table keeps two rows for un
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 from PySide6.QtCore import (
@@ -47,6 +47,9 @@ class EmbeddingTableModel(QAbstractTableModel):
         self._tokens: list[str] = []
         self._values = np.zeros((0, 0))
         self._sequence: TokenSequence | None = TokenSequence((), ())
+        # Given where each row goes in an edit that inserts, removes or moves rows, the edit
+        # that keeps a row its owner follows on its token (the document's followed query).
+        self.follow_rows: Callable[[Callable[[int], int]], Edit | None] | None = None
 
     # ------------------------------------------------------------------ reading
     @property
@@ -200,7 +203,8 @@ class EmbeddingTableModel(QAbstractTableModel):
         if count <= 0:
             return
         fresh = _Rows(tuple(self._new_names(count)), _random_values(rng, (count, self.d_in)))
-        record(self.undo_stack, _tr("Add token"), [_Splice(self, row, self._rows(row, row), fresh)])
+        splice = _Splice(self, row, self._rows(row, row), fresh)
+        self._record_rows(_tr("Add token"), [splice], lambda r: r + count if r >= row else r)
 
     def _new_names(self, count: int) -> list[str]:
         taken, names, k = set(self._tokens), [], len(self._tokens) + 1
@@ -225,7 +229,8 @@ class EmbeddingTableModel(QAbstractTableModel):
         # Last run first, so that the earlier runs' row numbers still hold when applied.
         edits = [_Splice(self, a, self._rows(a, b), empty) for a, b in reversed(runs)]
         text = _tr("Remove token") if len(drop) == 1 else _tr("Remove tokens")
-        record(self.undo_stack, text, edits)
+        # A row keeps its token; a removed row goes to the token that took its place.
+        self._record_rows(text, edits, lambda r: r - sum(1 for d in drop if d < r))
 
     def move_token(self, row: int, delta: int) -> int:
         """Move one token up (delta -1) or down (+1); returns its new row."""
@@ -235,8 +240,17 @@ class EmbeddingTableModel(QAbstractTableModel):
         top = min(row, target)
         pair = self._rows(top, top + 2)
         swapped = _Rows(pair.tokens[::-1], pair.values[::-1].copy())
-        record(self.undo_stack, _tr("Move token"), [_Splice(self, top, pair, swapped)])
+        moved = {row: target, target: row}
+        splice = _Splice(self, top, pair, swapped)
+        self._record_rows(_tr("Move token"), [splice], lambda r: moved.get(r, r))
         return target
+
+    def _record_rows(self, text: str, edits: list[Edit], moved: Callable[[int], int]) -> None:
+        """Record an edit that moves rows (`moved`: a row's number after it), in one step
+        with what follows a row (applied first, reverted last: the table's change, on either
+        side, already sees where the followed row is)."""
+        follow = self.follow_rows(moved) if self.follow_rows is not None else None
+        record(self.undo_stack, text, [follow, *edits])
 
     def randomize(self, rng: np.random.Generator | None = None) -> None:
         rng = rng or np.random.default_rng()

@@ -127,6 +127,7 @@ class MainWindow(QMainWindow):
         self.doc.changed.connect(self._edited)
         self.bridge.computed.connect(self._result_arrived)
         self.bridge.failed.connect(self._show_failure)
+        self.doc.queryFollowed.connect(self._query_followed)
         self.board.querySelected.connect(self._query_chosen)
         self.stepper.querySelected.connect(self._query_chosen)
         self.board.head_box.currentIndexChanged.connect(self.stepper.set_head)
@@ -493,6 +494,11 @@ class MainWindow(QMainWindow):
     def _query_chosen(self, row: int) -> None:
         self.doc.set_view(query=row)
         self._show_query(row)
+
+    def _query_followed(self, row: int) -> None:
+        rows = self.doc.queries.rowCount()
+        if rows:
+            self._show_query(min(row, rows - 1))
 
     def _show_query(self, row: int) -> None:
         self.board.set_query(row)

@@ -326,6 +326,52 @@ def test_removing_the_followed_token_follows_the_last_one_until_undone(
     assert window.board.views["weights"].plot._row_box.rect().top() == 5
 
 
+def _followed_token(window) -> str:
+    return window.doc.queries.tokens[window.board.query]
+
+
+@pytest.mark.parametrize(
+    ("edit", "row"),
+    [
+        (lambda q: q.insert_tokens(0, 2), 5),  # two new tokens above it
+        (lambda q: q.remove_tokens([0]), 2),  # a token above it removed
+        (lambda q: q.move_token(3, 1), 4),  # moved down by one
+        (lambda q: q.move_token(2, 1), 2),  # the token above it moved down past it
+        (lambda q: q.insert_tokens(5, 1), 3),  # a token below it: nothing moves
+    ],
+)
+def test_the_followed_query_stays_on_its_token_when_rows_move(window, wait_settled, edit, row):
+    """The followed query was a row number: inserting a token above it followed another
+    token, and the step-through silently explained a different word."""
+    window.board.views["weights"].plot.cellClicked.emit(3, 0)
+    token = _followed_token(window)
+    edit(window.doc.queries)
+    wait_settled(window)
+    assert window.board.query == window.stepper.query == window.doc.view.query == row
+    assert _followed_token(window) == token
+    assert window.current_figure()[0].query == row
+    assert window.editor.query_table.current_row() == row
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert window.board.query == window.stepper.query == window.doc.view.query == 3
+    window.doc.undo_stack.redo()
+    wait_settled(window)
+    assert window.board.query == window.stepper.query == row
+    assert _followed_token(window) == token
+
+
+def test_removing_the_followed_token_follows_the_one_that_took_its_place(window, wait_settled):
+    window.board.views["weights"].plot.cellClicked.emit(2, 0)
+    after = window.doc.queries.tokens[3]
+    window.doc.queries.remove_tokens([1, 2])
+    wait_settled(window)
+    assert window.board.query == window.stepper.query == 1
+    assert _followed_token(window) == after
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert window.board.query == window.stepper.query == 2
+
+
 def test_a_seed_move_touches_no_control_tooltip_or_status_style(window, wait_settled):
     """Every move re-checks which controls are enabled and sets the status line; setting an
     unchanged tooltip or style sheet still costs each widget an event (a re-polish for the
