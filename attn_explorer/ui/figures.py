@@ -157,7 +157,7 @@ def _all_heads(
         show_array(plot, trace, name, h, levels=levels, title=_tr("<b>head {0}</b>").format(h + 1))
         plots.append(plot)
     bar = ColorBar(CMAPS[kind], follow_text_size=False)
-    bar.set_levels(*levels, CATEGORY_LABELS.get(kind))
+    bar.set_levels(*levels, CATEGORY_LABELS.get(kind), any(plot.over for plot in plots))
     figure.addItem(bar, 1, columns, rows, 1)
     return plots
 

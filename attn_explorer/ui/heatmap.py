@@ -405,6 +405,7 @@ class ColorBar(pg.GraphicsWidget):
         super().__init__()
         self.ticks: list[tuple[float, str]] = []
         self.levels = (0.0, 1.0)
+        self.over = False
         self._labels: Sequence[str] | None = None
         self._gradient: tuple[QRectF, QBrush] | None = None
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
@@ -422,7 +423,7 @@ class ColorBar(pg.GraphicsWidget):
     def _text_size_changed(self) -> None:
         self._set_font(text_size.factor)
         self.setMinimumWidth(0)  # set_levels grows it to the labels' new width
-        self.set_levels(*self.levels, self._labels)
+        self.set_levels(*self.levels, self._labels, self.over)
 
     def set_colormap(self, cmap: pg.ColorMap) -> None:
         lut = cmap.getLookupTable(nPts=self.BANDS, alpha=False)
@@ -430,14 +431,32 @@ class ColorBar(pg.GraphicsWidget):
         self._gradient = None
         self.update()
 
-    def set_levels(self, lo: float, hi: float, labels: Sequence[str] | None = None) -> None:
-        """The range and its ticks: five evenly spaced values, or `labels` at lo and hi."""
+    def set_levels(
+        self, lo: float, hi: float, labels: Sequence[str] | None = None, over: bool = False
+    ) -> None:
+        """The range and its ticks: five evenly spaced values, or `labels` at lo and hi.
+
+        `over`: some values lie above `hi` (weights scaled to a percentile) and share its
+        colour; the top label says "≥" so that the darkest cells are not read as equal to it.
+        """
         self.levels = (lo, hi)
         self._labels = labels
+        self.over = over
         if labels is not None:
             self.ticks = [(lo, _tr(labels[0])), (hi, _tr(labels[1]))]
         else:
             self.ticks = [(float(v), f"{v:.3g}") for v in np.linspace(lo, hi, 5)]
+            if over:
+                self.ticks[-1] = (hi, "≥" + self.ticks[-1][1])
+        self.setToolTip(
+            _tr(
+                "The colour scale ends at {0:.3g}, rounded up from the 99.5th percentile of "
+                "the weights: the few larger ones share its top colour. Hover over a cell "
+                "for its value."
+            ).format(hi)
+            if over and labels is None
+            else ""
+        )
         metrics = QFontMetricsF(self.font)
         widest = max(metrics.horizontalAdvance(text) for _, text in self.ticks)
         width = self.BAR_PX + 8 + widest + 4
@@ -826,7 +845,8 @@ class MatrixPlot(pg.GraphicsLayout):
         self.kind = ""  # no colour map yet
         self.levels: tuple[float, float] = (0.0, 1.0)  # the colour scale of the cells shown
         self._lut = np.zeros(256, np.uint32)
-        self._levels: tuple[float, float] | None = None
+        self._levels: tuple[float, float, bool] | None = None
+        self.over = False  # values beyond the colour scale's top (see ColorBar.set_levels)
         self.name = ""
         self._row_labels: tuple[str, ...] = ()
         self._col_labels: tuple[str, ...] = ()
@@ -961,9 +981,11 @@ class MatrixPlot(pg.GraphicsLayout):
             argb[nan] = 0  # premultiplied transparent
         self.image.set_cells(argb, QRectF(0, 0, matrix.shape[1], matrix.shape[0]))
         self.levels = (lo, hi)
-        if self.colorbar is not None and (lo, hi) != self._levels:
-            self.colorbar.set_levels(lo, hi, CATEGORY_LABELS.get(kind))
-        self._levels = (lo, hi)
+        # Weights are scaled to a percentile: the largest may lie beyond the bar's end.
+        self.over = kind == "weights" and bool(np.fmax.reduce(display, axis=None) > hi)
+        if self.colorbar is not None and (lo, hi, self.over) != self._levels:
+            self.colorbar.set_levels(lo, hi, CATEGORY_LABELS.get(kind), self.over)
+        self._levels = (lo, hi, self.over)
         n_rows, n_cols = matrix.shape
         frame = QRectF(0, 0, n_cols, n_rows)
         if frame != self._hatch.rect():

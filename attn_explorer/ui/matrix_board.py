@@ -258,7 +258,8 @@ class MatrixBoard(QWidget):
             show_array(
                 plot, trace, name, h, levels=levels, title=_tr("<b>Head {0}</b>").format(h + 1)
             )
-        self.grid_bar.set_levels(*levels, CATEGORY_LABELS.get(kind))
+        over = any(plot.over for plot in self.grid_plots)
+        self.grid_bar.set_levels(*levels, CATEGORY_LABELS.get(kind), over)
 
     def _query_plots(self) -> list[MatrixPlot]:
         plots = [v.plot for v in self.views.values()]

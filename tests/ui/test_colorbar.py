@@ -24,3 +24,31 @@ def test_ticks_follow_the_levels(qapp):
     assert [text for _, text in bar.ticks] == ["-0.25", "-0.125", "0", "0.125", "0.25"]
     bar.set_levels(0.0, 1.0, ("0 visible", "1 hidden"))
     assert bar.ticks == [(0.0, "0 visible"), (1.0, "1 hidden")]
+
+
+def test_a_bar_that_values_pass_says_so_at_its_top(qapp):
+    bar = ColorBar(CMAPS["weights"])
+    bar.set_levels(0.0, 0.2, over=True)
+    assert [text for _, text in bar.ticks] == ["0", "0.05", "0.1", "0.15", "≥0.2"]
+    assert "99.5th percentile" in bar.toolTip()
+    bar.set_levels(0.0, 0.2)
+    assert bar.ticks[-1][1] == "0.2" and bar.toolTip() == ""
+
+
+def test_weights_beyond_their_percentile_scale_mark_the_bar_and_only_then(qapp):
+    """A causal first row of weight 1.0 among 64 tokens: the scale ends far below it, and the
+    bar's top read as if nothing were darker."""
+    import numpy as np
+
+    from attn_explorer.ui.heatmap import MatrixPlot
+
+    rng = np.random.default_rng(0)
+    weights = rng.dirichlet(np.ones(64), size=64)  # (64, 64), rows sum to 1
+    weights[0] = 0.0
+    weights[0, 0] = 1.0
+    plot = MatrixPlot()
+    plot.set_matrix(weights, kind="weights")
+    assert plot.levels[1] < 1.0
+    assert plot.colorbar.ticks[-1][1] == f"≥{plot.levels[1]:.3g}"
+    plot.set_matrix(weights[:6, :6] / weights[:6, :6].sum(1, keepdims=True), kind="weights")
+    assert not plot.colorbar.ticks[-1][1].startswith("≥")  # scaled to its largest

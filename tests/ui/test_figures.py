@@ -149,3 +149,21 @@ def test_long_sequences_are_pooled_for_the_screen_not_for_the_data():
     assert means[1, 1] == pytest.approx(values[3:6, 3:6].mean(), rel=1e-6)
     small = values[:512, :512]
     assert display_grid(small, "weights") is small
+
+
+def test_the_all_heads_colour_bar_marks_weights_beyond_its_scale(qapp):
+    """64 causal tokens: the first rows' weights (1.0, 0.5, ...) lie beyond the 99.5th
+    percentile that ends the shared scale."""
+    from dataclasses import replace as with_fields
+
+    from attn_explorer.state import default_state, random_sequence
+    from attn_explorer.ui.heatmap import ColorBar
+
+    configure_pyqtgraph()
+    tokens = random_sequence(64, 8, seed=3)
+    state = with_fields(default_state(), queries=tokens, kv=tokens)
+    trace = compute(state.with_controls(num_heads=2, d_out=8, causal=True).config())
+    figure = build_figure(trace, FigureSpec("array", "weights", head=None))
+    bar = next(item for item in figure.items if isinstance(item, ColorBar))
+    assert bar.levels[1] < float(trace.weights.max()) == 1.0
+    assert bar.ticks[-1][1] == f"≥{bar.levels[1]:.3g}"
