@@ -7,6 +7,7 @@ from PySide6.QtCore import QT_TR_NOOP, QItemSelection, QItemSelectionModel, QMod
 from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QGridLayout,
     QHeaderView,
     QSizePolicy,
@@ -23,6 +24,7 @@ from ..textinput import join_block
 from .document import Document
 from .embedding_model import EmbeddingTableModel
 from .i18n import tr as _tr
+from .keys import commit_typed_edits
 from .shortcuts_dialog import keys_text
 from .text_size import text_size
 from .widgets import ErrorLabel
@@ -225,7 +227,7 @@ class EmbeddingEditor(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             keys = QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
             action.setToolTip(_tr("{0} ({1} in the table)").format(tip, keys))
-        action.triggered.connect(slot)
+        action.triggered.connect(lambda _checked=False, run=slot: self._run(run))
         button = QToolButton()
         button.setDefaultAction(action)
         button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -233,6 +235,18 @@ class EmbeddingEditor(QWidget):
         self.buttons.addWidget(button, count // 4, count % 4)
         self.addAction(action)
         self.actions[key] = action
+
+    def _run(self, slot) -> None:
+        """Take in a value typed into a cell first, then act, and keep the keyboard in the
+        table: the action rebuilds the table, which closed the cell's editor unsaved (Alt+↑
+        after typing 0.99 moved the token and dropped the 0.99) and left no widget focused."""
+        table = self.table()
+        focus = QApplication.focusWidget()
+        in_table = focus is not None and (focus is table or table.isAncestorOf(focus))
+        commit_typed_edits(self.window())
+        slot()
+        if in_table:
+            table.setFocus()
 
     def _add_actions(self) -> None:
         self._action(

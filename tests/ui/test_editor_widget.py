@@ -2,6 +2,7 @@
 
 from dataclasses import replace
 
+import pytest
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QLineEdit
@@ -109,6 +110,34 @@ def test_insert_and_remove_a_token_with_the_keyboard(window, qtbot):
     table.selectRow(2)
     qtbot.keyClick(table, Qt.Key.Key_Delete, Qt.KeyboardModifier.ControlModifier)
     assert window.doc.queries.tokens == ("Your", "journey", "starts", "with", "one", "step")
+
+
+@pytest.mark.parametrize(
+    ("keys", "row"),
+    [
+        ((Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier), 2),  # the token moves up
+        ((Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier), 3),  # a token is inserted below
+    ],
+)
+def test_a_table_shortcut_takes_in_the_value_being_typed_and_keeps_the_keyboard(
+    window, qtbot, keys, row
+):
+    """Alt+↑ while typing 0.99 into a cell moved the token and dropped the 0.99 (the table's
+    rebuild closed the editor unsaved), and no widget had the keyboard after it."""
+    table = window.editor.query_table
+    table.setFocus()
+    table.setCurrentIndex(table.table.index(3, 1))
+    qtbot.keyClick(table, Qt.Key.Key_0)  # typing opens the cell's editor
+    assert table.state() == QAbstractItemView.State.EditingState
+    qtbot.keyClicks(QApplication.focusWidget(), ".99")
+    qtbot.keyClick(QApplication.focusWidget(), *keys)
+    token = "with"
+    assert table.table.tokens.index(token) == row
+    assert table.table.values[row, 0] == 0.99
+    assert QApplication.focusWidget() is table
+    window.doc.undo_stack.undo()  # the action, then the typed value: two steps
+    window.doc.undo_stack.undo()
+    assert table.table.values[3, 0] == 0.22
 
 
 def test_delete_clears_the_selected_values_in_one_undo_step(window, wait_settled, qtbot):
