@@ -10,7 +10,6 @@ from __future__ import annotations
 from PySide6.QtCore import QT_TR_NOOP, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -24,7 +23,7 @@ from ..engine import PRESETS, Problem
 from ..state import CONTROL_DECIMALS, CONTROL_RANGES
 from .document import Document
 from .i18n import tr as _tr
-from .widgets import ErrorLabel, SliderSpin, choice_box, shrinkable
+from .widgets import CommandBox, ErrorLabel, SliderSpin, choice_box, shrinkable
 
 PROJECTIONS = [
     ("none", QT_TR_NOOP("none: Q = K = V = X")),
@@ -51,7 +50,7 @@ class ControlsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
 
-        self.preset = QComboBox()
+        self.preset = CommandBox()
         self.preset.addItem(_tr("Load a tutorial example…"), None)
         for name, preset in PRESETS.items():
             self.preset.addItem(preset.title, name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QKeyEvent, QWheelEvent
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -34,6 +34,37 @@ def choice_box(items: list[tuple[str, str]], shrink_to: int | None = None) -> QC
     if shrink_to is not None:
         shrinkable(box, shrink_to)
     return box
+
+
+class CommandBox(QComboBox):
+    """A combo box whose items are commands (load an example), not a value to set.
+
+    A plain combo box runs an item on ↑/↓, on a letter and on a wheel tick over it, focused
+    or not: a learner scrolling the controls or pressing ↓ to look replaced the whole session.
+    Here those keys open the list, where ↑/↓ only move and Enter or a click runs the item; the
+    wheel scrolls whatever holds the box.
+    """
+
+    _OPENERS = frozenset(
+        {Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown}
+        | {Qt.Key.Key_Home, Qt.Key.Key_End}
+    )
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # a wheel tick does not focus it
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        mods = Qt.KeyboardModifier
+        plain = not event.modifiers() & ~(mods.KeypadModifier | mods.ShiftModifier)
+        text = event.text()
+        if plain and (event.key() in self._OPENERS or (text and text.isprintable())):
+            self.showPopup()
+            return
+        super().keyPressEvent(event)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        event.ignore()
 
 
 def shrinkable(box: QComboBox, chars: int) -> None:

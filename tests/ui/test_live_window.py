@@ -128,6 +128,43 @@ def test_preset_menu_loads_an_example(window, wait_settled):
     assert window.trace.config.num_heads == 1
 
 
+def test_the_example_box_loads_only_what_is_chosen_in_its_list(window, wait_settled, qtbot):
+    """↓ on the closed box, a letter, or a wheel tick over it (while scrolling the controls)
+    each replaced the whole session with the first example."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    combo = window.controls.preset
+    before = window.doc.state()
+    wheel = QWheelEvent(
+        QPointF(combo.rect().center()),
+        QPointF(combo.mapToGlobal(combo.rect().center())),
+        QPoint(0, 0),
+        QPoint(0, -120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(combo, wheel)
+    assert window.doc.state() == before and window.doc.undo_stack.count() == 0
+    combo.setFocus()
+    for key, shift in ((Qt.Key.Key_Down, False), (Qt.Key.Key_S, False), (Qt.Key.Key_C, True)):
+        modifier = Qt.KeyboardModifier.ShiftModifier if shift else Qt.KeyboardModifier.NoModifier
+        qtbot.keyClick(combo, key, modifier)
+        assert combo.view().isVisible()  # the list opens; nothing is loaded
+        assert window.doc.state() == before and window.doc.undo_stack.count() == 0
+        combo.hidePopup()
+    combo.showPopup()
+    list_view = combo.view()
+    list_view.setCurrentIndex(combo.model().index(combo.findData("mha"), 0))
+    qtbot.keyClick(list_view, Qt.Key.Key_Return)
+    wait_settled(window)
+    assert window.controls.heads.value() == 2
+    assert window.doc.undo_stack.undoText() == f"Load example “{PRESETS['mha'].title}”"
+
+
 def test_rapid_moves_coalesce_and_end_on_the_last_config(window, wait_settled, qtbot):
     before = window.bridge.computations
     for seed in range(1000, 1200):
