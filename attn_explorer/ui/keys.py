@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QAbstractSlider,
     QAbstractSpinBox,
     QApplication,
+    QComboBox,
     QLineEdit,
     QWidget,
 )
@@ -45,8 +46,9 @@ class _UndoToDocument(QObject):
 
 
 class _OwnKeys(QObject):
-    """On buttons and sliders: Space presses a focused button, arrows move a focused slider,
-    before any shortcut of the window can take them."""
+    """On buttons, sliders and combo boxes: Space presses a focused button or opens a focused
+    box's list, arrows move a focused slider or a box's choice, before any shortcut of the
+    window can take them."""
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() != QEvent.Type.ShortcutOverride or not isinstance(event, QKeyEvent):
@@ -54,9 +56,16 @@ class _OwnKeys(QObject):
         if event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
             return False
         key = event.key()
-        keeps = (isinstance(watched, QAbstractButton) and key == Qt.Key.Key_Space) or (
-            isinstance(watched, QAbstractSlider)
-            and key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down)
+        keeps = (
+            (isinstance(watched, QAbstractButton) and key == Qt.Key.Key_Space)
+            or (
+                isinstance(watched, QAbstractSlider)
+                and key in (Qt.Key.Key_Left, Qt.Key.Key_Right, Qt.Key.Key_Up, Qt.Key.Key_Down)
+            )
+            or (
+                isinstance(watched, QComboBox)
+                and key in (Qt.Key.Key_Space, Qt.Key.Key_Up, Qt.Key.Key_Down)
+            )
         )
         if keeps:
             event.accept()  # delivered as a key press to the widget, not to a shortcut
@@ -76,8 +85,10 @@ def send_undo_to_document(root: QWidget) -> None:
 
 
 def keep_own_keys(root: QWidget) -> None:
-    """Buttons and sliders under `root` keep Space and the arrows when they have focus."""
-    for widget in root.findChildren(QAbstractButton) + root.findChildren(QAbstractSlider):
+    """Buttons, sliders and combo boxes under `root` keep Space and the arrows when they have
+    focus (the step-through's Space started Play from its head box)."""
+    widgets = root.findChildren(QAbstractButton) + root.findChildren(QAbstractSlider)
+    for widget in widgets + root.findChildren(QComboBox):
         widget.installEventFilter(_own_keys)
 
 

@@ -152,6 +152,22 @@ def test_a_focused_button_or_slider_keeps_space_and_the_arrows(window, steps, qt
     assert steps.stage == "dropout"
 
 
+def test_a_focused_head_box_keeps_space_and_the_arrows(window, wait_settled, steps, qtbot):
+    """Space on the step-through's head box started Play instead of opening its list."""
+    window.load_preset("wrapper")
+    wait_settled(window)
+    window.activateWindow()
+    steps.set_stage("softmax")
+    steps.head_box.setFocus()
+    qtbot.waitUntil(steps.head_box.hasFocus)
+    qtbot.keyClick(steps.head_box, Qt.Key.Key_Down)
+    assert steps.head_box.currentIndex() == 1 and steps.stage == "softmax"
+    qtbot.keyClick(steps.head_box, Qt.Key.Key_Space)
+    assert not steps.play_button.isChecked()
+    assert steps.head_box.view().isVisible()
+    steps.head_box.hidePopup()
+
+
 def highlighted_rows(steps) -> set[int | None]:
     rows = set()
     for plot in steps.figure.plots:
