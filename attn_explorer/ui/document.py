@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QT_TR_NOOP, QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from ..engine import AttentionConfig
@@ -24,6 +24,39 @@ from .undo import record
 MERGE_SECONDS = 1.0
 # Deep enough for any lesson; the history is also bounded in bytes (see undo.py).
 UNDO_LIMIT = 1000
+
+
+# What the Edit menu's "Undo …" calls each control: the words on the controls, not field names.
+CONTROL_NAMES = {
+    "projection": QT_TR_NOOP("projection"),
+    "d_out": QT_TR_NOOP("d_out"),
+    "num_heads": QT_TR_NOOP("heads"),
+    "head_layout": QT_TR_NOOP("head layout"),
+    "out_proj": QT_TR_NOOP("output projection"),
+    "qkv_bias": QT_TR_NOOP("q/k/v bias"),
+    "causal": QT_TR_NOOP("causal mask"),
+    "mask_method": QT_TR_NOOP("mask method"),
+    "padding": QT_TR_NOOP("padding"),
+    "valid_len": QT_TR_NOOP("valid length"),
+    "scale": QT_TR_NOOP("division by √d_k"),
+    "temperature": QT_TR_NOOP("temperature"),
+    "dropout": QT_TR_NOOP("dropout p"),
+    "training": QT_TR_NOOP("training mode"),
+    "seed": QT_TR_NOOP("seed"),
+    "cross": QT_TR_NOOP("cross-attention"),
+}
+
+
+def undo_text(name: str | None, new: Controls) -> str:
+    """The undo step's name: "Change heads", "Turn on causal mask", or "Change settings"
+    for several controls at once."""
+    if name is None:
+        return _tr("Change settings")
+    label = _tr(CONTROL_NAMES[name])
+    value = getattr(new, name)
+    if isinstance(value, bool):
+        return (_tr("Turn on {0}") if value else _tr("Turn off {0}")).format(label)
+    return _tr("Change {0}").format(label)
 
 
 class Document(QObject):
@@ -76,9 +109,8 @@ class Document(QObject):
             self._record_controls(new, name)
 
     def _record_controls(self, new: Controls, name: str | None) -> None:
-        label = name.replace("_", " ") if name else _tr("settings")
         edit = _ControlsEdit(self, self._controls, new, name)
-        record(self.undo_stack, _tr("Change {0}").format(label), [edit])
+        record(self.undo_stack, undo_text(name, new), [edit])
 
     def _merge_into_top(self, new: Controls, name: str) -> bool:
         """Fold a quick repeat of the same control into the newest command.

@@ -98,3 +98,25 @@ def test_history_is_bounded(doc, monkeypatch):
         doc.set_control("seed", seed + 1)
     assert doc.undo_stack.count() == UNDO_LIMIT
     assert doc.controls.seed == UNDO_LIMIT + 50
+
+
+def test_undo_steps_are_named_by_the_words_on_the_controls(doc):
+    """The Edit menu read "Undo Change num heads", "Change out proj", "Change cross": field
+    names, half English in a translated window."""
+    from attn_explorer.state import Controls
+    from attn_explorer.ui.document import CONTROL_NAMES
+
+    assert set(CONTROL_NAMES) == set(Controls.names())
+    doc.set_control("num_heads", 2)
+    assert doc.undo_stack.undoText() == "Change heads"
+    doc.set_control("causal", True)
+    assert doc.undo_stack.undoText() == "Turn on causal mask"
+    doc.set_control("out_proj", True)
+    assert doc.undo_stack.undoText() == "Turn on output projection"
+    on = not doc.controls.scale
+    doc.set_control("scale", on)
+    assert doc.undo_stack.undoText() == f"Turn {'on' if on else 'off'} division by √d_k"
+    doc.load_state(ExplorerState.from_config(preset("mha").config), "Load example")
+    doc.undo_stack.undo()
+    doc._record_controls(doc.controls, None)
+    assert doc.undo_stack.undoText() == "Change settings"
