@@ -56,7 +56,7 @@ class FileActions(QObject):
         self._add(_tr("Save &As…"), QKeySequence("Ctrl+Shift+S"), self.save_as)
         self.menu.addSeparator()
         self._add(_tr("Export &Figure…"), QKeySequence("Ctrl+E"), self.export_figure)
-        self._add(_tr("Export All &Stages…"), QKeySequence("Ctrl+Shift+E"), self.export_stages)
+        self._add(_tr("Export All S&tages…"), QKeySequence("Ctrl+Shift+E"), self.export_stages)
         self._add(_tr("Export &Data…"), None, self.export_data)
         self._add(_tr("Export &PyTorch Script…"), None, self.export_script)
         self.menu.addSeparator()

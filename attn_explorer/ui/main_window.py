@@ -190,7 +190,7 @@ class MainWindow(QMainWindow):
         view.addSeparator()
         for label, keys, change in (
             (_tr("&Larger text"), ("Ctrl++", "Ctrl+="), text_size.larger),
-            (_tr("S&maller text"), ("Ctrl+-",), text_size.smaller),
+            (_tr("Smalle&r text"), ("Ctrl+-",), text_size.smaller),
             (_tr("&Normal text size"), ("Ctrl+0",), text_size.reset),
         ):
             action = QAction(label, self)

@@ -46,3 +46,23 @@ def test_f1_opens_one_list_beside_the_window(window, qtbot):
     assert tree.columnWidth(0) >= tree.sizeHintForColumn(0)
     assert tree.viewport().width() >= tree.columnWidth(0) + tree.sizeHintForColumn(1)
     dialog.close()
+
+
+def test_no_two_entries_of_a_menu_share_an_alt_letter(window):
+    """File had "&Save" and "Export All &Stages…", View "&Matrices" and "S&maller text": with
+    two entries on one letter, Alt+F then S only moved between them and saved nothing."""
+    import re
+
+    def shared_letters(actions) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for action in actions:
+            match = re.search(r"&([^&])", action.text().replace("&&", ""))
+            if match:
+                found.setdefault(match.group(1).lower(), []).append(action.text())
+        return {letter: texts for letter, texts in found.items() if len(texts) > 1}
+
+    menus = [action.menu() for action in window.menuBar().actions()]
+    menus += [a.menu() for menu in menus for a in menu.actions() if a.menu() is not None]
+    assert shared_letters(window.menuBar().actions()) == {}
+    for menu in menus:
+        assert shared_letters(menu.actions()) == {}, menu.title()
