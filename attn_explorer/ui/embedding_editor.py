@@ -115,6 +115,21 @@ class EmbeddingTable(QTableView):
         QToolTip.showText(self.viewport().mapToGlobal(rect.bottomLeft()), text, self)
         self.message.emit(text)
 
+    def focusNextPrevChild(self, next: bool) -> bool:
+        """Tab walks the cells, and from the last cell (Shift+Tab: the first) on to the next
+        widget. Qt's table wraps around, so Tab never left it: the toolbar, the tabs and the
+        matrices could not be reached by keyboard."""
+        index = self.currentIndex()
+        rows, cols = self.table.rowCount(), self.table.columnCount()
+        at_end = (
+            not index.isValid()
+            or (next and (index.row(), index.column()) == (rows - 1, cols - 1))
+            or (not next and (index.row(), index.column()) == (0, 0))
+        )
+        if at_end and self.state() != QAbstractItemView.State.EditingState:
+            return QWidget.focusNextPrevChild(self, next)
+        return super().focusNextPrevChild(next)
+
     def current_row(self) -> int:
         index = self.currentIndex()
         return index.row() if index.isValid() else self.table.rowCount() - 1

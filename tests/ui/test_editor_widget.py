@@ -265,3 +265,21 @@ def test_closing_during_a_computation_stops_the_thread(qtbot):
     win.close()
     assert not win.bridge.is_running()
     assert not settled(win)
+
+
+def test_tab_leaves_the_table_after_its_last_cell_and_shift_tab_before_its_first(window, qtbot):
+    """Qt's table wraps Tab around: after 200 Tabs the keyboard was still in the table."""
+    table = window.editor.query_table
+    window.activateWindow()
+    table.setFocus()
+    rows, cols = table.table.rowCount(), table.table.columnCount()
+    table.setCurrentIndex(table.table.index(rows - 1, cols - 2))
+    qtbot.keyClick(table, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is table
+    assert (table.currentIndex().row(), table.currentIndex().column()) == (rows - 1, cols - 1)
+    qtbot.keyClick(table, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is not table
+    table.setFocus()
+    table.setCurrentIndex(table.table.index(0, 0))
+    qtbot.keyClick(table, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
+    assert QApplication.focusWidget() is not table
