@@ -73,8 +73,10 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "dropout",
-            "Causal + dropout 0.5 (seed 123)",
-            "Tutorial 000 §3.5.2: dropout on the attention weights, kept cells × 2.",
+            "CausalAttention + dropout 0.5 (seed 123)",
+            "Tutorial 000 §3.5.2–3.5.3: dropout 0.5 on the attention weights, kept cells × 2, "
+            "drawn as the CausalAttention class draws it, after its weights. (§3.5.2's printed "
+            "matrix reseeds with 123 just before dropout, on the seed-789 weights: not this one.)",
             replace(_journey, seed=123, causal=True, dropout=0.5),
         ),
         Preset(
