@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pyqtgraph as pg
@@ -23,6 +24,7 @@ from PySide6.QtGui import (
     QFontMetricsF,
     QGlyphRun,
     QImage,
+    QKeyEvent,
     QLinearGradient,
     QPaintEngine,
     QPainter,
@@ -448,7 +450,7 @@ class ColorBar(pg.GraphicsWidget):
             self.ticks = [(float(v), f"{v:.3g}") for v in np.linspace(lo, hi, 5)]
             if over:
                 self.ticks[-1] = (hi, "≥" + self.ticks[-1][1])
-        self.setToolTip(
+        tip = (
             _tr(
                 "The colour scale ends at {0:.3g}, rounded up from the 99.5th percentile of "
                 "the weights: the few larger ones share its top colour. Hover over a cell "
@@ -457,6 +459,8 @@ class ColorBar(pg.GraphicsWidget):
             if over and labels is None
             else ""
         )
+        if tip != self.toolTip():  # an unchanged tooltip still costs an event per move
+            self.setToolTip(tip)
         metrics = QFontMetricsF(self.font)
         widest = max(metrics.horizontalAdvance(text) for _, text in self.ticks)
         width = self.BAR_PX + 8 + widest + 4
@@ -1178,3 +1182,56 @@ class MatrixView(pg.GraphicsView):
         self.setViewportUpdateMode(self.UPDATE_MODE)
         self.setMinimumSize(140, 120)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.key_cell: tuple[int, int] | None = None  # the keyboard's cell, while focused
+
+    # The keyboard does what the mouse does: arrows move over the cells as hovering does
+    # (outline, explanation), Enter or Space clicks (follows the cell's query). Without it a
+    # keyboard user could not follow a query nor read how a cell was computed.
+    _MOVES: ClassVar[dict[Qt.Key, tuple[int, int]]] = {
+        Qt.Key.Key_Up: (-1, 0),
+        Qt.Key.Key_Down: (1, 0),
+        Qt.Key.Key_Left: (0, -1),
+        Qt.Key.Key_Right: (0, 1),
+    }
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        plot, key = self.plot, event.key()
+        plain = not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if plot.matrix is None or not plain:
+            super().keyPressEvent(event)
+            return
+        rows, cols = plot.matrix.shape
+        if key in self._MOVES:
+            if self.key_cell is None:  # the first press shows where the cursor starts
+                followed = plot._highlight
+                row = followed if followed is not None and 0 <= followed < rows else 0
+                self.key_cell = (row, 0)
+            else:
+                step_row, step_col = self._MOVES[key]
+                row, col = self.key_cell
+                self.key_cell = (
+                    min(max(row + step_row, 0), rows - 1),
+                    min(max(col + step_col, 0), cols - 1),
+                )
+            row, col = self.key_cell
+            centre = plot.view.mapViewToScene(QPointF(col + 0.5, row + 0.5))
+            plot._hover(self.key_cell, QPointF(self.mapToGlobal(self.mapFromScene(centre))))
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and self.key_cell:
+            plot.cellClicked.emit(*self.key_cell)
+        else:
+            super().keyPressEvent(event)
+
+    @staticmethod
+    def key_rows() -> list[tuple[str, str]]:
+        """What keyPressEvent answers to, for Help > Keyboard Shortcuts."""
+        return [
+            (_tr("Move over the cells: outline one and explain it"), "↑ ↓ ← →"),
+            (_tr("Follow the query of that cell's row"), _tr("Enter, Space")),
+        ]
+
+    def focusOutEvent(self, event: object) -> None:
+        if self.key_cell is not None:
+            self.key_cell = None
+            self.plot._hover(None, None)
+        super().focusOutEvent(event)

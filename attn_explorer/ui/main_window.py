@@ -34,6 +34,7 @@ from .document import Document
 from .embedding_editor import EmbeddingEditor
 from .figures import FigureSpec
 from .file_actions import FileActions
+from .heatmap import MatrixView
 from .i18n import tr as _tr
 from .keys import keep_own_keys, send_undo_to_document
 from .matrix_board import MatrixBoard
@@ -271,6 +272,7 @@ class MainWindow(QMainWindow):
                 )
             )
             sections.append((_tr("Embedding table (while it has focus)"), self.editor.key_rows()))
+            sections.append((_tr("A matrix (while it has focus)"), MatrixView.key_rows()))
             self._shortcuts = ShortcutsDialog(sections, self)
         self._shortcuts.show()
         self._shortcuts.raise_()

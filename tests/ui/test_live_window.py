@@ -285,6 +285,32 @@ def test_hover_explains_and_click_follows_a_query(window):
     assert window.editor.query_table.currentIndex().row() == 3
 
 
+def test_the_keyboard_moves_over_cells_explains_them_and_follows_a_query(window, qtbot):
+    """Hover and click were the only ways to read how a cell was computed or to follow a
+    query: a keyboard user could do neither."""
+    from PySide6.QtWidgets import QApplication
+
+    view = window.board.views["weights"]
+    window.activateWindow()
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus)
+    qtbot.keyClick(view, Qt.Key.Key_Down)  # shows the cursor on the followed query's row
+    assert view.key_cell == (1, 0)
+    qtbot.keyClick(view, Qt.Key.Key_Down)
+    qtbot.keyClick(view, Qt.Key.Key_Right)
+    assert view.key_cell == (2, 1)
+    assert view.plot._hover_box.isVisible() and view.plot._hover_box.rect().top() == 2
+    assert window.board.explanation.text() == window.board.explain_cell(view.plot, 2, 1)
+    for _ in range(9):
+        qtbot.keyClick(view, Qt.Key.Key_Down)
+    assert view.key_cell == (5, 1)  # stops at the last row
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    assert window.doc.view.query == window.board.query == window.stepper.query == 5
+    window.editor.query_table.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not view)
+    assert view.key_cell is None and not view.plot._hover_box.isVisible()
+
+
 def test_every_token_is_labelled_at_tutorial_size(window):
     rows, cols = window.board.views["weights"].plot.tick_labels
     assert rows == cols == ["Your", "journey", "starts", "with", "one", "step"]

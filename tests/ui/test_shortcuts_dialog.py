@@ -30,6 +30,8 @@ def test_the_list_says_where_each_key_works(window, qtbot):
     assert (TABLE, "Insert a token after the current one", "Ctrl+I") in rows
     assert (TABLE, "Set the selected values to 0", "Del, Backspace") in rows
     assert (TABLE, "Paste a block at the current cell", "Ctrl+V") in rows
+    matrix = "A matrix (while it has focus)"
+    assert (matrix, "Follow the query of that cell's row", "Enter, Space") in rows
     # Ctrl+I works only in the table: under Edit it would promise it everywhere.
     assert not [r for r in rows if r[0] == "Edit" and r[2] == "Ctrl+I"]
 
