@@ -75,9 +75,14 @@ def _size(text: str | None) -> tuple[int, int] | None:
 
 
 def _choose_format(args: argparse.Namespace, out: Path) -> str:
-    if args.format:
-        return args.format
     suffix = out.suffix.lower().lstrip(".")
+    if args.format:
+        # "--format svg -o looks.png" wrote SVG text into a .png: a file must be what it says.
+        if suffix in FORMATS and suffix != args.format:
+            raise ExportError(
+                f"--format {args.format} does not match the name {out.name!r}: change one"
+            )
+        return args.format
     if suffix in FORMATS:
         return suffix
     if args.all_steps:
@@ -186,10 +191,10 @@ def _export_data(trace: object, fmt: str, out: Path) -> int:
     if fmt == "py":
         out.write_text(code_export.pytorch_script(trace.config), encoding="utf-8")
         written = [out]
-    elif fmt == "csv":
-        written = data_export.write_csv(trace, out)
-    elif fmt == "npy":
-        written = data_export.write_npy(trace, out)
+    elif fmt in ("csv", "npy"):  # a folder: -o causal.csv writes the folder causal
+        folder = out.with_suffix("") if out.suffix.lower() == f".{fmt}" else out
+        writer = data_export.write_csv if fmt == "csv" else data_export.write_npy
+        written = writer(trace, folder)
     elif fmt == "npz":
         written = [data_export.write_npz(trace, out)]
     else:

@@ -197,3 +197,21 @@ def test_cross_attention_without_a_second_sequence_uses_the_queries_as_the_windo
     assert done.returncode == 0, done.stderr
     config = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))["config"]
     assert config["kv_tokens"] == config["tokens"]
+
+
+def test_a_folder_format_named_like_a_file_writes_the_folder_and_formats_must_match(tmp_path):
+    """-o causal.csv made a folder named causal.csv; --format svg -o looks.png wrote SVG text
+    into a .png."""
+    done = run("--preset", "causal", "-o", tmp_path / "causal.csv")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "causal" / "weights_head1.csv").is_file()
+    assert not (tmp_path / "causal.csv").exists()
+    done = run("--preset", "v1", "--format", "svg", "-o", tmp_path / "looks.png")
+    assert done.returncode == 1
+    assert "--format svg does not match the name 'looks.png'" in done.stderr
+    assert not (tmp_path / "looks.png").exists()
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "scores.csv").write_text("student,grade\n")
+    done = run("--preset", "v1", "--format", "csv", "-o", tmp_path / "course")
+    assert done.returncode == 1 and "already holds other files (scores.csv)" in done.stderr
+    assert (tmp_path / "course" / "scores.csv").read_text() == "student,grade\n"

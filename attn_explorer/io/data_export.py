@@ -11,6 +11,7 @@ JSON, which has no infinity, writes null and says so in the file.
 from __future__ import annotations
 
 import csv
+import json
 import re
 from dataclasses import fields
 from pathlib import Path
@@ -47,7 +48,7 @@ def write_csv(trace: Trace, directory: str | Path) -> list[Path]:
     Returns the files written, in computation order, config.json last.
     """
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    _claim_folder(directory)
     written = []
     for name in trace.names:
         info = ARRAY_INFO[name]
@@ -60,6 +61,33 @@ def write_csv(trace: Trace, directory: str | Path) -> list[Path]:
     written.append(_write_text(directory / "config.json", _config_json(trace.config)))
     _remove_earlier(directory, ".csv", written)
     return written
+
+
+def _claim_folder(directory: Path) -> None:
+    """Make the folder an export writes into, refusing one that holds anything but an earlier
+    export: a teacher's own scores.csv or config.json there was replaced or deleted unasked.
+    An earlier export is known by its config.json, which this module reads back."""
+    if directory.is_dir():
+        entries = sorted(path.name for path in directory.iterdir())
+        if entries and not _holds_export(directory):
+            listed = ", ".join(entries[:3]) + (
+                f" and {len(entries) - 3} more" if len(entries) > 3 else ""
+            )
+            raise FileExistsError(
+                f"The folder {directory} already holds other files ({listed}), which the "
+                "export would replace: choose a new or empty folder, or one an earlier export "
+                "wrote."
+            )
+    directory.mkdir(parents=True, exist_ok=True)
+
+
+def _holds_export(directory: Path) -> bool:
+    try:
+        data = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+        config_from_dict(data)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return False
+    return True
 
 
 def _remove_earlier(directory: Path, suffix: str, written: list[Path]) -> None:
@@ -94,7 +122,7 @@ def write_npz(trace: Trace, path: str | Path) -> Path:
 def write_npy(trace: Trace, directory: str | Path) -> list[Path]:
     """One `<name>.npy` per array plus tokens.json and config.json, for `np.load` one by one."""
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    _claim_folder(directory)
     written = []
     for name in trace.names:
         path = directory / f"{name}.npy"

@@ -324,8 +324,12 @@ class FileActions(QObject):
         )
         if not chosen:
             return
-        fmt = next(k for k, f in DATA_FILTERS.items() if _tr(f) == chosen_filter)
         path = Path(chosen)
+        # The typed name's extension decides, as for figures: "lesson.json" under the NPZ
+        # filter was written as a zip archive named .json.
+        fmt = path.suffix.lower().lstrip(".")
+        if fmt not in DATA_FILTERS:
+            fmt = next(k for k, f in DATA_FILTERS.items() if _tr(f) == chosen_filter)
         self.export_data_to(path.with_suffix("") if fmt in ("csv", "npy") else path, fmt)
 
     def export_data_to(self, path: Path, fmt: str) -> bool:

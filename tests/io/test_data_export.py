@@ -252,9 +252,33 @@ def test_config_dict_spells_out_every_field():
 def test_a_second_export_into_a_folder_leaves_one_computation_there(writer, tmp_path):
     """Two heads with dropout, then one head without: the first export's head-2 and dropout
     files stayed beside the second one's config.json."""
-    (tmp_path / "notes.txt").write_text("mine")
     writer(compute(replace(preset("mha").config, dropout=0.5)), tmp_path)
+    (tmp_path / "notes.txt").write_text("mine")  # the learner's own, beside the export
     second = writer(compute(preset("v1").config), tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         [p.name for p in second] + ["notes.txt"]
     )
+
+
+@pytest.mark.parametrize("writer", [write_csv, write_npy])
+def test_a_folder_of_other_files_is_refused_and_left_as_it_was(writer, tmp_path):
+    """Exporting into a teacher's folder deleted their scores.csv (named like an array) and
+    overwrote their config.json, unasked."""
+    course = tmp_path / "course"
+    course.mkdir()
+    own = {"scores.csv": "student,grade\n", "config.json": '{"my": 1}\n', "x.npy": "mine"}
+    for name, text in own.items():
+        (course / name).write_text(text)
+    with pytest.raises(FileExistsError, match="already holds other files"):
+        writer(compute(preset("causal").config), course)
+    assert {p.name: p.read_text() for p in course.iterdir()} == own
+
+
+@pytest.mark.parametrize("writer", [write_csv, write_npy])
+def test_an_earlier_export_or_an_empty_folder_is_written_into(writer, tmp_path):
+    folder = tmp_path / "lesson"
+    folder.mkdir()
+    first = writer(compute(preset("dropout").config), folder)  # empty: fine
+    second = writer(compute(preset("causal").config), folder)  # no dropout arrays
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in second)
+    assert len(first) > len(second)

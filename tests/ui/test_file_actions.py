@@ -228,6 +228,27 @@ def test_export_data_and_script(window, wait_settled, tmp_path, dialogs):
     assert f"{expected[1, 0]:.6f}" in done.stdout
 
 
+def test_exported_data_is_what_its_name_says_and_spares_other_files(
+    window, tmp_path, dialogs, monkeypatch
+):
+    """ "lesson.json" typed under the NPZ filter was written as a zip archive; "data.csv" into
+    an existing folder data/ deleted the teacher's data/scores.csv."""
+    npz_filter = file_actions._tr(file_actions.DATA_FILTERS["npz"])
+    chosen = {"path": str(tmp_path / "lesson.json")}
+    monkeypatch.setattr(
+        file_actions.QFileDialog, "getSaveFileName", lambda *a: (chosen["path"], npz_filter)
+    )
+    window.files.export_data()
+    assert json.loads((tmp_path / "lesson.json").read_text(encoding="utf-8"))["config"]
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "scores.csv").write_text("student,grade\n")
+    chosen["path"] = str(tmp_path / "data.csv")
+    window.files.export_data()
+    assert (tmp_path / "data" / "scores.csv").read_text() == "student,grade\n"
+    assert [p.name for p in (tmp_path / "data").iterdir()] == ["scores.csv"]
+    assert "already holds other files (scores.csv)" in dialogs["critical"][-1][1]
+
+
 def test_data_and_script_are_not_written_for_settings_that_cannot_be_computed(
     window, wait_settled, tmp_path, dialogs, qtbot
 ):
