@@ -1202,6 +1202,8 @@ class MatrixView(pg.GraphicsView):
             super().keyPressEvent(event)
             return
         rows, cols = plot.matrix.shape
+        if self.key_cell is not None:  # the matrix may have shrunk since (an undo, d_out)
+            self.key_cell = (min(self.key_cell[0], rows - 1), min(self.key_cell[1], cols - 1))
         if key in self._MOVES:
             if self.key_cell is None:  # the first press shows where the cursor starts
                 followed = plot._highlight

@@ -306,6 +306,10 @@ def test_the_keyboard_moves_over_cells_explains_them_and_follows_a_query(window,
     assert view.key_cell == (5, 1)  # stops at the last row
     qtbot.keyClick(view, Qt.Key.Key_Return)
     assert window.doc.view.query == window.board.query == window.stepper.query == 5
+    window.doc.queries.remove_tokens([4, 5])  # the outlined row is gone: an IndexError
+    qtbot.waitUntil(lambda: view.plot.matrix.shape[0] == 4)
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    assert view.key_cell == (3, 1) and window.board.query == 3
     window.editor.query_table.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is not view)
     assert view.key_cell is None and not view.plot._hover_box.isVisible()
