@@ -165,10 +165,11 @@ def gui_main(argv: list[str]) -> int:
     if args.session:
         from pathlib import Path
 
+        once = bool(args.screenshot or args.report_startup)  # closes itself: must not ask
         window.files.adopt(
             Path(args.session),
-            changed=args.tokens is not None or bool(args.set),
-            remember=not (args.screenshot or args.report_startup),
+            changed=not once and (args.tokens is not None or bool(args.set)),
+            remember=not once,
         )
     if args.all_heads:
         window.board.show_all_heads(True)

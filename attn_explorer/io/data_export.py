@@ -23,7 +23,10 @@ from ..engine import ARRAY_INFO, AttentionConfig, Trace
 from .session import json_text
 
 CONFIG_FIELDS = tuple(f.name for f in fields(AttentionConfig))
-JSON_NOTES = "null stands for -inf (a masked score)"
+JSON_NOTES = (
+    "null stands for -inf (a masked score) or, in weights_renormalize only, NaN (mask "
+    "method 1 dividing 0 by 0 where every kept weight underflowed)"
+)
 
 
 def config_to_dict(config: AttentionConfig) -> dict[str, Any]:
@@ -136,7 +139,7 @@ def write_npy(trace: Trace, directory: str | Path) -> list[Path]:
 
 
 def write_json(trace: Trace, path: str | Path) -> Path:
-    """Everything in one strict JSON file (−∞ as null, as JSON has no infinity)."""
+    """Everything in one strict JSON file (−∞ and NaN as null: JSON has neither)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     arrays = {}
@@ -185,7 +188,8 @@ def _json_data(array: np.ndarray) -> Any:
     if array.dtype == bool:
         return array.tolist()
     # float(str(float32)): the shortest decimal that reads back as the same float32.
-    flat = [None if np.isneginf(v) else float(str(v)) for v in array.astype(np.float32).ravel()]
+    # JSON has neither -inf nor NaN (method 1's 0/0 in the window's comparison arrays).
+    flat = [float(str(v)) if np.isfinite(v) else None for v in array.astype(np.float32).ravel()]
     return np.array(flat, dtype=object).reshape(array.shape).tolist()
 
 

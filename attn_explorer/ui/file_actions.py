@@ -344,7 +344,7 @@ class FileActions(QObject):
         }
         try:
             writers[fmt](trace, Path(path))
-        except OSError as error:
+        except (OSError, ValueError) as error:
             self._error(_tr("Cannot export data"), str(error))
             return False
         self.window.notify(_tr("Exported every array to {0}").format(path))

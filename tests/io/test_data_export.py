@@ -180,7 +180,7 @@ def test_json_is_strict_and_complete(trace, tmp_path):
     path = write_json(trace, tmp_path / "trace.json")
     doc = json.loads(path.read_text("utf-8"), parse_constant=refuse_constant)
     assert list(doc) == ["config", "q_tokens", "k_tokens", "arrays", "notes"]
-    assert doc["notes"] == "null stands for -inf (a masked score)"
+    assert doc["notes"].startswith("null stands for -inf (a masked score)")
     assert config_from_dict(doc["config"]) == trace.config
     assert doc["q_tokens"] == list(trace.q_tokens)
     assert doc["k_tokens"] == list(trace.k_tokens)
@@ -282,3 +282,25 @@ def test_an_earlier_export_or_an_empty_folder_is_written_into(writer, tmp_path):
     second = writer(compute(preset("causal").config), folder)  # no dropout arrays
     assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in second)
     assert len(first) > len(second)
+
+
+def test_json_writes_method_1s_nan_as_null_instead_of_failing(tmp_path):
+    """Where method 1 breaks down (every kept weight underflows: 0/0), the window's trace
+    holds NaN, and Export Data as JSON raised "Out of range float values are not JSON
+    compliant" with nothing written."""
+    config = AttentionConfig(
+        tokens=("a", "b", "c"),
+        embeddings=((1.0, 0.0), (1000.0, 0.0), (2.0, 0.0)),
+        projection="none",
+        causal=True,
+        temperature=0.01,
+    )
+    trace = compute(config, compare_mask_methods=True)
+    broken = np.isnan(trace["weights_renormalize"])
+    assert broken.any()
+    doc = json.loads(
+        write_json(trace, tmp_path / "t.json").read_text("utf-8"), parse_constant=refuse_constant
+    )
+    data = np.array(doc["arrays"]["weights_renormalize"]["data"], dtype=object)
+    assert all(v is None for v in data[broken])
+    assert "NaN" in doc["notes"]

@@ -116,3 +116,31 @@ def test_out_of_range_arguments_are_refused_not_clamped_by_the_controls(tmp_path
         assert done.returncode == 2, (args, done.stderr)
         assert words in done.stderr, (args, done.stderr)
         assert "Traceback" not in done.stderr
+
+
+def test_a_screenshot_of_a_session_changed_by_set_exits_without_asking(tmp_path):
+    """--set on a session counts as unsaved, and closing the screenshot window asked about it
+    in a message box nobody could answer: the run never ended."""
+    from attn_explorer.io.session import save_session
+    from attn_explorer.state import default_state
+
+    session = tmp_path / "s.json"
+    save_session(session, default_state())
+    out = tmp_path / "s.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "main.py"),
+            str(session),
+            "--set=seed=5",
+            f"--screenshot={out}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.exists()
