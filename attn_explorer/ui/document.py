@@ -193,12 +193,14 @@ class Document(QObject):
         """Remember where the learner looks (not an edit: no undo step, no recompute)."""
         self.view = replace(self.view, **changes)
 
-    def _follow_query(self, moved: Callable[[int], int]) -> _QueryFollow | None:
+    def _follow_query(
+        self, moved: Callable[[int], int], back: Callable[[int], int]
+    ) -> _QueryFollow | None:
         """Keep following the same token when rows are inserted, removed or moved above it;
         undone with the rows' change."""
         old = self.view.query
         new = max(moved(old), 0)
-        return _QueryFollow(self, old, new) if new != old else None
+        return _QueryFollow(self, old, new, moved, back) if new != old else None
 
     def _set_query(self, row: int) -> None:
         self.view = replace(self.view, query=row)
@@ -206,18 +208,32 @@ class Document(QObject):
 
 
 class _QueryFollow:
-    """The followed query's row, moved with its token by an edit of the queries' rows."""
+    """The followed query's row, moved with its token by an edit of the queries' rows.
+
+    Undo brings back the row followed before the edit only if the learner has not chosen
+    another since (choosing is not an undo step); a later choice is carried over the undo,
+    as the table's rows are.
+    """
 
     nbytes = 64
 
-    def __init__(self, doc: Document, old: int, new: int) -> None:
-        self.doc, self.old, self.new = doc, old, new
+    def __init__(
+        self,
+        doc: Document,
+        old: int,
+        new: int,
+        moved: Callable[[int], int],
+        back: Callable[[int], int],
+    ) -> None:
+        self.doc, self.old, self.new, self.moved, self.back = doc, old, new, moved, back
 
     def apply(self) -> None:
-        self.doc._set_query(self.new)
+        now = self.doc.view.query
+        self.doc._set_query(self.new if now == self.old else max(self.moved(now), 0))
 
     def revert(self) -> None:
-        self.doc._set_query(self.old)
+        now = self.doc.view.query
+        self.doc._set_query(self.old if now == self.new else max(self.back(now), 0))
 
 
 class _ControlsEdit:

@@ -32,6 +32,7 @@ from .undo import Edit, record
 MAX_ROWS = MAX_TOKENS
 
 AnyIndex = QModelIndex | QPersistentModelIndex
+RowMap = Callable[[int], int]  # a row's number on one side of an edit, from the other side's
 
 
 class EmbeddingTableModel(QAbstractTableModel):
@@ -49,7 +50,8 @@ class EmbeddingTableModel(QAbstractTableModel):
         self._sequence: TokenSequence | None = TokenSequence((), ())
         # Given where each row goes in an edit that inserts, removes or moves rows, the edit
         # that keeps a row its owner follows on its token (the document's followed query).
-        self.follow_rows: Callable[[Callable[[int], int]], Edit | None] | None = None
+        # (The edit gets where each row goes, and where each comes from when undone.)
+        self.follow_rows: Callable[[RowMap, RowMap], Edit | None] | None = None
 
     # ------------------------------------------------------------------ reading
     @property
@@ -204,7 +206,12 @@ class EmbeddingTableModel(QAbstractTableModel):
             return
         fresh = _Rows(tuple(self._new_names(count)), _random_values(rng, (count, self.d_in)))
         splice = _Splice(self, row, self._rows(row, row), fresh)
-        self._record_rows(_tr("Add token"), [splice], lambda r: r + count if r >= row else r)
+        self._record_rows(
+            _tr("Add token"),
+            [splice],
+            lambda r: r + count if r >= row else r,
+            lambda r: r if r < row else max(r - count, row),  # a new one: the one after it
+        )
 
     def _new_names(self, count: int) -> list[str]:
         taken, names, k = set(self._tokens), [], len(self._tokens) + 1
@@ -230,7 +237,14 @@ class EmbeddingTableModel(QAbstractTableModel):
         edits = [_Splice(self, a, self._rows(a, b), empty) for a, b in reversed(runs)]
         text = _tr("Remove token") if len(drop) == 1 else _tr("Remove tokens")
         # A row keeps its token; a removed row goes to the token that took its place.
-        self._record_rows(text, edits, lambda r: r - sum(1 for d in drop if d < r))
+        dropped = set(drop)
+        kept = [r for r in range(len(self._tokens)) if r not in dropped]
+        self._record_rows(
+            text,
+            edits,
+            lambda r: r - sum(1 for d in drop if d < r),
+            lambda r: kept[min(r, len(kept) - 1)],
+        )
 
     def move_token(self, row: int, delta: int) -> int:
         """Move one token up (delta -1) or down (+1); returns its new row."""
@@ -242,14 +256,15 @@ class EmbeddingTableModel(QAbstractTableModel):
         swapped = _Rows(pair.tokens[::-1], pair.values[::-1].copy())
         moved = {row: target, target: row}
         splice = _Splice(self, top, pair, swapped)
-        self._record_rows(_tr("Move token"), [splice], lambda r: moved.get(r, r))
+        swap = lambda r: moved.get(r, r)  # noqa: E731 (its own inverse)
+        self._record_rows(_tr("Move token"), [splice], swap, swap)
         return target
 
-    def _record_rows(self, text: str, edits: list[Edit], moved: Callable[[int], int]) -> None:
-        """Record an edit that moves rows (`moved`: a row's number after it), in one step
-        with what follows a row (applied first, reverted last: the table's change, on either
-        side, already sees where the followed row is)."""
-        follow = self.follow_rows(moved) if self.follow_rows is not None else None
+    def _record_rows(self, text: str, edits: list[Edit], moved: RowMap, back: RowMap) -> None:
+        """Record an edit that moves rows (`moved`: a row's number after it; `back`: before
+        it, for the undo), in one step with what follows a row (applied first, reverted last:
+        the table's change, on either side, already sees where the followed row is)."""
+        follow = self.follow_rows(moved, back) if self.follow_rows is not None else None
         record(self.undo_stack, text, [follow, *edits])
 
     def randomize(self, rng: np.random.Generator | None = None) -> None:

@@ -427,6 +427,22 @@ def test_the_followed_query_stays_on_its_token_when_rows_move(window, wait_settl
     assert _followed_token(window) == token
 
 
+def test_undoing_a_row_edit_keeps_a_query_chosen_since(window, wait_settled):
+    """Undo of an inserted token brought back the query followed before it, dropping the
+    one the learner had clicked since."""
+    window.doc.queries.insert_tokens(0, 1)
+    wait_settled(window)
+    window.board.views["weights"].plot.cellClicked.emit(4, 0)  # "with"
+    assert _followed_token(window) == "with"
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert window.board.query == window.stepper.query == window.doc.view.query == 3
+    assert _followed_token(window) == "with"
+    window.doc.undo_stack.redo()
+    wait_settled(window)
+    assert _followed_token(window) == "with"
+
+
 def test_removing_the_followed_token_follows_the_one_that_took_its_place(window, wait_settled):
     window.board.views["weights"].plot.cellClicked.emit(2, 0)
     after = window.doc.queries.tokens[3]
