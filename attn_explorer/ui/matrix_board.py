@@ -167,9 +167,12 @@ class MatrixBoard(QWidget):
 
     def set_head(self, head: int) -> None:
         """Choose a head (one the trace has)."""
-        if 0 <= head < self.head_box.count():
-            self.head = head  # also when the box already shows it for a chosen one it lacks
-            self.head_box.setCurrentIndex(head)
+        if not 0 <= head < self.head_box.count():
+            return
+        if head == self.head_box.currentIndex():
+            self.head = head  # shown already (for a chosen one it lacks): nothing to draw
+        else:
+            self.head_box.setCurrentIndex(head)  # drawn by _head_chosen
 
     def set_query(self, row: int | None) -> None:
         self.query = row
@@ -181,7 +184,8 @@ class MatrixBoard(QWidget):
 
     # ------------------------------------------------------------------ drawing
     def _head_chosen(self, index: int) -> None:
-        if index >= 0:
+        # A choice from the list arrives twice (index changed, then activated): drawn once.
+        if index >= 0 and index != self.head:
             self.head = index
             self._redraw()
 

@@ -478,9 +478,12 @@ class StepThrough(QWidget):
 
     def set_head(self, head: int) -> None:
         """Choose a head (one the trace has)."""
-        if 0 <= head < self.head_box.count():
-            self.head = head
-            self.head_box.setCurrentIndex(head)
+        if not 0 <= head < self.head_box.count():
+            return
+        if head == self.head_box.currentIndex():
+            self.head = head  # shown already (for a chosen one it lacks): nothing to draw
+        else:
+            self.head_box.setCurrentIndex(head)  # drawn by _head_chosen
 
     def set_stage(self, key: str) -> None:
         self.stages.setCurrentIndex(STEP_KEYS.index(key))
@@ -530,7 +533,8 @@ class StepThrough(QWidget):
             self.stageChanged.emit(self.stage)
 
     def _head_chosen(self, index: int) -> None:
-        if index >= 0:
+        # A choice from the list arrives twice (index changed, then activated): drawn once.
+        if index >= 0 and index != self.head:
             self.head = index
             self.redraw()
             self.headChanged.emit(index)

@@ -733,6 +733,23 @@ def test_undo_brings_back_the_head_that_was_chosen(window, wait_settled, qtbot):
     assert window.board.head == window.stepper.head == 1
 
 
+def test_a_head_picked_from_the_list_is_drawn_once(window, wait_settled, monkeypatch):
+    """Qt reports a pick twice (the index changed, then activated), and the board and the
+    step-through each drew the new head twice, the step-through's figure included."""
+    window.load_preset("wrapper")
+    wait_settled(window)
+    window.tabs.setCurrentWidget(window.stepper)
+    drawn = []
+    for owner, method in ((window.board, "_redraw"), (window.stepper, "redraw")):
+        original = getattr(owner, method)
+        monkeypatch.setattr(owner, method, lambda o=original, m=method: drawn.append(m) or o())
+    box = window.board.head_box
+    box.setCurrentIndex(1)  # as a pick from the list does: index changed, then activated
+    box.activated.emit(1)
+    assert sorted(drawn) == ["_redraw", "redraw"]
+    assert window.board.views["weights"].plot.shown.head == window.stepper.shown_head == 1
+
+
 @pytest.fixture
 def right_to_left(qapp):
     """The application laid out right to left, as an Arabic or Hebrew translation does."""
