@@ -192,9 +192,8 @@ def _export_data(trace: object, fmt: str, out: Path) -> int:
         out.write_text(code_export.pytorch_script(trace.config), encoding="utf-8")
         written = [out]
     elif fmt in ("csv", "npy"):  # a folder: -o causal.csv writes the folder causal
-        folder = out.with_suffix("") if out.suffix.lower() == f".{fmt}" else out
         writer = data_export.write_csv if fmt == "csv" else data_export.write_npy
-        written = writer(trace, folder)
+        written = writer(trace, data_export.folder_for(out, fmt))
     elif fmt == "npz":
         written = [data_export.write_npz(trace, out)]
     else:

@@ -66,6 +66,13 @@ def write_csv(trace: Trace, directory: str | Path) -> list[Path]:
     return written
 
 
+def folder_for(path: str | Path, fmt: str) -> Path:
+    """The folder a CSV or NPY export named `path` writes: "causal.csv" is the folder causal
+    (the command line made a folder named causal.csv)."""
+    path = Path(path)
+    return path.with_suffix("") if path.suffix.lower() == f".{fmt}" else path
+
+
 def _claim_folder(directory: Path) -> None:
     """Make the folder an export writes into, refusing one that holds anything but an earlier
     export: a teacher's own scores.csv or config.json there was replaced or deleted unasked.

@@ -25,7 +25,7 @@ from .document import Document
 from .embedding_model import EmbeddingTableModel
 from .i18n import tr as _tr
 from .keys import commit_typed_edits
-from .shortcuts_dialog import keys_text
+from .shortcuts_dialog import action_rows, keys_text, name_for_shortcuts
 from .text_size import text_size
 from .widgets import ErrorLabel
 
@@ -237,6 +237,7 @@ class EmbeddingEditor(QWidget):
         action.setIconText(text)
         action.setToolTip(tip)
         action.setStatusTip(tip)
+        name_for_shortcuts(action, tip)  # listed by what it does, not by its button's "↑"
         if shortcut:
             action.setShortcut(QKeySequence(shortcut))
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
@@ -328,11 +329,7 @@ class EmbeddingEditor(QWidget):
 
     def key_rows(self) -> list[tuple[str, str]]:
         """(what, keys) of every key the tables answer to, for Help > Keyboard Shortcuts."""
-        rows = [
-            (a.statusTip(), keys_text(a.shortcuts()))
-            for a in self.actions.values()
-            if a.shortcuts()
-        ]
+        rows = action_rows(self.actions.values())
         # A standard key by its first binding: Ctrl+C, not also Ctrl+Ins and the Copy key.
         rows += [(_tr(text), keys_text(map(QKeySequence, keys))) for text, keys in TABLE_KEYS]
         return rows

@@ -48,9 +48,9 @@ class EmbeddingTableModel(QAbstractTableModel):
         self._tokens: list[str] = []
         self._values = np.zeros((0, 0))
         self._sequence: TokenSequence | None = TokenSequence((), ())
-        # Given where each row goes in an edit that inserts, removes or moves rows, the edit
-        # that keeps a row its owner follows on its token (the document's followed query).
-        # (The edit gets where each row goes, and where each comes from when undone.)
+        # Given where each row goes in an edit that inserts, removes or moves rows (and where
+        # each comes from, for its undo), the edit that keeps the row its owner follows on
+        # its token: the document's followed query.
         self.follow_rows: Callable[[RowMap, RowMap], Edit | None] | None = None
 
     # ------------------------------------------------------------------ reading

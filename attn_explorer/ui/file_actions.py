@@ -330,7 +330,8 @@ class FileActions(QObject):
         fmt = path.suffix.lower().lstrip(".")
         if fmt not in DATA_FILTERS:
             fmt = next(k for k, f in DATA_FILTERS.items() if _tr(f) == chosen_filter)
-        self.export_data_to(path.with_suffix("") if fmt in ("csv", "npy") else path, fmt)
+        folder = fmt in ("csv", "npy")
+        self.export_data_to(data_export.folder_for(path, fmt) if folder else path, fmt)
 
     def export_data_to(self, path: Path, fmt: str) -> bool:
         if self._stale(_tr("Cannot export data")):

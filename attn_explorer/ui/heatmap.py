@@ -1218,7 +1218,8 @@ class MatrixView(pg.GraphicsView):
                 )
             row, col = self.key_cell
             centre = plot.view.mapViewToScene(QPointF(col + 0.5, row + 0.5))
-            plot._hover(self.key_cell, QPointF(self.mapToGlobal(self.mapFromScene(centre))))
+            on_screen = self.viewport().mapToGlobal(self.mapFromScene(centre))
+            plot._hover(self.key_cell, QPointF(on_screen))
         elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and self.key_cell:
             plot.cellClicked.emit(*self.key_cell)
         else:

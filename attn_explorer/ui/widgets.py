@@ -46,8 +46,14 @@ class CommandBox(QComboBox):
     """
 
     _OPENERS = frozenset(
-        {Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_PageUp, Qt.Key.Key_PageDown}
-        | {Qt.Key.Key_Home, Qt.Key.Key_End}
+        (
+            Qt.Key.Key_Up,
+            Qt.Key.Key_Down,
+            Qt.Key.Key_PageUp,
+            Qt.Key.Key_PageDown,
+            Qt.Key.Key_Home,
+            Qt.Key.Key_End,
+        )
     )
 
     def __init__(self, parent: QWidget | None = None) -> None:
