@@ -451,6 +451,8 @@ def soak_actions(window: object, rng: object) -> list:
         lambda: c.valid_len.setValue(rng.randrange(1, 30)),
         lambda: c.scale.toggle(),
         lambda: c.training.toggle(),
+        lambda: c.reseed_dropout.toggle(),
+        lambda: c.dropout_seed.setValue(rng.randrange(10_000)),
         lambda: c.out_proj.toggle(),
         lambda: c.qkv_bias.toggle(),
         cell,

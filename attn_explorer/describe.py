@@ -27,6 +27,8 @@ def config_summary(config: AttentionConfig) -> str:
         parts.append(f"T {config.temperature:g}")
     if config.dropout_active:
         parts.append(f"dropout {config.dropout:g}")
+        if config.dropout_seed is not None:
+            parts.append(f"dropout seed {config.dropout_seed}")
     if config.out_proj:
         parts.append("out_proj")
     parts.append(f"seed {config.seed}")

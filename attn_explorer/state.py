@@ -1,7 +1,8 @@
 """What a learner has set up, as plain immutable data: the window edits it, sessions store it.
 
 `ExplorerState` is richer than an `AttentionConfig`: it keeps controls that are switched off
-(the valid length while padding is off, the key/value tokens while cross-attention is off) and
+(the valid length while padding is off, the dropout seed while reseeding is off, the
+key/value tokens while cross-attention is off) and
 what the learner is looking at, so nothing typed is lost by toggling a checkbox and a saved
 session reopens where it was left. `config()` derives the engine's input from it.
 """
@@ -37,6 +38,7 @@ CONTROL_RANGES: dict[str, tuple[float, float]] = {
     "dropout": (0.0, 0.9),
     "temperature": (0.01, 100.0),
     "valid_len": (1, 4096),
+    "dropout_seed": (0, 9999),
 }
 # Decimals the window's spin boxes show and hold: a value with more would be computed with
 # digits the learner cannot see, and retyping the shown value would change nothing.
@@ -65,6 +67,8 @@ class Controls:
     training: bool = True
     seed: int = 123
     cross: bool = False
+    reseed_dropout: bool = False  # torch.manual_seed(dropout_seed) right before dropout
+    dropout_seed: int = 123
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -116,6 +120,7 @@ class ExplorerState:
             dropout=c.dropout,
             training=c.training,
             seed=c.seed,
+            dropout_seed=c.dropout_seed if c.reseed_dropout else None,
         )
 
     @classmethod
@@ -140,6 +145,8 @@ class ExplorerState:
             training=config.training,
             seed=config.seed,
             cross=kv is not None,
+            reseed_dropout=config.dropout_seed is not None,
+            dropout_seed=config.dropout_seed if config.dropout_seed is not None else 123,
         )
         return cls(
             queries=TokenSequence(config.tokens, config.embeddings),

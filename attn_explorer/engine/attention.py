@@ -170,7 +170,9 @@ def _compute(
         weights = torch.softmax(scaled, dim=-1, out=new(big))
 
     if config.dropout_active:
-        keep = dropout_keep(params, config.dropout, heads, n_q, n_k, config.head_layout)
+        keep = dropout_keep(
+            params, config.dropout, heads, n_q, n_k, config.head_layout, config.dropout_seed
+        )
         # As F.dropout: x * (noise / (1 - p)).
         dropped = torch.mul(weights, keep.div(1 - config.dropout), out=new(big))
         arrays["dropout_keep"] = keep.bool()

@@ -68,7 +68,10 @@ class AttentionConfig:
     (each W is `torch.rand(d_in, d_out)`), "linear" is `SelfAttention_v2` / `CausalAttention`
     (`nn.Linear`), "none" uses the embeddings themselves as Q, K and V. `qkv_bias` only exists
     for "linear" projections and is ignored otherwise. Random draws follow
-    `torch.manual_seed(seed)` followed by building the module.
+    `torch.manual_seed(seed)` followed by building the module; the dropout mask continues
+    that stream, as a forward pass right after building does, unless `dropout_seed` is set:
+    then it follows a fresh `torch.manual_seed(dropout_seed)`, as tutorial 000 §3.5.2 reseeds
+    with 123 before applying dropout to the seed-789 weights.
     """
 
     tokens: tuple[str, ...]
@@ -89,11 +92,12 @@ class AttentionConfig:
     dropout: float = 0.0
     training: bool = True
     seed: int = 123
+    dropout_seed: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("tokens", "embeddings", "kv_tokens", "kv_embeddings"):
             object.__setattr__(self, name, _as_tuple(getattr(self, name)))
-        for name in ("d_out", "num_heads", "seed", "valid_len"):
+        for name in ("d_out", "num_heads", "seed", "valid_len", "dropout_seed"):
             value = getattr(self, name)
             if isinstance(value, np.integer):
                 object.__setattr__(self, name, int(value))
@@ -312,6 +316,16 @@ class AttentionConfig:
             out.append(
                 Problem(
                     "seed", f"The seed must be a whole number from 0 to 2^63-1 ({self.seed!r})."
+                )
+            )
+        if self.dropout_seed is not None and (
+            not _is_int(self.dropout_seed) or not 0 <= self.dropout_seed <= MAX_SEED
+        ):
+            out.append(
+                Problem(
+                    "dropout_seed",
+                    "The dropout seed must be a whole number from 0 to 2^63-1 "
+                    f"({self.dropout_seed!r}).",
                 )
             )
         return out

@@ -160,16 +160,26 @@ def _draw(
 
 
 def dropout_keep(
-    params: Parameters, p: float, heads: int, n_q: int, n_k: int, layout: str
+    params: Parameters,
+    p: float,
+    heads: int,
+    n_q: int,
+    n_k: int,
+    layout: str,
+    seed: int | None = None,
 ) -> torch.Tensor:
     """The Bernoulli keep-mask (heads, n_q, n_k) that `nn.Dropout(p)` would draw next.
 
+    Next after building the module, or after `torch.manual_seed(seed)` when a seed is given.
     The wrapper runs its heads one after another, each dropping on a (1, n_q, n_k) batch; the
     split module drops once on (1, heads, n_q, n_k). On CPU, `F.dropout` draws
     `empty_like(x).bernoulli_(1 - p)`; the shape of each call matters for the stream.
     """
     gen = torch.Generator()
-    gen.set_state(params.rng_state)
+    if seed is None:
+        gen.set_state(params.rng_state)
+    else:
+        gen.manual_seed(seed)
     if layout == "split":
         keep = torch.empty(1, heads, n_q, n_k).bernoulli_(1 - p, generator=gen)[0]
     else:

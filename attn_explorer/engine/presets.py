@@ -73,11 +73,10 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "dropout",
-            "CausalAttention + dropout 0.5 (seed 123)",
-            "Tutorial 000 §3.5.2–3.5.3: dropout 0.5 on the attention weights, kept cells × 2, "
-            "drawn as the CausalAttention class draws it, after its weights. (§3.5.2's printed "
-            "matrix reseeds with 123 just before dropout, on the seed-789 weights: not this one.)",
-            replace(_journey, seed=123, causal=True, dropout=0.5),
+            "Dropout 0.5 on the causal weights (reseed 123)",
+            "Tutorial 000 §3.5.2: torch.manual_seed(123), then dropout 0.5 on the seed-789 "
+            "causal weights: kept cells × 2, the rest 0.",
+            replace(_journey, seed=789, causal=True, dropout=0.5, dropout_seed=123),
         ),
         Preset(
             "causal-class",

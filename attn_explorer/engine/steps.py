@@ -38,6 +38,7 @@ def build_steps(config: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> 
         config.valid_len,
         config.mask_method,
         config.dropout,
+        config.dropout_seed,
         config.training,
         config.heads,
         config.d_head,
@@ -208,14 +209,20 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
         drop_reason = ""
     p = _fmt(cfg.dropout)
     keep_scale = _fmt(1 / (1 - cfg.dropout)) if cfg.dropout < 1 else "∞"
+    # Where the keep-mask's random numbers come from, when not straight after the weights.
+    reseed = (
+        f"  (keep drawn after torch.manual_seed({cfg.dropout_seed}))"
+        if cfg.dropout_seed is not None
+        else ""
+    )
     steps.append(
         step(
             "dropout",
             "7. Dropout",
             f"α_d = α ⊙ keep / (1 − p),  keep ~ Bernoulli(1 − p),  "
-            f"p = {p}, 1/(1 − p) = {keep_scale}",
+            f"p = {p}, 1/(1 − p) = {keep_scale}{reseed}",
             f"α<sub>d</sub> = α ⊙ keep / (1 − p), &nbsp; keep ~ Bernoulli(1 − p), &nbsp; "
-            f"p = {p}, 1/(1 − p) = {keep_scale}",
+            f"p = {p}, 1/(1 − p) = {keep_scale}{reseed}",
             ("weights", "dropout_keep"),
             ("weights_dropped",),
             drop_reason,

@@ -93,6 +93,11 @@ def _summary(cfg: AttentionConfig) -> list[str]:
     if cfg.out_proj:
         lines.append(f"output projection out_proj = nn.Linear({cfg.width}, {cfg.width})")
     lines.append(f"torch.manual_seed({cfg.seed}) right before the module is built")
+    if cfg.dropout_seed is not None:
+        lines.append(
+            f"torch.manual_seed({cfg.dropout_seed}) again right before the forward pass, "
+            "so the dropout masks follow from it (tutorial 000 section 3.5.2)"
+        )
     return lines
 
 
@@ -137,6 +142,8 @@ def _data(cfg: AttentionConfig) -> str:
         "DROPOUT": cfg.dropout,
         "TRAINING": cfg.training,
     }
+    if cfg.dropout_seed is not None:
+        settings["DROPOUT_SEED"] = cfg.dropout_seed
     if cfg.projection == "none":
         for unused in ("D_OUT", "QKV_BIAS"):
             del settings[unused]
@@ -147,6 +154,7 @@ def _data(cfg: AttentionConfig) -> str:
         "MASK_METHOD": '  # "neg_inf" or "renormalize"',
         "TEMPERATURE": "  # scores are divided by sqrt(d_k) * TEMPERATURE",
         "TRAINING": "  # dropout only acts in training mode",
+        "DROPOUT_SEED": "  # torch.manual_seed(DROPOUT_SEED) just before the forward pass",
     }
     lines += ["", "D_IN = len(EMBEDDINGS[0])"]
     lines += [
@@ -395,6 +403,14 @@ def _main(cfg: AttentionConfig, split: bool, wrapper: bool) -> str:
     key_tokens = "KV_TOKENS" if cfg.is_cross else "TOKENS"
     mode = "module.train()  # training mode" if cfg.training else "module.eval()  # eval mode"
     mode += ": dropout " + ("acts" if cfg.dropout_active else "does nothing")
+    if cfg.dropout_seed is None:
+        reseed = ""
+        seeded = "the random weights (and dropout masks) follow from here"
+    else:
+        reseed = (
+            "\n    torch.manual_seed(DROPOUT_SEED)  # reseed: the dropout masks follow from here"
+        )
+        seeded = "the random weights follow from here"
     show_dropped = (
         '\n        show(f"weights after dropout, head {h + 1}", dropped[h], rows)'
         if cfg.dropout_active
@@ -405,9 +421,9 @@ def main():
     x = torch.tensor([EMBEDDINGS], dtype=torch.float32)  # a batch of one: (1, n_q, d_in)
     x_kv = {x_kv}
 
-    torch.manual_seed(SEED)  # the random weights (and dropout masks) follow from here
+    torch.manual_seed(SEED)  # {seeded}
     module = {build}
-    {mode}
+    {mode}{reseed}
     with torch.no_grad():
         context = module(x, x_kv, valid_len=VALID_LEN)[0]
     weights = {weights}

@@ -44,8 +44,10 @@ from ..state import (
 )
 
 FORMAT = "attn_explorer.session"
-SCHEMA_VERSION = 2  # 2 added the view's scores_array, weights_array and all_heads
-OLDEST_VERSION = 1  # format 1 is read with those at their defaults
+# 2 added the view's scores_array, weights_array and all_heads; 3 the controls'
+# reseed_dropout and dropout_seed. Older formats are read with those at their defaults.
+SCHEMA_VERSION = 3
+OLDEST_VERSION = 1
 # The largest state the window holds (two 4096 x 1024 tables of full-precision floats) takes
 # about 170 MB; anything bigger is not a session this app wrote.
 MAX_BYTES = 256 * 1024 * 1024
@@ -77,6 +79,7 @@ _SEQUENCE_FIELDS = ("tokens", "embeddings")
 _VIEW_FIELDS = tuple(f.name for f in fields(ViewState))
 _NEWER_VIEW_FIELDS = ("scores_array", "weights_array", "all_heads")  # absent from older files
 _NEWER_VIEW_DEFAULTS = {name: getattr(ViewState(), name) for name in _NEWER_VIEW_FIELDS}
+_NEWER_CONTROLS = ("reseed_dropout", "dropout_seed")  # absent from formats 1 and 2
 
 
 class SessionError(Exception):
@@ -400,9 +403,13 @@ def _numbers(rows: list[list[Any]], width: int, where: str, tokens: list[str]) -
 
 
 def _controls(value: object) -> Controls:
-    doc = _fields(value, "controls", Controls.names())
+    doc = _fields(value, "controls", Controls.names(), optional=_NEWER_CONTROLS)
     return Controls(
-        **{name: _control(name, doc[name], f"controls.{name}") for name in Controls.names()}
+        **{
+            name: _control(name, doc[name], f"controls.{name}")
+            for name in Controls.names()
+            if name in doc
+        }
     )
 
 

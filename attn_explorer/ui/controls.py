@@ -215,6 +215,23 @@ class ControlsPanel(QWidget):
         self.training.setToolTip(_tr("Off: evaluation mode, as after model.eval(): no dropout."))
         drop.addRow(self.training)
         self._error(drop, "training")
+        reseed_row = QHBoxLayout()
+        self.reseed_dropout = QCheckBox(_tr("Reseed first: seed"))
+        self.dropout_seed = QSpinBox()
+        self.dropout_seed.setRange(*CONTROL_RANGES["dropout_seed"])
+        self.dropout_seed.setKeyboardTracking(False)
+        reseed_row.addWidget(self.reseed_dropout)
+        reseed_row.addWidget(self.dropout_seed)
+        reseed_row.addStretch(1)
+        drop.addRow(reseed_row)
+        self._error(drop, "dropout_seed")
+        tip = _tr(
+            "Draw the dropout mask right after torch.manual_seed(seed), as tutorial 000 "
+            "§3.5.2 does before dropping the seed-789 weights. Off: the mask continues the "
+            "random stream after the projections, as a module's forward pass does."
+        )
+        self.reseed_dropout.setToolTip(tip)
+        self.dropout_seed.setToolTip(tip)
 
         seq = self._group(layout, _tr("Sequences"))
         self.cross = QCheckBox(_tr("Cross-attention: K, V from Xₖᵥ"))
@@ -266,6 +283,7 @@ class ControlsPanel(QWidget):
             lambda v: set_control("temperature", round(float(v), 4))
         )
         self.valid_len.valueChanged.connect(lambda v: set_control("valid_len", int(v)))
+        self.dropout_seed.valueChanged.connect(lambda v: set_control("dropout_seed", int(v)))
         for box, field in (
             (self.projection, "projection"),
             (self.layout_box, "head_layout"),
@@ -282,6 +300,7 @@ class ControlsPanel(QWidget):
             (self.padding, "padding"),
             (self.training, "training"),
             (self.cross, "cross"),
+            (self.reseed_dropout, "reseed_dropout"),
         ):
             check.toggled.connect(lambda on, f=field: set_control(f, bool(on)))
 
@@ -299,11 +318,13 @@ class ControlsPanel(QWidget):
             spin.setValue(value)
         widgets = [self.valid_len, self.projection, self.layout_box, self.mask_method]
         widgets += [self.qkv_bias, self.out_proj, self.scale, self.causal, self.padding]
-        widgets += [self.training, self.cross]
+        widgets += [self.training, self.cross, self.reseed_dropout, self.dropout_seed]
         for w in widgets:
             w.blockSignals(True)
         if self.valid_len.value() != c.valid_len:
             self.valid_len.setValue(c.valid_len)
+        if self.dropout_seed.value() != c.dropout_seed:
+            self.dropout_seed.setValue(c.dropout_seed)
         for box, value in (
             (self.projection, c.projection),
             (self.layout_box, c.head_layout),
@@ -319,6 +340,7 @@ class ControlsPanel(QWidget):
             (self.padding, c.padding),
             (self.training, c.training),
             (self.cross, c.cross),
+            (self.reseed_dropout, c.reseed_dropout),
         ):
             if check.isChecked() != value:
                 check.setChecked(value)
@@ -345,6 +367,11 @@ class ControlsPanel(QWidget):
         )
         self._enable(
             self.valid_len, c.padding, _tr("Tick “Padding” to mask keys after this length.")
+        )
+        self._enable(
+            self.dropout_seed,
+            c.reseed_dropout,
+            _tr("Tick “Reseed first” to draw the dropout mask from this seed."),
         )
 
     def _enable(self, widget: QWidget, enabled: bool, why: str) -> None:

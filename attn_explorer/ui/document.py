@@ -44,6 +44,8 @@ CONTROL_NAMES = {
     "training": QT_TR_NOOP("training mode"),
     "seed": QT_TR_NOOP("seed"),
     "cross": QT_TR_NOOP("cross-attention"),
+    "reseed_dropout": QT_TR_NOOP("reseeding before dropout"),
+    "dropout_seed": QT_TR_NOOP("dropout seed"),
 }
 
 

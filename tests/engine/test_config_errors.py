@@ -70,6 +70,8 @@ CASES = [
     (dict(head_layout="mixed"), "head_layout", "choose stacked or split"),
     (dict(mask_method="zero"), "mask_method", "choose neg_inf or renormalize"),
     (dict(seed=-1), "seed", "whole number from 0"),
+    (dict(dropout_seed=-1), "dropout_seed", "dropout seed must be a whole number from 0"),
+    (dict(dropout_seed=1.5), "dropout_seed", "dropout seed must be a whole number from 0"),
     (dict(causal="yes"), "causal", "True or False"),
 ]
 

@@ -184,8 +184,11 @@ def test_every_softmax_fraction_holds_to_its_shown_digits(name, changes):
 
 def test_the_context_after_dropout_sums_alpha_d_and_says_it_is_no_average():
     trace = compute(preset("dropout").config)
-    text = explain(trace, "head_contexts", 0, 2, 0)
-    assert text.startswith("z3[1] = Σ_j α_d[3,j]·v_j[1] = 0.6804×(-0.7127) = -0.4849")
-    assert "weighted sum of the values (after dropout the weights sum to 0.6804, not 1)" in text
+    text = explain(trace, "head_contexts", 0, 3, 0)
+    # Tutorial 000 §3.5.2's row 4 after dropout: 0, 0.4921, 0.4925, 0, 0, 0.
+    assert text.startswith(
+        "z4[1] = Σ_j α_d[4,j]·v_j[1] = 0.4921×(-0.1137) + 0.4925×(-0.1018) = -0.1061"
+    )
+    assert "weighted sum of the values (after dropout the weights sum to 0.9846, not 1)" in text
     plain = compute(dataclasses.replace(preset("dropout").config, training=False))
     assert "a weighted average of the values." in explain(plain, "head_contexts", 0, 2, 0)

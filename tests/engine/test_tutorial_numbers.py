@@ -106,6 +106,28 @@ def test_dropout_mask_of_the_tutorial():
     assert_close(trace.weights_dropped[0], np.asarray(expected) * trace.weights[0])
 
 
+# Tutorial 000 §3.5.2: torch.manual_seed(123); print(dropout(attn_weights)) on the seed-789
+# causal weights.
+DROPPED_789 = [
+    [2.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
+    [0.0000, 0.0000, 0.0000, 0.0000, 0.0000, 0.0000],
+    [0.7599, 0.6194, 0.6206, 0.0000, 0.0000, 0.0000],
+    [0.0000, 0.4921, 0.4925, 0.0000, 0.0000, 0.0000],
+    [0.0000, 0.3966, 0.0000, 0.3775, 0.0000, 0.0000],
+    [0.0000, 0.3327, 0.3331, 0.3084, 0.3331, 0.0000],
+]
+
+
+def test_dropout_reseeded_on_the_causal_weights(journey):
+    trace = compute(journey(seed=789, causal=True, dropout=0.5, dropout_seed=123))
+    assert_close(trace.weights[0], CAUSAL_789)
+    assert_close(trace.weights_dropped[0], DROPPED_789)
+    # Without the reseed the mask continues the stream after the weights: another mask.
+    plain = compute(journey(seed=789, causal=True, dropout=0.5))
+    assert not np.array_equal(plain.dropout_keep, trace.dropout_keep)
+    assert_close(compute(preset("dropout").config).weights_dropped[0], DROPPED_789)
+
+
 def test_causal_attention_class_seed_123(journey):
     trace = compute(journey(seed=123, causal=True))
     assert_close(

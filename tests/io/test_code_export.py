@@ -33,6 +33,8 @@ VARIED = [
     dict(cross=True, mask_method="renormalize", valid_len=1, qkv_bias=True, dropout=0.8),
     dict(scale=False, temperature=3.7, num_heads=4, d_out=1),
     dict(scale=True, temperature=0.25, qkv_bias=True, training=False),
+    dict(num_heads=2, d_out=2, dropout=0.5, dropout_seed=42),
+    dict(head_layout="split", num_heads=2, d_out=4, causal=True, dropout=0.3, dropout_seed=0),
 ]
 
 
@@ -144,6 +146,9 @@ def test_dropout_preset_prints_kept_cells_doubled(printouts):
     kept = dropped != 0
     np.testing.assert_allclose(dropped[kept], 2 * weights[kept], atol=2e-6)
     assert 0 < kept.sum() < np.count_nonzero(weights)
+    # Tutorial 000 §3.5.2's printed row 3: the reseed before the forward pass is in the script.
+    assert np.round(dropped[2], 4).tolist() == [0.7599, 0.6194, 0.6206, 0, 0, 0]
+    assert "torch.manual_seed(DROPOUT_SEED)" in pytorch_script(preset("dropout").config)
 
 
 @pytest.mark.parametrize("case", ["preset-mha", "varied-1", "odd-tokens"])

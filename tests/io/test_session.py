@@ -136,7 +136,7 @@ def test_document_layout(tmp_path):
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert list(doc) == ["format", "version", "saved_by", "queries", "kv", "controls", "view"]
     assert doc["format"] == "attn_explorer.session"
-    assert doc["version"] == 2
+    assert doc["version"] == 3
     assert doc["saved_by"] == f"attn_explorer {__version__}"
     assert doc["queries"]["tokens"] == ["Your", "journey", "starts", "with", "<pad>", "<pad>"]
     assert doc["queries"]["embeddings"][1] == [0.55, 0.87, 0.66]
@@ -377,8 +377,8 @@ REJECTIONS = [
     (set_in("version", True), '"version" must be a whole number, not true'),
     (set_in("version", 1.0), '"version" must be a whole number, not 1.0'),
     (
-        set_in("version", 3),
-        "was saved by a newer attn_explorer (format 3); this one reads formats 1 to 2.",
+        set_in("version", 4),
+        "was saved by a newer attn_explorer (format 4); this one reads formats 1 to 3.",
     ),
     (set_in("version", 0), "has format version 0, which no attn_explorer wrote"),
     # structure
@@ -464,6 +464,8 @@ REJECTIONS = [
     (set_in("view.scores_array", "weights"), 'view.scores_array is the text "weights"; choose'),
     (set_in("view.weights_array", "mask"), 'view.weights_array is the text "mask"; choose'),
     (set_in("view.all_heads", 1), "view.all_heads must be true or false, not 1"),
+    (set_in("controls.dropout_seed", 10000), "controls.dropout_seed is 10000, outside 0 to 9999"),
+    (set_in("controls.reseed_dropout", "yes"), "controls.reseed_dropout must be true or false"),
 ]
 
 
@@ -477,6 +479,29 @@ def test_a_session_saved_before_the_matrix_choices_opens_with_the_defaults(cross
         "weights",
         False,
     )
+
+
+def test_a_session_saved_before_the_dropout_seed_opens_without_reseeding(cross_doc):
+    cross_doc["version"] = 2
+    for name in ("reseed_dropout", "dropout_seed"):
+        del cross_doc["controls"][name]
+    state = document_to_state(cross_doc)
+    assert (state.controls.reseed_dropout, state.controls.dropout_seed) == (False, 123)
+    assert state.config().dropout_seed is None
+
+
+def test_the_dropout_seed_is_saved_and_read_back(tmp_path):
+    state = preset_state("dropout")
+    assert (state.controls.reseed_dropout, state.controls.dropout_seed) == (True, 123)
+    path = tmp_path / "s.json"
+    save_session(path, state.with_controls(dropout_seed=7))
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert (doc["controls"]["reseed_dropout"], doc["controls"]["dropout_seed"]) == (True, 7)
+    assert load_session(path).config().dropout_seed == 7
+    # Switched off, the seed typed is kept but not used.
+    save_session(path, state.with_controls(reseed_dropout=False, dropout_seed=7))
+    loaded = load_session(path)
+    assert (loaded.controls.dropout_seed, loaded.config().dropout_seed) == (7, None)
 
 
 @pytest.mark.parametrize(("mutation", "phrase"), REJECTIONS)

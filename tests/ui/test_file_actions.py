@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from attn_explorer.engine import compute
 from attn_explorer.io.session import save_session
@@ -420,12 +420,14 @@ def test_a_session_named_on_the_command_line_is_the_one_saved_to(
 
     path = tmp_path / "lesson.json"
     save_session(path, default_state().with_controls(seed=777))
-    seen = {}
+    seen, shown = {}, []
+    # The window the command opens, caught as it is shown. (Looking for it among the
+    # application's top-level widgets crashed after some earlier tests: their windows are
+    # closed but not yet deleted.)
+    monkeypatch.setattr(MainWindow, "show", lambda self: (shown.append(self), QWidget.show(self)))
 
     def run(app):  # instead of the event loop: look at the window the command opened
-        (window,) = [
-            w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()
-        ]  # earlier tests' windows are closed, not yet deleted
+        (window,) = shown
         seen.update(
             title=window.windowTitle(),
             modified=window.isWindowModified(),

@@ -102,6 +102,30 @@ def test_valid_length_reaches_the_engine(window, wait_settled):
     assert_shows(window)
 
 
+def test_reseeding_dropout_shows_the_tutorials_dropped_weights(window, wait_settled):
+    """Tutorial 000 §3.5.2 set up by hand: seed 789, causal, p 0.5, reseed with 123."""
+    c = window.controls
+    assert not c.dropout_seed.isEnabled()  # nothing to seed until the box is ticked
+    c.seed.spin.setValue(789)
+    c.dropout.spin.setValue(0.5)
+    c.dropout_seed.setValue(123)
+    c.reseed_dropout.setChecked(True)
+    assert c.dropout_seed.isEnabled()
+    box = window.board.weight_box
+    box.setCurrentIndex(box.findData("weights_dropped"))
+    wait_settled(window)
+    assert window.trace.config.dropout_seed == 123
+    np.testing.assert_allclose(
+        window.board.views["weights"].plot.matrix[2], [0.7599, 0.6194, 0.6206, 0, 0, 0], atol=1e-4
+    )
+    assert window.doc.undo_stack.undoText() == "Turn on reseeding before dropout"
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert window.trace.config.dropout_seed is None
+    assert not c.reseed_dropout.isChecked() and c.dropout_seed.value() == 123
+    assert_shows(window)
+
+
 def test_cross_attention_uses_the_second_table(window, wait_settled):
     window.doc.kv.insert_tokens(6, 2, np.random.default_rng(1))
     window.controls.causal.setChecked(False)
