@@ -1,12 +1,18 @@
-"""The Export Figure dialog: what, in which format, how large, where."""
+"""The Export Figure dialog: what, in which format, how large, where.
+
+It stays open until the figure is written: a refused size or an unwritable folder is said in
+the dialog, next to what caused it, instead of in a message box after everything chosen is
+gone. The format, the PNG scale and the folder of the last export are remembered.
+"""
 
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QT_TR_NOOP
+from PySide6.QtCore import QT_TR_NOOP, QSettings
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -16,12 +22,13 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QSpinBox,
     QWidget,
 )
 
-from .figures import PNG_SCALES
+from .figures import PNG_SCALES, stage_file_names
 from .i18n import tr as _tr
 
 FORMAT_NAMES = {
@@ -29,6 +36,9 @@ FORMAT_NAMES = {
     "svg": QT_TR_NOOP("SVG (vector)"),
     "pdf": QT_TR_NOOP("PDF (vector)"),
 }
+SETTINGS_GROUP = "exportFigure"
+# What the dialog writes: the chosen path, format, PNG scale and size; an error message or None.
+Writer = Callable[[Path, str, int, tuple[int, int]], str | None]
 
 
 class ExportFigureDialog(QDialog):
@@ -43,10 +53,17 @@ class ExportFigureDialog(QDialog):
         all_stages: bool,
         pixel_ratio: float,
         parent: QWidget | None = None,
+        write: Writer | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(_tr("Export all stages") if all_stages else _tr("Export figure"))
         self.all_stages = all_stages
+        self.write = write
+        remembered = QSettings()
+        remembered.beginGroup(SETTINGS_GROUP)
+        last_folder = Path(str(remembered.value("directory", "")))
+        if str(last_folder) not in ("", ".") and last_folder.is_dir():
+            directory = last_folder
         self.directory = directory
         form = QFormLayout(self)
         form.addRow(_tr("Figure:"), QLabel(what))
@@ -56,12 +73,19 @@ class ExportFigureDialog(QDialog):
         if all_stages:
             self.format.setItemText(2, _tr("PDF, one page per stage"))
             self.format.setCurrentIndex(2)
+        fmt_key = "stagesFormat" if all_stages else "format"
+        last_format = self.format.findData(remembered.value(fmt_key, ""))
+        if last_format >= 0:
+            self.format.setCurrentIndex(last_format)
         form.addRow(_tr("Format:"), self.format)
         self.scale = QComboBox()
         for scale in PNG_SCALES:
             self.scale.addItem(f"{scale}×", scale)
         # Honour the screen: a 2× display gets 2× PNGs unless asked otherwise.
         self.scale.setCurrentIndex(PNG_SCALES.index(default_scale(pixel_ratio)))
+        last_scale = self.scale.findData(_as_int(remembered.value("scale", 0)))
+        if last_scale >= 0:
+            self.scale.setCurrentIndex(last_scale)
         self.scale.setToolTip(
             _tr(
                 "PNG pixels per logical pixel: 2× and 4× are sharp on "
@@ -108,9 +132,9 @@ class ExportFigureDialog(QDialog):
     def _format_chosen(self) -> None:
         fmt = self.chosen_format()
         self.scale.setEnabled(fmt == "png")
-        text = self.path.text()
+        text = self.path.text().strip()  # " fig.svg " became " fig.svg .svg"
         path = Path(text)
-        if not text.strip() or text.endswith(("/", os.sep)) or not path.name:
+        if not text or text.endswith(("/", os.sep)) or not path.name:
             return  # nothing to put an extension on: left as typed, refused on saving
         # Only a figure extension is swapped: "my.figures" is a name, not a format.
         if path.suffix.lower() in {f".{f}" for f in FORMAT_NAMES}:
@@ -126,27 +150,78 @@ class ExportFigureDialog(QDialog):
             )
         else:
             chosen, _ = QFileDialog.getSaveFileName(
-                self, _tr("Export figure"), self.path.text(), f"{FORMAT_NAMES[fmt]} (*.{fmt})"
+                self,
+                _tr("Export figure"),
+                str(self.target()),
+                f"{_tr(FORMAT_NAMES[fmt])} (*.{fmt})",
+                options=QFileDialog.Option.DontConfirmOverwrite,  # Save asks, once
             )
         if chosen:
             self.path.setText(chosen)
 
+    def target(self) -> Path:
+        """The typed path as it will be written: "~" expanded, and a bare name (or a relative
+        path) in the dialog's folder, not in whatever folder the app was started from."""
+        path = Path(self.path.text().strip()).expanduser()
+        return path if path.is_absolute() else self.directory / path
+
     def accept(self) -> None:
         """Save only to a path that names what is written: a file for a figure (its typed
-        extension choosing the format, as in a file dialog), a folder for stages as files."""
+        extension choosing the format, as in a file dialog), a folder for stages as files.
+        Whatever would be replaced is asked about first."""
         text = self.path.text().strip()
         fmt = self.chosen_format()
         folder = self.all_stages and fmt != "pdf"
         if not text:
             self._refuse(_tr("Type where to save."))
             return
-        if not folder and (text.endswith(("/", os.sep)) or Path(text).is_dir()):
+        target = self.target()
+        if not folder and (text.endswith(("/", os.sep)) or target.is_dir()):
             self._refuse(_tr("“{0}” is a folder: type a file name.").format(text))
             return
-        typed = Path(text).suffix.lower().lstrip(".")
+        typed = target.suffix.lower().lstrip(".")
         if not folder and typed in FORMAT_NAMES and typed != fmt:
             self.format.setCurrentIndex(self.format.findData(typed))  # the name decides
+            fmt = typed
+        if not self._may_replace(target, fmt, folder):
+            return
+        if self.write is not None:
+            problem = self.write(*self.result_values())
+            if problem is not None:
+                self._refuse(problem)
+                return
+        self._remember(target, fmt, folder)
         super().accept()
+
+    def _may_replace(self, target: Path, fmt: str, folder: bool) -> bool:
+        if folder:
+            existing = [name for name in stage_file_names(fmt) if (target / name).exists()]
+            if not existing:
+                return True
+            text = _tr("The folder “{0}” already holds {1} stage files ({2}, …). Replace them?")
+            text = text.format(target.name, len(existing), existing[0])
+        else:
+            if not target.exists():
+                return True
+            text = _tr("“{0}” already exists in “{1}”. Replace it?").format(
+                target.name, target.parent
+            )
+        answer = QMessageBox.question(
+            self,
+            self.windowTitle(),
+            text,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _remember(self, target: Path, fmt: str, folder: bool) -> None:
+        settings = QSettings()
+        settings.beginGroup(SETTINGS_GROUP)
+        settings.setValue("stagesFormat" if self.all_stages else "format", fmt)
+        if fmt == "png":
+            settings.setValue("scale", int(self.scale.currentData()))
+        settings.setValue("directory", str(target.parent))
 
     def _refuse(self, message: str) -> None:
         self.problem.setText(message)
@@ -155,7 +230,7 @@ class ExportFigureDialog(QDialog):
 
     def result_values(self) -> tuple[Path, str, int, tuple[int, int]]:
         return (
-            Path(self.path.text()),
+            self.target(),
             self.chosen_format(),
             int(self.scale.currentData()),
             (self.width.value(), self.height.value()),
@@ -165,3 +240,11 @@ class ExportFigureDialog(QDialog):
 def default_scale(pixel_ratio: float) -> int:
     """The smallest offered PNG scale that covers the screen's device pixel ratio."""
     return min((s for s in PNG_SCALES if s >= math.ceil(pixel_ratio)), default=PNG_SCALES[-1])
+
+
+def _as_int(value: object) -> int:
+    """A number read back from settings (some back ends return it as text)."""
+    try:
+        return int(str(value))
+    except ValueError:
+        return 0

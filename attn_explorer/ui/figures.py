@@ -162,6 +162,19 @@ def _all_heads(
     return plots
 
 
+class FigureTooSmallError(FigureError):
+    """A size a figure cannot be laid out in; `needed` is the least that fits."""
+
+    def __init__(
+        self, needed: tuple[int, int], size: tuple[int, int], what: str = "this figure needs"
+    ) -> None:
+        super().__init__(
+            f"{what} at least {needed[0]}×{needed[1]} px to fit, not "
+            f"{size[0]}×{size[1]}: choose a larger size"
+        )
+        self.needed = needed
+
+
 class _Stage:
     """A never-shown view that lays a figure out at a given logical size."""
 
@@ -185,10 +198,7 @@ class _Stage:
                 max(size[0], math.ceil(laid_out.width())),
                 max(size[1], math.ceil(laid_out.height())),
             )
-            raise FigureError(
-                f"this figure needs at least {needed[0]}×{needed[1]} px to fit, not "
-                f"{size[0]}×{size[1]}: choose a larger size"
-            )
+            raise FigureTooSmallError(needed, size)
 
     def paint(self, painter: QPainter) -> None:
         self.scene.render(painter, QRectF(0, 0, *self.size), QRectF(0, 0, *self.size))
@@ -375,6 +385,11 @@ def figure_title(trace: Trace, spec: FigureSpec) -> str:
     return f"{ARRAY_INFO[spec.name].title} · {config_summary(trace.config)}"
 
 
+def stage_file_names(fmt: str) -> list[str]:
+    """The files a folder of stages holds: 01-embeddings.png … 10-out_proj.png."""
+    return [f"{number:02d}-{key}.{fmt}" for number, key in enumerate(STEP_KEYS, start=1)]
+
+
 def export_all_stages(
     trace: Trace,
     path: str | Path,
@@ -391,20 +406,27 @@ def export_all_stages(
         raise FigureError(f"figure format must be png, svg or pdf, not {fmt!r}")
     specs = [FigureSpec("stage", key, head, query) for key in STEP_KEYS]
     size = size or specs[0].default_size(trace)
-    if fmt == "pdf":
-        figures = [build_figure(trace, spec, vector=True) for spec in specs]
-        return [
-            render_pdf(
-                figures, path, size, f"Attention, step by step · {config_summary(trace.config)}"
-            )
-        ]
+    try:
+        if fmt == "pdf":
+            figures = [build_figure(trace, spec, vector=True) for spec in specs]
+            title = f"Attention, step by step · {config_summary(trace.config)}"
+            return [render_pdf(figures, path, size, title)]
+        return _stage_files(trace, specs, path, fmt, scale, size)
+    except FigureTooSmallError as small:
+        # The first stage that does not fit is not the only one: advise a size all fit in.
+        needed = _size_for_all(trace, specs, small.needed, fmt)
+        raise FigureTooSmallError(needed, size, "the stages need") from None
+
+
+def _stage_files(
+    trace: Trace, specs: list[FigureSpec], path: Path, fmt: str, scale: int, size: tuple[int, int]
+) -> list[Path]:
     created = not path.exists()
     path.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     try:
-        for number, spec in enumerate(specs, start=1):
-            target = path / f"{number:02d}-{spec.name}.{fmt}"
-            written.append(export_figure(trace, spec, target, fmt, scale, size))
+        for spec, name in zip(specs, stage_file_names(fmt), strict=True):
+            written.append(export_figure(trace, spec, path / name, fmt, scale, size))
     except FigureError:
         for done in written:  # no half set of stages left behind
             done.unlink(missing_ok=True)
@@ -412,3 +434,21 @@ def export_all_stages(
             path.rmdir()
         raise
     return written
+
+
+def _size_for_all(
+    trace: Trace, specs: list[FigureSpec], size: tuple[int, int], fmt: str
+) -> tuple[int, int]:
+    """The least size every stage's figure is laid out in (a few passes: a stage given more
+    height may want a different width)."""
+    for _ in range(3):
+        grown = size
+        for spec in specs:
+            try:
+                _Stage(build_figure(trace, spec, vector=fmt != "png"), grown).close()
+            except FigureTooSmallError as small:
+                grown = (max(grown[0], small.needed[0]), max(grown[1], small.needed[1]))
+        if grown == size:
+            break
+        size = grown
+    return size

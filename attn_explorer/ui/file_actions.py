@@ -229,6 +229,12 @@ class FileActions(QObject):
             self._error(_tr("Nothing to export"), _tr("No picture has been computed yet."))
             return
         stem = self._stem() + ("-stages" if all_stages else f"-{spec.name or spec.kind}")
+
+        def write(path: Path, fmt: str, scale: int, size: tuple[int, int]) -> str | None:
+            if all_stages:
+                return self._write_stages(path, fmt, scale, size)
+            return self._write_figure(path, spec, fmt, scale, size)
+
         dialog = ExportFigureDialog(
             what,
             spec.default_size(trace),
@@ -237,14 +243,9 @@ class FileActions(QObject):
             all_stages,
             self.window.devicePixelRatioF(),
             self.window,
+            write=write,  # a refused size or folder is said in the dialog, which stays open
         )
-        if dialog.exec() != ExportFigureDialog.DialogCode.Accepted:
-            return
-        path, fmt, scale, size = dialog.result_values()
-        if all_stages:
-            self.export_stages_to(path, fmt, scale, size)
-        else:
-            self.export_figure_to(path, spec, fmt, scale, size)
+        dialog.exec()
 
     def export_figure_to(
         self,
@@ -254,18 +255,38 @@ class FileActions(QObject):
         scale: int = 1,
         size: tuple[int, int] | None = None,
     ) -> bool:
+        problem = self._write_figure(path, spec, fmt, scale, size)
+        if problem is not None:
+            self._error(_tr("Cannot export figure"), problem)
+        return problem is None
+
+    def _write_figure(
+        self,
+        path: Path,
+        spec: FigureSpec,
+        fmt: str | None,
+        scale: int,
+        size: tuple[int, int] | None,
+    ) -> str | None:
         try:
             with self._busy():
                 written = export_figure(self.window.trace, spec, path, fmt, scale, size)
         except (OSError, FigureError) as error:
-            self._error(_tr("Cannot export figure"), str(error))
-            return False
+            return _sentence(error)
         self.window.notify(_tr("Exported {0}").format(written))
-        return True
+        return None
 
     def export_stages_to(
         self, path: Path, fmt: str = "pdf", scale: int = 1, size: tuple[int, int] | None = None
     ) -> bool:
+        problem = self._write_stages(path, fmt, scale, size)
+        if problem is not None:
+            self._error(_tr("Cannot export the stages"), problem)
+        return problem is None
+
+    def _write_stages(
+        self, path: Path, fmt: str, scale: int, size: tuple[int, int] | None
+    ) -> str | None:
         spec, _ = self.window.current_figure()
         try:
             with self._busy(block=True):  # ten figures: seconds at 4× PNG
@@ -273,11 +294,10 @@ class FileActions(QObject):
                     self.window.trace, path, fmt, spec.head or 0, spec.query, scale, size
                 )
         except (OSError, FigureError) as error:
-            self._error(_tr("Cannot export the stages"), str(error))
-            return False
+            return _sentence(error)
         where = written[0] if fmt == "pdf" else Path(path)
         self.window.notify(_tr("Exported {0} stages to {1}").format(len(STEP_KEYS), where))
-        return True
+        return None
 
     @contextmanager
     def _busy(self, block: bool = False) -> Iterator[None]:
@@ -377,3 +397,15 @@ class FileActions(QObject):
             _tr("Wrote {0}: run it with python to print the same numbers").format(path)
         )
         return True
+
+
+def _sentence(error: Exception) -> str:
+    """An export error as a sentence for a dialog: the figure code's lower-case reasons start
+    with a capital, and a system error names the file and its reason, not "[Errno 13] …"."""
+    if isinstance(error, OSError) and error.strerror:
+        where = f" {error.filename}" if error.filename else ""
+        text = f"cannot write{where}: {error.strerror.lower()}"
+    else:
+        text = str(error)
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "?", "!")) else text + "."

@@ -19,6 +19,18 @@ def no_modal_dialogs(monkeypatch):
     monkeypatch.setattr(file_actions.QMessageBox, "critical", refuse)
 
 
+@pytest.fixture(autouse=True)
+def forget_export_choices():
+    """The export dialog remembers its last format, scale and folder: each test starts fresh."""
+    from PySide6.QtCore import QSettings
+
+    from attn_explorer.ui.export_dialog import SETTINGS_GROUP
+
+    QSettings().remove(SETTINGS_GROUP)
+    yield
+    QSettings().remove(SETTINGS_GROUP)
+
+
 @pytest.fixture
 def window(qtbot):
     """The main window on the default example, shown, with its first picture drawn.

@@ -3,18 +3,35 @@
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QMessageBox
 
+from attn_explorer.ui import export_dialog
 from attn_explorer.ui.export_dialog import ExportFigureDialog, default_scale
 
 
 @pytest.fixture
 def dialog(qtbot, tmp_path):
-    def make(all_stages: bool = False) -> ExportFigureDialog:
-        d = ExportFigureDialog("weights", (820, 700), tmp_path, "attention", all_stages, 1.0)
+    def make(all_stages: bool = False, write=None, folder=tmp_path) -> ExportFigureDialog:
+        d = ExportFigureDialog(
+            "weights", (820, 700), folder, "attention", all_stages, 1.0, write=write
+        )
         qtbot.addWidget(d)
         return d
 
     return make
+
+
+@pytest.fixture
+def asked(monkeypatch):
+    """Questions the dialog asks, answered with `asked["answer"]`."""
+    calls = {"questions": [], "answer": QMessageBox.StandardButton.No}
+
+    def question(parent, title, text, *args):
+        calls["questions"].append(text)
+        return calls["answer"]
+
+    monkeypatch.setattr(export_dialog.QMessageBox, "question", question)
+    return calls
 
 
 def choose(d: ExportFigureDialog, fmt: str) -> None:
@@ -77,3 +94,81 @@ def test_a_typed_extension_chooses_the_format_and_a_folder_is_refused(dialog, tm
     d.path.setText(str(tmp_path / "stages"))
     d.accept()
     assert d.result() == d.DialogCode.Accepted
+
+
+def test_a_bare_name_is_saved_in_the_dialogs_folder(dialog, tmp_path, monkeypatch):
+    """ "fig.svg" was written to the folder the app was started from, not the one shown."""
+    monkeypatch.chdir("/")
+    d = dialog()
+    d.path.setText("fig.svg")
+    assert d.result_values()[0] == tmp_path / "fig.svg"
+    d.path.setText("sub/fig.svg")
+    assert d.result_values()[0] == tmp_path / "sub" / "fig.svg"
+    d.path.setText("~/fig.svg")
+    assert d.result_values()[0] == Path.home() / "fig.svg"
+
+
+def test_spaces_around_the_path_are_not_part_of_the_name(dialog, tmp_path):
+    d = dialog()
+    d.path.setText(f"  {tmp_path / 'fig.svg'} ")
+    choose(d, "pdf")  # gave "  …/fig.svg .pdf"
+    assert d.path.text() == str(tmp_path / "fig.pdf")
+
+
+def test_replacing_a_file_is_asked_first(dialog, tmp_path, asked):
+    (tmp_path / "fig.png").write_bytes(b"old")
+    written = []
+    d = dialog(write=lambda *values: written.append(values))
+    d.path.setText("fig.png")
+    d.accept()
+    assert d.result() != d.DialogCode.Accepted and not written
+    assert asked["questions"] == [f"“fig.png” already exists in “{tmp_path}”. Replace it?"]
+    asked["answer"] = QMessageBox.StandardButton.Yes
+    d.accept()
+    assert d.result() == d.DialogCode.Accepted and written[0][0] == tmp_path / "fig.png"
+
+
+def test_replacing_stage_files_in_a_folder_is_asked_first(dialog, tmp_path, asked):
+    (tmp_path / "steps").mkdir()
+    (tmp_path / "steps" / "06-softmax.svg").write_text("old")
+    d = dialog(all_stages=True)
+    choose(d, "svg")
+    d.path.setText("steps")
+    d.accept()
+    assert d.result() != d.DialogCode.Accepted
+    assert asked["questions"] == [
+        "The folder “steps” already holds 1 stage files (06-softmax.svg, …). Replace them?"
+    ]
+    d.path.setText("other")  # a new folder: nothing to ask
+    d.accept()
+    assert d.result() == d.DialogCode.Accepted and len(asked["questions"]) == 1
+
+
+def test_a_refused_export_keeps_the_dialog_open_with_the_reason(dialog, tmp_path):
+    """The dialog closed before writing; a refused size then came in a message box, and
+    every choice had to be made again."""
+    answers = ["This figure needs at least 580×300 px to fit, not 400×300.", None]
+    d = dialog(write=lambda *values: answers.pop(0))
+    d.accept()
+    assert d.result() != d.DialogCode.Accepted and not d.problem.isHidden()
+    assert d.problem.text() == "This figure needs at least 580×300 px to fit, not 400×300."
+    d.accept()
+    assert d.result() == d.DialogCode.Accepted
+
+
+def test_the_last_format_scale_and_folder_are_remembered(dialog, tmp_path):
+    (tmp_path / "figs").mkdir()
+    d = dialog(write=lambda *values: None)
+    choose(d, "png")
+    d.scale.setCurrentIndex(d.scale.findData(4))
+    d.path.setText("figs/weights.png")
+    d.accept()
+    d = dialog(folder=Path.home())
+    assert d.chosen_format() == "png" and d.scale.currentData() == 4
+    assert d.result_values()[0] == tmp_path / "figs" / "attention.png"
+    d.format.setCurrentIndex(d.format.findData("svg"))
+    d.accept()
+    d = dialog(folder=Path.home())
+    assert d.chosen_format() == "svg" and d.scale.currentData() == 4
+    stages = dialog(all_stages=True)  # the stages keep their own format: PDF by default
+    assert stages.chosen_format() == "pdf"

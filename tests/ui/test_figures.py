@@ -1,5 +1,6 @@
 """Figure export: PNG at 1×/2×/4×, SVG and PDF, built from the screen's own graphics items."""
 
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
@@ -73,9 +74,21 @@ def test_a_size_too_small_for_the_figure_is_refused_not_cut(trace, tmp_path):
     assert not (tmp_path / "m.png").exists()
     assert export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(640, 480))
     for fmt, target in (("pdf", tmp_path / "all.pdf"), ("svg", tmp_path / "all")):
-        with pytest.raises(FigureError, match="needs at least"):
+        with pytest.raises(FigureError, match="the stages need at least"):
             export_all_stages(trace, target, fmt, size=(250, 150))
         assert not target.exists()  # no empty PDF, no empty or half-filled folder
+
+
+@pytest.mark.parametrize("fmt", ["pdf", "svg"])
+def test_the_size_advised_for_all_stages_fits_every_stage(trace, tmp_path, fmt):
+    """The advice named the first stage that did not fit (250×161): exporting at that size
+    failed again on a wider stage."""
+    target = tmp_path / ("all.pdf" if fmt == "pdf" else "all")
+    with pytest.raises(FigureError, match=r"the stages need at least") as caught:
+        export_all_stages(trace, target, fmt, size=(250, 150))
+    width, height = map(int, re.search(r"(\d+)×(\d+) px", str(caught.value)).groups())
+    assert width > 400  # the seven-matrix stages are the wide ones
+    assert len(export_all_stages(trace, target, fmt, size=(width, height))) in (1, 10)
 
 
 def test_pdf_of_all_stages_has_one_page_per_stage(trace, tmp_path):

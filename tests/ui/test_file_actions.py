@@ -194,6 +194,34 @@ def test_export_current_view_stage_and_all_stages(window, wait_settled, tmp_path
     assert dialogs["critical"] == []
 
 
+def test_a_size_refused_in_the_export_dialog_is_said_there(
+    window, wait_settled, tmp_path, dialogs, monkeypatch
+):
+    """The dialog closed, then a message box refused the size: every choice was lost."""
+    from attn_explorer.ui.export_dialog import ExportFigureDialog
+
+    seen = {}
+
+    def user(dialog):  # what a user does in the dialog, instead of its modal loop
+        dialog.path.setText(str(tmp_path / "board.png"))
+        dialog.width.setValue(300)
+        dialog.height.setValue(200)
+        dialog.accept()
+        seen["refused"] = (dialog.result(), dialog.problem.text())
+        dialog.width.setValue(900)
+        dialog.height.setValue(600)
+        dialog.accept()
+        return dialog.result()
+
+    monkeypatch.setattr(ExportFigureDialog, "exec", user)
+    window.files.export_figure()
+    result, problem = seen["refused"]
+    assert result != ExportFigureDialog.DialogCode.Accepted
+    assert problem.startswith("This figure needs at least ") and "not 300×200" in problem
+    assert QImage(str(tmp_path / "board.png")).width() == 900
+    assert dialogs["critical"] == []
+
+
 def test_exporting_all_stages_shows_a_wait_cursor_and_takes_no_input(
     window, wait_settled, tmp_path, dialogs, monkeypatch
 ):
