@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 from shiboken6 import isValid
 
-from ..engine import STEP_KEYS
+from ..engine import STEP_KEYS, Trace, compute
 from ..io import code_export, data_export
 from ..io.session import SessionError, load_session, save_session
 from ..state import default_state
@@ -364,12 +364,24 @@ class FileActions(QObject):
             "npy": data_export.write_npy,
         }
         try:
-            writers[fmt](trace, Path(path))
+            with self._busy():
+                writers[fmt](self._complete(trace), Path(path))
         except (OSError, ValueError) as error:
             self._error(_tr("Cannot export data"), str(error))
             return False
         self.window.notify(_tr("Exported every array to {0}").format(path))
         return True
+
+    @staticmethod
+    def _complete(trace: Trace) -> Trace:
+        """The trace with both masking methods, as the command line's export writes it.
+
+        Above a million weights the live window skips the comparison it does not show; an
+        export of "every array" must not depend on the size.
+        """
+        if trace.config.has_mask and "weights_neg_inf" not in trace.arrays:
+            return compute(trace.config)
+        return trace
 
     def export_script(self) -> None:
         if self.window.trace is None or self._stale(_tr("Cannot export script")):

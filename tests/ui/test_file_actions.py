@@ -256,6 +256,23 @@ def test_export_data_and_script(window, wait_settled, tmp_path, dialogs):
     assert f"{expected[1, 0]:.6f}" in done.stdout
 
 
+def test_exported_data_holds_both_masking_methods_at_any_size(
+    window, wait_settled, tmp_path, dialogs, monkeypatch
+):
+    """Above a million weights the live window skips the masking comparison, and its data
+    export lacked weights_neg_inf and weights_renormalize (the command line's had them)."""
+    monkeypatch.setattr(type(window), "COMPARE_CELLS", 1)
+    window.controls.seed.spin.setValue(789)
+    wait_settled(window)
+    assert "weights_neg_inf" not in window.trace.arrays  # as for a big trace
+    assert window.files.export_data_to(tmp_path / "d.npz", "npz")
+    with np.load(tmp_path / "d.npz", allow_pickle=False) as data:
+        assert {"weights_neg_inf", "weights_renormalize"} <= set(data.files)
+        np.testing.assert_allclose(
+            data["weights_renormalize"][0, 1, :2], [0.5517, 0.4483], atol=1e-4
+        )
+
+
 def test_exported_data_is_what_its_name_says_and_spares_other_files(
     window, tmp_path, dialogs, monkeypatch
 ):
