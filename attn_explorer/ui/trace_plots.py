@@ -109,7 +109,8 @@ def show_array(
     plot.set_matrix(
         matrix,
         kind=kind_of(name),
-        rows=trace.axis_labels(info.rows),
+        # A vector's one row is named by its symbol: an empty label read "␣", as an empty token.
+        rows=trace.axis_labels(info.rows) if info.rows is not None else (info.symbol,),
         cols=trace.axis_labels(info.cols),
         hidden=hidden_cells(trace, name),
         name=name,

@@ -109,6 +109,15 @@ def test_all_stages_as_a_folder(trace, tmp_path, fmt):
     assert len(written) == 10 and all(p.stat().st_size > 1000 for p in written)
 
 
+def test_a_bias_vector_is_labelled_with_its_symbol(qapp):
+    """Its one row was labelled "␣", as a token with an empty name is."""
+    configure_pyqtgraph()
+    biased = compute(replace(preset("v2").config, qkv_bias=True))
+    for name, symbol in (("b_query", "b_q"), ("b_value", "b_v")):
+        (plot,) = _plots(build_figure(biased, FigureSpec("array", name)))
+        assert plot._shown_ticks[0] == [symbol]
+
+
 def test_figures_show_the_trace_numbers(trace):
     figure = build_figure(trace, FigureSpec("matrices", head=1))
     shown = {plot.shown.name: plot.matrix for plot in _plots(figure)}
