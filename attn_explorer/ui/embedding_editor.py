@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QT_TR_NOOP, QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QT_TR_NOOP,
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QAction, QGuiApplication, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -271,6 +279,7 @@ class EmbeddingEditor(QWidget):
             _tr("Insert a token after the current one"),
             "Ctrl+I",  # not Ctrl+Shift+=: on a US keyboard that is Ctrl++, larger text
             self.add_token,
+            _tr("Insert token"),
         )
         self._action(
             "remove_token",
@@ -278,6 +287,7 @@ class EmbeddingEditor(QWidget):
             _tr("Remove the selected tokens"),
             "Ctrl+Del",
             self.remove_tokens,
+            _tr("Remove tokens"),
         )
         self._action(
             "move_up",
@@ -301,6 +311,7 @@ class EmbeddingEditor(QWidget):
             _tr("Add an embedding dimension (to both tables)"),
             None,
             self.add_dimension,
+            _tr("Add dimension"),
         )
         self._action(
             "remove_dim",
@@ -308,6 +319,7 @@ class EmbeddingEditor(QWidget):
             _tr("Remove the current embedding dimension (from both tables)"),
             None,
             self.remove_dimension,
+            _tr("Remove dimension"),
         )
         self._action(
             "randomize",
@@ -315,6 +327,7 @@ class EmbeddingEditor(QWidget):
             _tr("Fill this table with random values in [0, 1)"),
             "Ctrl+Shift+R",
             self.randomize,
+            _tr("Randomize values"),
         )
         self._action(
             "paste",
@@ -325,6 +338,7 @@ class EmbeddingEditor(QWidget):
             ),
             None,
             lambda: self.table().paste(),
+            _tr("Paste block"),
         )
 
     def key_rows(self) -> list[tuple[str, str]]:
@@ -384,3 +398,20 @@ class EmbeddingEditor(QWidget):
     def show_problems(self, problems: list[Problem]) -> None:
         mine = [p.message for p in problems if p.field in ("tokens", "embeddings")]
         self.error.show_message("\n".join(mine))
+
+
+def table_entry(action: QAction, parent: QObject) -> QAction:
+    """The Edit menu's entry for a table action: its keys shown as keys of the table.
+
+    The action's own shortcut works only while the table has the keyboard; shown as is in
+    the menu, Ctrl+I read as a key of the whole window and did nothing on the matrices.
+    """
+    keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+    entry = QAction(
+        action.text() + (_tr("\t{0} in the table").format(keys) if keys else ""), parent
+    )
+    entry.setStatusTip(action.statusTip())
+    entry.triggered.connect(action.trigger)
+    entry.setEnabled(action.isEnabled())
+    action.changed.connect(lambda: entry.setEnabled(action.isEnabled()))
+    return entry

@@ -153,7 +153,7 @@ class ExportFigureDialog(QDialog):
                 self,
                 _tr("Export figure"),
                 str(self.target()),
-                f"{_tr(FORMAT_NAMES[fmt])} (*.{fmt})",
+                _tr(FORMAT_NAMES[fmt]) + f" (*.{fmt})",
                 options=QFileDialog.Option.DontConfirmOverwrite,  # Save asks, once
             )
         if chosen:

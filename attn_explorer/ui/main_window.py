@@ -31,7 +31,7 @@ from ..engine import PRESETS, AttentionConfig, Problem, Trace
 from ..state import ExplorerState, ViewState, default_state, scaling_demo
 from .controls import ControlsPanel
 from .document import Document
-from .embedding_editor import EmbeddingEditor
+from .embedding_editor import EmbeddingEditor, table_entry
 from .figures import FigureSpec
 from .file_actions import FileActions
 from .heatmap import MatrixView
@@ -166,13 +166,13 @@ class MainWindow(QMainWindow):
         edit.addAction(redo)
         edit.addSeparator()
         for action in self.editor.actions.values():
-            edit.addAction(action)
+            edit.addAction(table_entry(action, self))
 
         view = self.menuBar().addMenu(_tr("&View"))
         for index, label in enumerate((_tr("&Matrices"), _tr("&Step through"))):
             action = QAction(label, self)
             action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
-            action.triggered.connect(lambda _=False, i=index: self.tabs.setCurrentIndex(i))
+            action.triggered.connect(lambda _=False, i=index: self.show_tab(i))
             view.addAction(action)
         view.addSeparator()
         grid = QAction(_tr("All heads side by side"), self)
@@ -506,6 +506,15 @@ class MainWindow(QMainWindow):
         self.board.set_query(row)
         self.stepper.set_query(row)
         self.editor.query_table.select_row(row)
+
+    def show_tab(self, index: int) -> None:
+        """Ctrl+1 / Ctrl+2: the tab, with the keyboard in it (the arrows then move over the
+        weights, or through the stages), also when the tab was already showing."""
+        self.tabs.setCurrentIndex(index)
+        if TABS[index] == "steps":
+            self.stepper.stages.setFocus()
+        else:
+            self.board.views["weights"].setFocus()
 
     def _tab_chosen(self, index: int) -> None:
         self.doc.set_view(tab=TABS[index])

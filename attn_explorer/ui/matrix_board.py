@@ -120,7 +120,10 @@ class MatrixBoard(QWidget):
         self.grid_bar = ColorBar()
 
         self.explanation = FormulaText(
-            _tr("Hover over a cell to see how it is computed; click to follow its query."),
+            _tr(
+                "Hover over a cell to see how it is computed; click to follow its query. "
+                "Keyboard: Ctrl+1 (or Tab) to a matrix, the arrows to move, Enter to follow."
+            ),
             lines=4,
         )
         layout.addWidget(self.explanation)

@@ -68,3 +68,25 @@ def test_no_two_entries_of_a_menu_share_an_alt_letter(window):
     assert shared_letters(window.menuBar().actions()) == {}
     for menu in menus:
         assert shared_letters(menu.actions()) == {}, menu.title()
+
+
+def test_the_edit_menu_shows_table_keys_as_keys_of_the_table(window):
+    """The Edit menu showed "Ctrl+I" beside Insert token as if the whole window answered to
+    it; on the matrices it did nothing."""
+    edit = window.menuBar().actions()[1].menu()
+    (insert,) = [a for a in edit.actions() if "Ctrl+I" in a.text()]
+    assert insert.text() == "Insert token\tCtrl+I in the table" and insert.shortcut().isEmpty()
+    rows = window.doc.queries.rowCount()
+    insert.trigger()  # chosen from the menu, it acts on the table as before
+    assert window.doc.queries.rowCount() == rows + 1
+
+
+def test_ctrl_1_and_2_put_the_keyboard_in_the_tab(window, qtbot):
+    """Ctrl+1 while the matrices already showed left the keyboard in the table."""
+    window.activateWindow()
+    window.editor.query_table.setFocus()
+    qtbot.keyClick(window.editor.query_table, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    assert window.focusWidget() is window.board.views["weights"]
+    qtbot.keyClick(window.focusWidget(), Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    assert window.tabs.currentWidget() is window.stepper
+    assert window.focusWidget() is window.stepper.stages
