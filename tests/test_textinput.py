@@ -2,7 +2,13 @@ import math
 
 import pytest
 
-from attn_explorer.textinput import InputError, join_block, parse_number, split_block
+from attn_explorer.textinput import (
+    InputError,
+    UnclosedQuoteError,
+    join_block,
+    parse_number,
+    split_block,
+)
 
 
 @pytest.mark.parametrize(
@@ -43,6 +49,31 @@ def test_quoted_cells_keep_their_tabs_line_breaks_and_quotes():
     rows = [["a\tb", "1"], ["new\nline", "2"], ['"q"', "3"], [" the", "4"]]
     assert join_block(rows) == '"a\tb"\t1\n"new\nline"\t2\n"""q"""\t3\n the\t4'
     assert split_block(join_block(rows)) == rows
+
+
+@pytest.mark.parametrize(
+    ("text", "row", "column"),
+    [
+        ('"Your\t0.1\t0.2\nam\t0.3\t0.4\n', 1, 1),  # a partial cell copied
+        ('a\t1\n"b\t2\nc\t3', 2, 1),
+        ('"x\ny"\t1\nz\t"2', 2, 2),  # a quoted line break does not start a row
+        ('a,1\nb,"2\nc,3', 2, 2),
+        ('"a""b\t1', 1, 1),  # a doubled quote does not close the cell
+    ],
+)
+def test_a_quote_that_never_closes_is_refused_where_it_opens(text, row, column):
+    """It used to swallow the rest of the block: the whole paste became one token name."""
+    with pytest.raises(UnclosedQuoteError) as caught:
+        split_block(text)
+    assert (caught.value.row, caught.value.column) == (row, column)
+    assert str(caught.value).startswith(f"Row {row}, column {column} of the block starts with")
+
+
+def test_quotes_that_open_no_cell_are_kept():
+    assert split_block('say "hi\t1') == [['say "hi', "1"]]  # a quote inside a cell is text
+    assert split_block('"a"b\t1') == [["ab", "1"]]  # as before: text after the closing quote
+    assert split_block('"a"\t"b\nc"') == [["a", "b\nc"]]
+    assert split_block('"Your') == [['"Your']]  # one word: not read as csv at all
 
 
 def test_spreadsheet_blocks_keep_spaces_typed_ones_do_not():

@@ -25,7 +25,7 @@ from PySide6.QtGui import QUndoStack
 
 from ..engine import num
 from ..state import MAX_TOKENS, TokenSequence
-from ..textinput import InputError, clean_token, parse_number, split_block
+from ..textinput import InputError, UnclosedQuoteError, clean_token, parse_number, split_block
 from .i18n import tr as _tr
 from .undo import Edit, record
 
@@ -322,10 +322,18 @@ class EmbeddingTableModel(QAbstractTableModel):
         """Paste a block at (top, left); rows are added as needed. Returns an error or None.
 
         A block starting in the token column takes its first column as token names. Nothing
-        changes when any cell is bad: the message names the first one.
+        changes when any cell is bad: the message names the first one. A quote that never
+        closes is such a cell: read as written it would make the rest of the block one name.
         """
         # "0,55" is one number where the language writes decimal commas, two cells elsewhere.
-        cells = split_block(text, decimal_comma=QLocale().decimalPoint() == ",")
+        try:
+            cells = split_block(text, decimal_comma=QLocale().decimalPoint() == ",")
+        except UnclosedQuoteError as error:
+            return _tr(
+                'Row {0}, column {1} of the block starts with a quote (") that is never '
+                "closed, so the rest of the block would be one cell: remove the quote or close "
+                "it."
+            ).format(error.row, error.column) + _tr(" Nothing was pasted.")
         if not cells:
             return _tr("The clipboard holds no table to paste.")
         n_rows, n_cols = len(cells), len(cells[0])

@@ -175,6 +175,27 @@ def test_bad_paste_changes_nothing(model, block, message):
     assert not model.undo_stack.canUndo()
 
 
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        (
+            '"Your\t0.1\t0.2\t0.3\nam\t0.3\t0.4\t0.5\n',
+            'Row 1, column 1 of the block starts with a quote (") that is never closed, so the '
+            "rest of the block would be one cell: remove the quote or close it. Nothing was "
+            "pasted.",
+        ),
+        ('Your,0.1,0.2,0.3\nam,"0.3,0.4,0.5', "Row 2, column 2 of the block starts with"),
+    ],
+)
+def test_a_quote_that_never_closes_is_refused(model, block, message):
+    """The block used to become one token name holding every tab and line break, unannounced."""
+    before = model.sequence()
+    error = model.paste(0, 0, block)
+    assert error is not None and message in error
+    assert model.sequence() == before
+    assert not model.undo_stack.canUndo()
+
+
 def test_sequence_is_reused_until_an_edit(model):
     first = model.sequence()
     assert model.sequence() is first

@@ -128,6 +128,20 @@ def test_a_ten_thousand_row_paste_is_refused_with_a_message(window, qtbot):
     assert window.doc.queries.sequence() == before
 
 
+def test_a_block_with_a_stray_quote_is_refused_with_a_message(window):
+    """A partial cell copied with its opening quote: the whole block became one token name."""
+    before = window.doc.queries.sequence()
+    QGuiApplication.clipboard().setText('"Your\t0.1\t0.2\t0.3\nam\t0.3\t0.4\t0.5\n')
+    window.editor.query_table.setCurrentIndex(window.doc.queries.index(0, 0))
+    window.editor.query_table.paste()
+    assert window.editor.error.text() == (
+        'Row 1, column 1 of the block starts with a quote (") that is never closed, so the '
+        "rest of the block would be one cell: remove the quote or close it. Nothing was pasted."
+    )
+    assert window.doc.queries.sequence() == before
+    assert not window.doc.undo_stack.canUndo()
+
+
 @pytest.mark.parametrize("name", ["a\tb", "new\nline", '"quoted"', " the", "x,y;z"])
 def test_a_copied_token_name_pastes_back_whole(window, name):
     """A tab or line break in a name used to split it on paste and overwrite the next row."""
