@@ -34,7 +34,8 @@ def pytorch_script(config: AttentionConfig) -> str:
     config.validate()
     split = config.head_layout == "split" and config.projection != "none"
     needs_wrapper = not split and (config.heads > 1 or config.out_proj)
-    top = [_header(config), "import math\n\nimport torch\nfrom torch import nn", _data(config)]
+    imports = "import math\nimport sys\n\nimport torch\nfrom torch import nn"
+    top = [_header(config), imports, _data(config)]
     definitions = [_ATTENTION_WEIGHTS, _split_class(config) if split else _head_class(config)]
     if needs_wrapper:
         definitions.append(_wrapper_class(config))
@@ -418,6 +419,12 @@ def _main(cfg: AttentionConfig, split: bool, wrapper: bool) -> str:
     )
     return f"""
 def main():
+    # A console that cannot show a token's letters (a Windows pipe, PYTHONIOENCODING=cp1252)
+    # prints them as escapes such as \\u1ee7 instead of stopping with UnicodeEncodeError.
+    # (A notebook's stdout has no reconfigure, and shows every letter anyway.)
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
+
     x = torch.tensor([EMBEDDINGS], dtype=torch.float32)  # a batch of one: (1, n_q, d_in)
     x_kv = {x_kv}
 

@@ -74,8 +74,17 @@ CASES = {
 }
 
 
-def run_script(path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=120)
+def run_script(path, encoding: str | None = None) -> subprocess.CompletedProcess:
+    """Run a script; `encoding` is its stdout's (a console that cannot show every letter)."""
+    env = None if encoding is None else {**os.environ, "PYTHONIOENCODING": encoding}
+    return subprocess.run(
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        encoding=encoding,  # read the printout as the console would show it
+        timeout=120,
+        env=env,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +137,41 @@ def test_script_prints_the_engines_numbers(case, printouts):
         assert label.startswith(f"  {token!r}")
 
 
+NARROW = [
+    (case, encoding) for case in ("preset-cross", "odd-tokens") for encoding in ("cp1252", "ascii")
+]
+
+
+@pytest.fixture(scope="module")
+def narrow_printouts(tmp_path_factory) -> dict[tuple[str, str], subprocess.CompletedProcess]:
+    """Scripts with Vietnamese, Arabic and emoji tokens run where stdout cannot encode them."""
+    directory = tmp_path_factory.mktemp("narrow")
+    for case in {case for case, _ in NARROW}:
+        (directory / f"{case}.py").write_text(pytorch_script(CASES[case]), encoding="utf-8")
+    with ThreadPoolExecutor(max_workers=len(NARROW)) as pool:
+        runs = pool.map(lambda run: run_script(directory / f"{run[0]}.py", run[1]), NARROW)
+        return dict(zip(NARROW, runs, strict=True))
+
+
+@pytest.mark.parametrize(("case", "encoding"), NARROW)
+def test_a_console_that_cannot_show_a_token_still_gets_every_number(
+    case, encoding, narrow_printouts
+):
+    """Tokens like "của" or "😀" stopped the script with UnicodeEncodeError on such a console
+    (a Windows pipe, PYTHONIOENCODING=cp1252); they are now printed as escapes."""
+    config, result = CASES[case], narrow_printouts[case, encoding]
+    assert result.returncode == 0, result.stderr
+    trace = compute(config)
+    blocks = parse_printout(result.stdout)
+    np.testing.assert_allclose(blocks["context"], trace.context, atol=1e-5, rtol=0)
+    for h in range(trace.heads):
+        np.testing.assert_allclose(blocks[f"weights, head {h + 1}"], trace.weights[h], atol=1e-5)
+    shown = [repr(t).encode(encoding, "backslashreplace").decode(encoding) for t in config.tokens]
+    assert any(label != repr(token) for label, token in zip(shown, config.tokens, strict=True))
+    for line, label in zip(blocks["context labels"], shown, strict=True):
+        assert line.startswith(f"  {label}")
+
+
 def test_tutorial_numbers_appear(printouts):
     mha = parse_printout(printouts["preset-mha"].stdout)
     assert np.round(mha["context"][0], 4).tolist() == [0.3190, 0.4858]
@@ -160,7 +204,7 @@ def test_scripts_need_only_torch(case):
         if isinstance(node, ast.Import)
         for alias in node.names
     } | {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert imported == {"math", "torch"}
+    assert imported == {"math", "sys", "torch"}  # the standard library, and torch
 
 
 def test_scripts_pass_pyflakes_checks(tmp_path):
