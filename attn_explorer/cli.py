@@ -25,6 +25,12 @@ class UsageError(Exception):
     """Bad command-line input: printed as one line, exit status 2."""
 
 
+# A value kept while its switch is off (as the window keeps it): set through --set, it would
+# change nothing unless the switch is on, so setting it turns the switch on, unless the same
+# command sets the switch itself.
+SWITCHED_BY = {"valid_len": "padding", "dropout_seed": "reseed_dropout"}
+
+
 def _parse_value(field: str, text: str) -> object:
     kinds = {f.name: type(getattr(Controls(), f.name)) for f in fields(Controls)}
     if field not in kinds:
@@ -64,13 +70,18 @@ def add_state_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="FIELD=VALUE",
-        help="set a control, e.g. --set num_heads=4 --set causal=true",
+        help="set a control, e.g. --set num_heads=4 --set causal=true; valid_len turns "
+        "padding on and dropout_seed turns reseed_dropout on, unless also set",
     )
 
 
 def state_from_args(args: argparse.Namespace) -> ExplorerState:
     """The state the arguments describe: a session file, a preset or the default example,
-    then --tokens and --set. A bad session raises SessionError, bad arguments UsageError."""
+    then --tokens and --set. A bad session raises SessionError, bad arguments UsageError.
+
+    `--set valid_len=3` alone used to change nothing (the state keeps a valid length while
+    padding is off): whoever sets it means padding, so it turns padding on, as dropout_seed
+    turns reseed_dropout on, unless the same command sets the switch."""
     if getattr(args, "session", None) and args.preset:
         raise UsageError("give a session file or --preset, not both")
     if args.preset:
@@ -103,6 +114,9 @@ def state_from_args(args: argparse.Namespace) -> ExplorerState:
         if not sep:
             raise UsageError(f"--set needs FIELD=VALUE, got {item!r}")
         changes[field.strip()] = _parse_value(field.strip(), text.strip())
+    for field, switch in SWITCHED_BY.items():
+        if field in changes and switch not in changes:
+            changes[switch] = True
     return state.with_controls(**changes) if changes else state
 
 

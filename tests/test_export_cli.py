@@ -215,3 +215,58 @@ def test_a_folder_format_named_like_a_file_writes_the_folder_and_formats_must_ma
     done = run("--preset", "v1", "--format", "csv", "-o", tmp_path / "course")
     assert done.returncode == 1 and "already holds other files (scores.csv)" in done.stderr
     assert (tmp_path / "course" / "scores.csv").read_text() == "student,grade\n"
+
+
+def export_here(capsys, *args):
+    """The export command in this process (no display needed for data): status, out, err."""
+    from attn_explorer.export_cli import main
+
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize(
+    ("sets", "valid_len"),
+    [(["valid_len=3"], 3), (["valid_len=3", "padding=false"], None), (["padding=on"], 6)],
+)
+def test_setting_the_valid_length_turns_padding_on_unless_padding_is_set(
+    tmp_path, capsys, sets, valid_len
+):
+    """`--set valid_len=3` was kept while padding stayed off: the export was unpadded."""
+    out = tmp_path / "x.json"
+    status, _, err = export_here(
+        capsys, "--preset", "v1", *[a for s in sets for a in ("--set", s)], "-o", out
+    )
+    assert status == 0, err
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["config"]["valid_len"] == valid_len
+    hidden = np.array(data["arrays"]["weights"]["data"])[0][:, valid_len or 6 :]
+    assert hidden.size == 6 * (6 - (valid_len or 6)) and not hidden.any()
+
+
+@pytest.mark.parametrize(
+    ("sets", "dropout_seed"),
+    [(["dropout_seed=7"], 7), (["reseed_dropout=false", "dropout_seed=7"], None)],
+)
+def test_setting_the_dropout_seed_turns_reseeding_on_unless_reseeding_is_set(
+    tmp_path, capsys, sets, dropout_seed
+):
+    out = tmp_path / "x.json"
+    args = ["--set", "dropout=0.5", *[a for s in sets for a in ("--set", s)]]
+    status, _, err = export_here(capsys, "--preset", "v1", *args, "-o", out)
+    assert status == 0, err
+    assert json.loads(out.read_text(encoding="utf-8"))["config"]["dropout_seed"] == dropout_seed
+
+
+def test_the_window_command_line_turns_the_same_switches_on():
+    """`attn-explorer --set valid_len=3` opens the window through the same state_from_args."""
+    import argparse
+
+    from attn_explorer.cli import state_from_args
+
+    args = argparse.Namespace(
+        session=None, preset="v1", tokens=None, d_in=None, set=["valid_len=2", "dropout_seed=9"]
+    )
+    config = state_from_args(args).config()
+    assert (config.valid_len, config.dropout_seed) == (2, 9)
