@@ -5,6 +5,7 @@ For tutorial authors who regenerate their figures in batch:
     attn-explorer export SESSION.json --view weights --format svg -o out.svg
     attn-explorer export --preset mha --all-steps -o steps.pdf
     attn-explorer export --preset v1 --format npz -o v1.npz
+    attn-explorer export --tokens 8 -o random.png    # the default example, 8 random tokens
 
 On bad input it prints one line saying what was wrong and exits non-zero (2 for bad
 arguments, 1 when the input cannot be exported); never a traceback.
@@ -97,8 +98,9 @@ def run(argv: list[str]) -> int:
     from .cli import UsageError, state_from_args
     from .io.session import SessionError
 
-    if not args.session and not args.preset:
-        raise UsageError("give a session file or --preset NAME")
+    # --tokens alone starts from the default example, as the window's command line does.
+    if not args.session and not args.preset and args.tokens is None:
+        raise UsageError("give a session file, --preset NAME or --tokens N")
     try:
         state = state_from_args(args)
     except SessionError as error:

@@ -108,7 +108,7 @@ def test_data_and_script(tmp_path, session):
 @pytest.mark.parametrize(
     ("args", "status", "words"),
     [
-        (["-o", "x.png"], 2, "give a session file or --preset NAME"),
+        (["-o", "x.png"], 2, "give a session file, --preset NAME or --tokens N"),
         (["--preset", "nope", "-o", "x.png"], 2, "no preset 'nope'"),
         (["--preset", "v1"], 2, "the following arguments are required: -o/--output"),
         (["missing.json", "-o", "x.png"], 1, "missing.json"),
@@ -270,3 +270,23 @@ def test_the_window_command_line_turns_the_same_switches_on():
     )
     config = state_from_args(args).config()
     assert (config.valid_len, config.dropout_seed) == (2, 9)
+
+
+def test_random_tokens_alone_start_from_the_default_example(tmp_path, capsys):
+    """`export --tokens 5 -o out.png` was refused ("give a session file or --preset NAME")
+    although the window's command line opens the default example with 5 random tokens."""
+    from attn_explorer.state import default_state, random_sequence
+
+    out = tmp_path / "out.png"
+    done = run("--tokens", "5", "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(out)
+    from PySide6.QtGui import QImage
+
+    assert (QImage(str(out)).width(), QImage(str(out)).height()) == (1500, 980)
+    status, _, err = export_here(capsys, "--tokens", "5", "--d-in", "4", "-o", tmp_path / "x.json")
+    assert status == 0, err
+    data = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))
+    assert data["q_tokens"] == ["t1", "t2", "t3", "t4", "t5"]
+    assert data["arrays"]["x"]["data"] == [list(r) for r in random_sequence(5, 4).embeddings]
+    assert data["config"]["causal"] == default_state().controls.causal
