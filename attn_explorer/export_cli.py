@@ -59,7 +59,13 @@ def _parser() -> argparse.ArgumentParser:
         "--query", type=int, default=None, help="the followed query token, from 1 (default 2)"
     )
     parser.add_argument("--format", choices=FORMATS, help="default: the output's extension")
-    parser.add_argument("--scale", type=int, choices=(1, 2, 4), default=1, help="PNG scale")
+    parser.add_argument(
+        "--scale",
+        type=int,
+        choices=(1, 2, 4),
+        default=1,
+        help="pixels per figure pixel, png only (default 1)",
+    )
     parser.add_argument("--size", metavar="WxH", help="figure size in logical pixels")
     parser.add_argument("-o", "--output", required=True, metavar="OUT", help="file or folder")
     return parser
@@ -156,6 +162,10 @@ def run(argv: list[str]) -> int:
                 f"{fmt} holds {held}"
             )
         return _export_data(trace, fmt, out)
+    if args.scale != 1 and fmt != "png":  # only a PNG has pixels to multiply
+        raise UsageError(
+            f"--scale only applies to png; {fmt} is drawn as vectors, sharp at any zoom"
+        )
     if head is None and (args.stage or args.all_steps or args.view in (None, "matrices")):
         raise UsageError(
             "--head all needs an array --view (e.g. --view weights): the matrices and the "

@@ -290,3 +290,24 @@ def test_random_tokens_alone_start_from_the_default_example(tmp_path, capsys):
     assert data["q_tokens"] == ["t1", "t2", "t3", "t4", "t5"]
     assert data["arrays"]["x"]["data"] == [list(r) for r in random_sequence(5, 4).embeddings]
     assert data["config"]["causal"] == default_state().controls.causal
+
+
+@pytest.mark.parametrize(
+    ("args", "fmt"),
+    [
+        (["--view", "weights", "--scale", "2", "-o", "w.svg"], "svg"),
+        (["--scale", "4", "--format", "pdf", "-o", "m"], "pdf"),
+        (["--all-steps", "--scale", "2", "-o", "steps"], "pdf"),
+        (["--all-steps", "--scale", "2", "--format", "svg", "-o", "steps"], "svg"),
+    ],
+)
+def test_a_scale_for_a_vector_figure_is_refused(tmp_path, capsys, args, fmt):
+    """--scale 2 -o w.svg wrote the same SVG as without it, as if it had been obeyed."""
+    args = [str(tmp_path / a) if a in ("w.svg", "m", "steps") else a for a in args]
+    status, out, err = export_here(capsys, "--preset", "v1", *args)
+    assert (status, out) == (2, "")
+    assert err == (
+        f"attn-explorer export: --scale only applies to png; {fmt} is drawn as vectors, "
+        "sharp at any zoom\n"
+    )
+    assert list(tmp_path.iterdir()) == []
