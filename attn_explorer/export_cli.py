@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     what.add_argument(
         "--all-steps", action="store_true", help="every stage: a multi-page PDF or a folder"
     )
-    parser.add_argument("--head", default="1", help="head number from 1, or 'all' (default 1)")
+    parser.add_argument("--head", help="head number from 1, or 'all' (default 1)")
     parser.add_argument(
         "--query", type=int, default=None, help="the followed query token, from 1 (default 2)"
     )
@@ -116,7 +116,7 @@ def run(argv: list[str]) -> int:
         raise UsageError(
             f"--query must be a query token's number from 1 to {config.n_q}, not {args.query}"
         )
-    from .engine import ConfigError, compute
+    from .engine import STEP_KEYS, ConfigError, compute
     from .engine.threads import use_threads_for
 
     # As many kernel threads as the window's engine thread uses: matrix products round
@@ -129,7 +129,7 @@ def run(argv: list[str]) -> int:
 
     out = Path(args.output)
     fmt = _choose_format(args, out)
-    head_text = str(args.head).strip().lower()
+    head_text = "1" if args.head is None else str(args.head).strip().lower()
     if head_text == "all":
         head = None
     else:
@@ -148,7 +148,7 @@ def run(argv: list[str]) -> int:
                 ("--view", args.view is not None),
                 ("--stage", args.stage is not None),
                 ("--all-steps", args.all_steps),
-                ("--head", head_text != "1"),
+                ("--head", args.head is not None),
                 ("--query", args.query is not None),
                 ("--scale", args.scale != 1),
                 ("--size", args.size is not None),
@@ -173,8 +173,34 @@ def run(argv: list[str]) -> int:
         )
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from .ui.app import create_app
-    from .ui.figures import FigureError, FigureSpec, export_all_stages, export_figure
+    from .ui.figures import (
+        FigureError,
+        FigureSpec,
+        draws_head,
+        export_all_stages,
+        export_figure,
+        outlines_query,
+    )
 
+    if args.all_steps:
+        specs = [FigureSpec("stage", key, head or 0, query) for key in STEP_KEYS]
+        what = "--all-steps"
+    elif args.stage:
+        specs = [FigureSpec("stage", args.stage, head or 0, query)]
+        what = f"--stage {args.stage}"
+    elif args.view in (None, "matrices"):
+        chosen = dict(scores=state.view.scores_array, weights=state.view.weights_array)
+        specs = [FigureSpec("matrices", "", head or 0, query, **chosen)]
+        what = "--view matrices"
+    else:
+        specs = [FigureSpec("array", args.view, head, query)]
+        what = f"--view {args.view}"
+    # Ignored, they would seem to have been obeyed: the output is one array for all heads,
+    # the keys have no query row to outline.
+    if args.head is not None and not any(draws_head(trace, spec) for spec in specs):
+        raise UsageError(f"{what} is the same for every head: --head would change nothing")
+    if args.query is not None and not any(outlines_query(trace, spec) for spec in specs):
+        raise UsageError(f"{what} has no row per query to outline: --query would change nothing")
     create_app(["attn-explorer-export"])
     try:
         if args.all_steps:
@@ -182,14 +208,7 @@ def run(argv: list[str]) -> int:
                 trace, out, fmt, head or 0, query, args.scale, _size(args.size)
             )
         else:
-            if args.stage:
-                spec = FigureSpec("stage", args.stage, head or 0, query)
-            elif args.view in (None, "matrices"):
-                chosen = dict(scores=state.view.scores_array, weights=state.view.weights_array)
-                spec = FigureSpec("matrices", "", head or 0, query, **chosen)
-            else:
-                spec = FigureSpec("array", args.view, head, query)
-            written = [export_figure(trace, spec, out, fmt, args.scale, _size(args.size))]
+            written = [export_figure(trace, specs[0], out, fmt, args.scale, _size(args.size))]
     except FigureError as error:
         raise ExportError(str(error)) from None
     for path in written:

@@ -311,3 +311,65 @@ def test_a_scale_for_a_vector_figure_is_refused(tmp_path, capsys, args, fmt):
         "sharp at any zoom\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--view", "context", "--head", "2"], "--view context is the same for every head"),
+        (["--view", "context", "--head", "all"], "--view context is the same for every head"),
+        (["--view", "mask", "--head", "1"], "--view mask is the same for every head"),
+        (["--stage", "embeddings", "--head", "2"], "--stage embeddings is the same for every head"),
+        (["--stage", "concat", "--head", "1"], "--stage concat is the same for every head"),
+        (["--stage", "out_proj", "--head", "2"], "--stage out_proj is the same for every head"),
+    ],
+)
+def test_a_head_that_would_change_nothing_is_refused(tmp_path, capsys, args, message):
+    """--view context --head 2 drew the one output of both heads, as if head 2's; the concat
+    stage draws every head's Z whatever head is asked for."""
+    status, out, err = export_here(capsys, "--preset", "mha", *args, "-o", tmp_path / "x.png")
+    assert (status, out) == (2, "")
+    assert err == f"attn-explorer export: {message}: --head would change nothing\n"
+    assert not (tmp_path / "x.png").exists()
+
+
+@pytest.mark.parametrize("view", ["keys", "values", "w_query", "w_out", "b_out"])
+def test_a_query_on_a_figure_without_query_rows_is_refused(tmp_path, capsys, view):
+    """Only a matrix with a row per query token outlines the followed query."""
+    status, out, err = export_here(
+        capsys, "--preset", "mha", "--view", view, "--query", "3", "-o", tmp_path / "x.png"
+    )
+    assert (status, out) == (2, "")
+    assert err == (
+        f"attn-explorer export: --view {view} has no row per query to outline: "
+        "--query would change nothing\n"
+    )
+
+
+def test_an_explicit_head_1_for_data_is_refused_as_any_other_head(tmp_path, capsys):
+    """--head 1 -o x.npz passed (only a head other than 1 was noticed) though the file holds
+    both heads of mha."""
+    status, _, err = export_here(capsys, "--preset", "mha", "--head", "1", "-o", tmp_path / "x.npz")
+    assert status == 2
+    assert err == (
+        "attn-explorer export: --head only apply to figures (png, svg, pdf); npz holds every "
+        "array\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "title"),
+    [
+        (["--view", "keys", "--head", "2"], "Keys K · head 2"),
+        (["--view", "context", "--query", "3"], "Context (output)"),
+        (["--stage", "out_proj", "--query", "3"], "Output projection"),
+        (["--stage", "softmax", "--head", "2", "--query", "3"], "Softmax"),
+        (["--head", "2", "--query", "3"], "Attention · head 2"),
+    ],
+)
+def test_a_head_or_query_the_figure_shows_is_accepted(tmp_path, capsys, qapp, args, title):
+    out = tmp_path / "x.svg"
+    status, printed, err = export_here(capsys, "--preset", "mha", *args, "-o", out)
+    assert status == 0, err
+    assert printed.strip() == str(out)
+    assert title in svg_texts(out)

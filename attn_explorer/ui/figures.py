@@ -25,7 +25,7 @@ from ..describe import config_summary
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace
 from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
-from .stage_figure import StageFigure
+from .stage_figure import StageFigure, stage_panels
 from .trace_plots import head_note, kind_of, shared_levels, show_array
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
@@ -84,6 +84,42 @@ def check_spec(trace: Trace, spec: FigureSpec) -> None:
         raise FigureError(f"unknown figure kind {spec.kind!r}")
     if spec.head is not None and not 0 <= spec.head < trace.heads:
         raise FigureError(f"head {spec.head + 1} does not exist: there are {trace.heads}")
+
+
+def draws_head(trace: Trace, spec: FigureSpec) -> bool:
+    """Whether another head would draw another figure.
+
+    The command line refuses a --head that would change nothing (the output, the embeddings
+    stage), which the figure would otherwise seem to have obeyed. An unknown array name
+    counts as drawing one: `check_spec` says what is wrong with it.
+    """
+    if spec.kind == "matrices":
+        return True  # Q, K, V, the scores and the weights are one head's
+    if spec.kind == "array":
+        info = ARRAY_INFO.get(spec.name)
+        return info is None or info.per_head
+
+    def drawn(head: int) -> list[tuple[str, int | None]]:
+        # A panel of an array without a head axis draws the same whatever head it is given;
+        # the concat stage draws every head's Z, not the chosen one's.
+        return [
+            (p.name, p.head if ARRAY_INFO[p.name].per_head else None)
+            for p in stage_panels(trace, spec.name, head)
+        ]
+
+    return drawn(0) != drawn(1)
+
+
+def outlines_query(trace: Trace, spec: FigureSpec) -> bool:
+    """Whether the figure outlines the followed query: only a matrix with a row per query
+    token does (see `_highlight`), so a --query for keys, values or weight matrices would
+    change nothing."""
+    if spec.kind == "matrices":
+        return True  # Q, the scores, the weights and the context have a row per query
+    if spec.kind == "array":
+        info = ARRAY_INFO.get(spec.name)
+        return info is None or info.rows == "q_tokens"
+    return any(ARRAY_INFO[p.name].rows == "q_tokens" for p in stage_panels(trace, spec.name, 0))
 
 
 def _title(text: str) -> ShrinkingLabel:

@@ -189,3 +189,35 @@ def test_the_all_heads_colour_bar_marks_weights_beyond_its_scale(qapp):
     bar = next(item for item in figure.items if isinstance(item, ColorBar))
     assert bar.levels[1] < float(trace.weights.max()) == 1.0
     assert bar.ticks[-1][1] == f"≥{bar.levels[1]:.3g}"
+
+
+def test_the_command_line_refuses_a_head_or_query_exactly_where_the_figure_ignores_it(
+    qapp, tmp_path
+):
+    """draws_head and outlines_query decide which --head and --query the export refuses:
+    each must say yes exactly where another head or query paints another picture."""
+    from attn_explorer.ui.figures import draws_head, outlines_query
+
+    configure_pyqtgraph()
+    trace = compute(preset("mha").config)  # two heads
+    specs = [FigureSpec("stage", key) for key in STEP_KEYS] + [
+        FigureSpec("array", name) for name in ("context", "keys", "mask", "w_out", "weights")
+    ]
+    seen = {}
+    for spec in specs:
+        pictures = [
+            export_figure(trace, replace(spec, head=h, query=q), tmp_path / f"{n}.png").read_bytes()
+            for n, (h, q) in enumerate([(0, 0), (1, 0), (0, 2)])
+        ]
+        seen[spec.kind, spec.name] = (pictures[0] != pictures[1], pictures[0] != pictures[2])
+    decided = {(s.kind, s.name): (draws_head(trace, s), outlines_query(trace, s)) for s in specs}
+    assert decided == seen
+    assert [name for (_, name), (head, _) in seen.items() if not head] == [
+        "embeddings",
+        "concat",
+        "out_proj",
+        "context",
+        "mask",
+        "w_out",
+    ]
+    assert [name for (_, name), (_, query) in seen.items() if not query] == ["keys", "w_out"]
