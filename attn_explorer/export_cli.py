@@ -56,7 +56,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--head", help="head number from 1, or 'all' (default 1)")
     parser.add_argument(
-        "--query", type=int, default=None, help="the followed query token, from 1 (default 2)"
+        "--query",
+        type=int,
+        default=None,
+        help="the followed query token, from 1 (default: the session's followed query, else 2)",
     )
     parser.add_argument("--format", choices=FORMATS, help="default: the output's extension")
     parser.add_argument(

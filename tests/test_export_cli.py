@@ -373,3 +373,23 @@ def test_a_head_or_query_the_figure_shows_is_accepted(tmp_path, capsys, qapp, ar
     assert status == 0, err
     assert printed.strip() == str(out)
     assert title in svg_texts(out)
+
+
+def test_the_query_help_names_the_default_the_export_uses(tmp_path, capsys, qapp):
+    """The help said "(default 2)"; the export follows the session's query."""
+    from attn_explorer.export_cli import _parser
+
+    help_text = " ".join(_parser().format_help().split())
+    assert "the followed query token, from 1 (default: the session's followed query, else 2)" in (
+        help_text
+    )
+    state = ExplorerState.from_config(preset("v1").config)
+    path = tmp_path / "s.json"
+    save_session(path, replace(state, view=replace(state.view, query=4)))
+    pictures = {}
+    for name, extra in (("own", []), ("five", ["--query", "5"]), ("two", ["--query", "2"])):
+        out = tmp_path / f"{name}.png"
+        status, _, err = export_here(capsys, path, *extra, "-o", out)
+        assert status == 0, err
+        pictures[name] = out.read_bytes()
+    assert pictures["own"] == pictures["five"] != pictures["two"]
