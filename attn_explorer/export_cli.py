@@ -105,6 +105,7 @@ def _choose_format(args: argparse.Namespace, out: Path) -> str:
 def run(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from .cli import UsageError, state_from_args
+    from .io.errors import cannot_write
     from .io.session import SessionError
 
     # --tokens alone starts from the default example, as the window's command line does.
@@ -164,7 +165,10 @@ def run(argv: list[str]) -> int:
                 f"{', '.join(figure_only)} only apply to figures (png, svg, pdf); "
                 f"{fmt} holds {held}"
             )
-        return _export_data(trace, fmt, out)
+        try:
+            return _export_data(trace, fmt, out)
+        except OSError as error:
+            raise ExportError(cannot_write(error, out)) from None
     if args.scale != 1 and fmt != "png":  # only a PNG has pixels to multiply
         raise UsageError(
             f"--scale only applies to png; {fmt} is drawn as vectors, sharp at any zoom"
@@ -214,6 +218,8 @@ def run(argv: list[str]) -> int:
             written = [export_figure(trace, specs[0], out, fmt, args.scale, _size(args.size))]
     except FigureError as error:
         raise ExportError(str(error)) from None
+    except OSError as error:  # a folder of PNG or SVG stages where a file is
+        raise ExportError(cannot_write(error, out)) from None
     for path in written:
         print(path)
     return 0
@@ -249,7 +255,9 @@ def main(argv: list[str]) -> int:
         print(f"attn-explorer export: {error}", file=sys.stderr)
         return 1
     except OSError as error:
-        print(f"attn-explorer export: cannot write: {error}", file=sys.stderr)
+        from .io.errors import cannot_write
+
+        print(f"attn-explorer export: {cannot_write(error)}", file=sys.stderr)
         return 1
     except Exception as error:  # a bug: still one line, and say it is one
         print(

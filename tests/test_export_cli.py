@@ -124,8 +124,16 @@ def test_data_and_script(tmp_path, session):
         (["--preset", "mha", "--set", "d_out=5", "-o", "x.png"], 1, "cannot be split into 2 heads"),
         (["--preset", "v1", "--stage", "nope", "-o", "x.png"], 2, "invalid choice: 'nope'"),
         (["--preset", "mha", "--query", "9", "-o", "x.png"], 2, "from 1 to 6, not 9"),
-        (["--preset", "v1", "-o", "missing/x.svg"], 1, "missing/x.svg: No such file or directory"),
-        (["--preset", "v1", "-o", "missing/x.pdf"], 1, "missing/x.pdf: No such file or directory"),
+        (
+            ["--preset", "v1", "-o", "missing/x.svg"],
+            1,
+            "Cannot write missing/x.svg: no such file or directory.",
+        ),
+        (
+            ["--preset", "v1", "-o", "missing/x.pdf"],
+            1,
+            "Cannot write missing/x.pdf: no such file or directory.",
+        ),
         (
             ["--preset", "v1", "--size", "8000x8000", "--scale", "4", "-o", "x.png"],
             1,
@@ -393,3 +401,24 @@ def test_the_query_help_names_the_default_the_export_uses(tmp_path, capsys, qapp
         assert status == 0, err
         pictures[name] = out.read_bytes()
     assert pictures["own"] == pictures["five"] != pictures["two"]
+
+
+def test_a_failed_write_says_which_file_and_why_without_an_errno(tmp_path, capsys, qapp):
+    """The export printed "cannot write: [Errno 2] No such file or directory: '…/x.py'"."""
+    (tmp_path / "taken").write_text("notes\n")
+    for args, message in [
+        (["-o", tmp_path / "gone" / "x.py"], f"Cannot write {tmp_path}/gone/x.py: no such file"),
+        (
+            ["--format", "csv", "-o", tmp_path / "taken"],
+            f"Cannot write {tmp_path}/taken: a file of that name is in the way.",
+        ),
+        (
+            ["--all-steps", "--format", "png", "-o", tmp_path / "taken"],
+            f"Cannot write {tmp_path}/taken: a file of that name is in the way.",
+        ),
+    ]:
+        status, _, err = export_here(capsys, "--preset", "v1", *args)
+        assert status == 1
+        assert err.startswith(f"attn-explorer export: {message}"), err
+        assert "Errno" not in err and len(err.splitlines()) == 1
+    assert (tmp_path / "taken").read_text() == "notes\n"

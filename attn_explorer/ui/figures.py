@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication
 
 from ..describe import config_summary
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace
+from ..io.errors import cannot_write
 from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
 from .stage_figure import StageFigure, stage_panels
@@ -265,7 +266,7 @@ def _check_writable(path: Path) -> None:
         with open(path, "ab"):
             pass
     except OSError as error:
-        raise FigureError(f"cannot write {path}: {error.strerror or error}") from None
+        raise FigureError(cannot_write(error, path)) from None
     if not existed:
         path.unlink(missing_ok=True)
 

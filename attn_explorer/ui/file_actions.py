@@ -19,6 +19,7 @@ from shiboken6 import isValid
 
 from ..engine import STEP_KEYS, Trace, compute
 from ..io import code_export, data_export
+from ..io.errors import cannot_write
 from ..io.session import SessionError, load_session, save_session
 from ..state import default_state
 from .export_dialog import ExportFigureDialog
@@ -272,7 +273,7 @@ class FileActions(QObject):
             with self._busy():
                 written = export_figure(self.window.trace, spec, path, fmt, scale, size)
         except (OSError, FigureError) as error:
-            return _sentence(error)
+            return _sentence(error, path)
         self.window.notify(_tr("Exported {0}").format(written))
         return None
 
@@ -294,7 +295,7 @@ class FileActions(QObject):
                     self.window.trace, path, fmt, spec.head or 0, spec.query, scale, size
                 )
         except (OSError, FigureError) as error:
-            return _sentence(error)
+            return _sentence(error, path)
         where = written[0] if fmt == "pdf" else Path(path)
         self.window.notify(_tr("Exported {0} stages to {1}").format(len(STEP_KEYS), where))
         return None
@@ -366,7 +367,10 @@ class FileActions(QObject):
         try:
             with self._busy():
                 writers[fmt](self._complete(trace), Path(path))
-        except (OSError, ValueError) as error:
+        except OSError as error:
+            self._error(_tr("Cannot export data"), cannot_write(error, path))
+            return False
+        except ValueError as error:
             self._error(_tr("Cannot export data"), str(error))
             return False
         self.window.notify(_tr("Exported every array to {0}").format(path))
@@ -403,7 +407,7 @@ class FileActions(QObject):
                 code_export.pytorch_script(self.window.trace.config), encoding="utf-8"
             )
         except OSError as error:
-            self._error(_tr("Cannot export script"), str(error))
+            self._error(_tr("Cannot export script"), cannot_write(error, path))
             return False
         self.window.notify(
             _tr("Wrote {0}: run it with python to print the same numbers").format(path)
@@ -411,13 +415,11 @@ class FileActions(QObject):
         return True
 
 
-def _sentence(error: Exception) -> str:
+def _sentence(error: Exception, path: Path) -> str:
     """An export error as a sentence for a dialog: the figure code's lower-case reasons start
     with a capital, and a system error names the file and its reason, not "[Errno 13] …"."""
-    if isinstance(error, OSError) and error.strerror:
-        where = f" {error.filename}" if error.filename else ""
-        text = f"cannot write{where}: {error.strerror.lower()}"
-    else:
-        text = str(error)
+    if isinstance(error, OSError):
+        return cannot_write(error, path)
+    text = str(error)
     text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "?", "!")) else text + "."

@@ -273,6 +273,26 @@ def test_exported_data_holds_both_masking_methods_at_any_size(
         )
 
 
+def test_a_failed_export_says_which_file_and_why_without_an_errno(
+    window, wait_settled, tmp_path, dialogs
+):
+    """The message box read "[Errno 2] No such file or directory: '…/gone/attn.py'"."""
+    (tmp_path / "taken").write_text("notes\n")
+    assert not window.files.export_script_to(tmp_path / "gone" / "attn.py")
+    assert not window.files.export_data_to(tmp_path / "taken", "csv")
+    assert not window.files.export_stages_to(tmp_path / "taken", "svg")
+    in_the_way = f"Cannot write {tmp_path}/taken: a file of that name is in the way."
+    assert dialogs["critical"] == [
+        (
+            "Cannot export script",
+            f"Cannot write {tmp_path / 'gone' / 'attn.py'}: no such file or directory.",
+        ),
+        ("Cannot export data", in_the_way),
+        ("Cannot export the stages", in_the_way),
+    ]
+    assert (tmp_path / "taken").read_text() == "notes\n"
+
+
 def test_exported_data_is_what_its_name_says_and_spares_other_files(
     window, tmp_path, dialogs, monkeypatch
 ):
