@@ -368,10 +368,19 @@ class ControlsPanel(QWidget):
         self._enable(
             self.valid_len, c.padding, _tr("Tick “Padding” to mask keys after this length.")
         )
+        dropping = c.training and c.dropout > 0
+        no_dropout = (
+            _tr("No dropout to reseed: training mode is off.")
+            if not c.training
+            else _tr("No dropout to reseed: p is 0.")
+        )
+        self._enable(self.reseed_dropout, dropping, no_dropout)
         self._enable(
             self.dropout_seed,
-            c.reseed_dropout,
-            _tr("Tick “Reseed first” to draw the dropout mask from this seed."),
+            dropping and c.reseed_dropout,
+            no_dropout
+            if not dropping
+            else _tr("Tick “Reseed first” to draw the dropout mask from this seed."),
         )
 
     def _enable(self, widget: QWidget, enabled: bool, why: str) -> None:

@@ -105,9 +105,11 @@ def test_valid_length_reaches_the_engine(window, wait_settled):
 def test_reseeding_dropout_shows_the_tutorials_dropped_weights(window, wait_settled):
     """Tutorial 000 §3.5.2 set up by hand: seed 789, causal, p 0.5, reseed with 123."""
     c = window.controls
-    assert not c.dropout_seed.isEnabled()  # nothing to seed until the box is ticked
+    assert not c.reseed_dropout.isEnabled()  # p = 0: no dropout to reseed
+    assert c.reseed_dropout.toolTip().endswith("Disabled: No dropout to reseed: p is 0.")
     c.seed.spin.setValue(789)
     c.dropout.spin.setValue(0.5)
+    assert c.reseed_dropout.isEnabled() and not c.dropout_seed.isEnabled()
     c.dropout_seed.setValue(123)
     c.reseed_dropout.setChecked(True)
     assert c.dropout_seed.isEnabled()
