@@ -11,20 +11,32 @@ import errno
 import os
 
 
-def cannot_write(error: OSError, path: str | os.PathLike[str] | None = None) -> str:
+def cannot_write(
+    error: OSError,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    sentence: str = "Cannot write {0}: {1}.",
+    in_the_way: str = "a file of that name is in the way",
+) -> str:
     """ "Cannot write /x/y: permission denied." from the system's reason and the file it names
     (else `path`, the file being written). An OSError raised with a sentence of its own (a
-    folder holding other files) is said as it is."""
+    folder holding other files) is said as it is.
+
+    The window passes `sentence` and `in_the_way` translated; it then keeps the system's
+    reason as the system spelled it (already in the user's language, where a noun may need
+    its capital), where the command line starts it lower-case, mid-sentence.
+    """
     if error.strerror is None:
         return str(error)
+    translated = sentence != "Cannot write {0}: {1}."
     if error.errno == errno.EEXIST:
         # A file where a folder is to be made, or a new file is to be created.
-        reason = "a file of that name is in the way"
+        reason = in_the_way
     else:
         reason = error.strerror.rstrip(".")
-        if reason[:1].isupper() and reason[1:2].islower():  # "Permission …", not "I/O …"
-            reason = reason[0].lower() + reason[1:]
+        if not translated and reason[:1].isupper() and reason[1:2].islower():
+            reason = reason[0].lower() + reason[1:]  # "Permission …", not "I/O …"
     where = error.filename if error.filename is not None else path
     if where is None:
         return f"Cannot write: {reason}."
-    return f"Cannot write {os.fsdecode(where) if isinstance(where, bytes) else where}: {reason}."
+    return sentence.format(os.fsdecode(where) if isinstance(where, bytes) else where, reason)

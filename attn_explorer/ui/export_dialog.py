@@ -182,7 +182,8 @@ class ExportFigureDialog(QDialog):
         typed = target.suffix.lower().lstrip(".")
         if not folder and typed in FORMAT_NAMES and typed != fmt:
             self.format.setCurrentIndex(self.format.findData(typed))  # the name decides
-            fmt = typed
+            # For all stages, "steps.png" now means a folder "steps" of PNG files.
+            fmt, folder, target = typed, self.all_stages and typed != "pdf", self.target()
         if not self._may_replace(target, fmt, folder):
             return
         if self.write is not None:
@@ -198,8 +199,11 @@ class ExportFigureDialog(QDialog):
             existing = [name for name in stage_file_names(fmt) if (target / name).exists()]
             if not existing:
                 return True
-            text = _tr("The folder “{0}” already holds {1} stage files ({2}, …). Replace them?")
-            text = text.format(target.name, len(existing), existing[0])
+            if len(existing) == 1:
+                text = _tr("The folder “{0}” already holds the stage file {1}. Replace it?")
+            else:
+                text = _tr("The folder “{0}” already holds {2} stage files ({1}, …). Replace them?")
+            text = text.format(target.name, existing[0], len(existing))
         else:
             if not target.exists():
                 return True

@@ -10,7 +10,9 @@ QPdfWriter (one page per figure). In SVG and PDF, heatmap cells are vector recta
 from __future__ import annotations
 
 import math
+import os
 import re
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +25,6 @@ from PySide6.QtWidgets import QApplication
 
 from ..describe import config_summary
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace
-from ..io.errors import cannot_write
 from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
 from .stage_figure import StageFigure, stage_panels
@@ -203,13 +204,14 @@ class FigureTooSmallError(FigureError):
     """A size a figure cannot be laid out in; `needed` is the least that fits."""
 
     def __init__(
-        self, needed: tuple[int, int], size: tuple[int, int], what: str = "this figure needs"
+        self, needed: tuple[int, int], size: tuple[int, int], stages: bool = False
     ) -> None:
+        what = "the stages need" if stages else "this figure needs"
         super().__init__(
             f"{what} at least {needed[0]}×{needed[1]} px to fit, not "
             f"{size[0]}×{size[1]}: choose a larger size"
         )
-        self.needed = needed
+        self.needed, self.size, self.stages = needed, size, stages
 
 
 class _Stage:
@@ -262,11 +264,8 @@ def _check_writable(path: Path) -> None:
     written last, after all the painting.
     """
     existed = path.exists()
-    try:
-        with open(path, "ab"):
-            pass
-    except OSError as error:
-        raise FigureError(cannot_write(error, path)) from None
+    with open(path, "ab"):  # an OSError goes to the caller, who says it in its language
+        pass
     if not existed:
         path.unlink(missing_ok=True)
 
@@ -452,24 +451,30 @@ def export_all_stages(
     except FigureTooSmallError as small:
         # The first stage that does not fit is not the only one: advise a size all fit in.
         needed = _size_for_all(trace, specs, small.needed, fmt)
-        raise FigureTooSmallError(needed, size, "the stages need") from None
+        raise FigureTooSmallError(needed, size, stages=True) from None
 
 
 def _stage_files(
     trace: Trace, specs: list[FigureSpec], path: Path, fmt: str, scale: int, size: tuple[int, int]
 ) -> list[Path]:
+    """Write every stage under a temporary name, then rename them all: a stage refused
+    half-way (a size too small) leaves the folder as it was, earlier stage files included."""
     created = not path.exists()
     path.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+    names = stage_file_names(fmt)
+    temporary = [path / f".{name}.{secrets.token_hex(4)}.partial" for name in names]
     try:
-        for spec, name in zip(specs, stage_file_names(fmt), strict=True):
-            written.append(export_figure(trace, spec, path / name, fmt, scale, size))
-    except FigureError:
-        for done in written:  # no half set of stages left behind
-            done.unlink(missing_ok=True)
+        for spec, temp in zip(specs, temporary, strict=True):
+            export_figure(trace, spec, temp, fmt, scale, size)
+    except BaseException:
+        for temp in temporary:
+            temp.unlink(missing_ok=True)
         if created and not any(path.iterdir()):
             path.rmdir()
         raise
+    written = [path / name for name in names]
+    for temp, final in zip(temporary, written, strict=True):
+        os.replace(temp, final)
     return written
 
 

@@ -23,7 +23,13 @@ from ..io.errors import cannot_write
 from ..io.session import SessionError, load_session, save_session
 from ..state import default_state
 from .export_dialog import ExportFigureDialog
-from .figures import FigureError, FigureSpec, export_all_stages, export_figure
+from .figures import (
+    FigureError,
+    FigureSpec,
+    FigureTooSmallError,
+    export_all_stages,
+    export_figure,
+)
 from .i18n import tr as _tr
 from .keys import commit_typed_edits
 
@@ -368,7 +374,7 @@ class FileActions(QObject):
             with self._busy():
                 writers[fmt](self._complete(trace), Path(path))
         except OSError as error:
-            self._error(_tr("Cannot export data"), cannot_write(error, path))
+            self._error(_tr("Cannot export data"), _cannot_write(error, path))
             return False
         except ValueError as error:
             self._error(_tr("Cannot export data"), str(error))
@@ -407,7 +413,7 @@ class FileActions(QObject):
                 code_export.pytorch_script(self.window.trace.config), encoding="utf-8"
             )
         except OSError as error:
-            self._error(_tr("Cannot export script"), cannot_write(error, path))
+            self._error(_tr("Cannot export script"), _cannot_write(error, path))
             return False
         self.window.notify(
             _tr("Wrote {0}: run it with python to print the same numbers").format(path)
@@ -416,10 +422,27 @@ class FileActions(QObject):
 
 
 def _sentence(error: Exception, path: Path) -> str:
-    """An export error as a sentence for a dialog: the figure code's lower-case reasons start
-    with a capital, and a system error names the file and its reason, not "[Errno 13] …"."""
+    """A figure export's refusal as a sentence in the window's language."""
     if isinstance(error, OSError):
-        return cannot_write(error, path)
-    text = str(error)
+        return _cannot_write(error, path)
+    if isinstance(error, FigureTooSmallError):
+        text = (
+            _tr("The stages need at least {0}×{1} px to fit, not {2}×{3}: choose a larger size.")
+            if error.stages
+            else _tr(
+                "This figure needs at least {0}×{1} px to fit, not {2}×{3}: choose a larger size."
+            )
+        )
+        return text.format(*error.needed, *error.size)
+    text = str(error)  # the figure code's other refusals (English, as the engine's texts)
     text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def _cannot_write(error: OSError, path: Path) -> str:
+    return cannot_write(
+        error,
+        path,
+        sentence=_tr("Cannot write {0}: {1}."),
+        in_the_way=_tr("a file of that name is in the way"),
+    )

@@ -513,6 +513,8 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(index)
         if TABS[index] == "steps":
             self.stepper.stages.setFocus()
+        elif self.board.all_heads.isChecked():
+            self.board.grid.setFocus()  # the single matrices are hidden behind the grid
         else:
             self.board.views["weights"].setFocus()
 

@@ -137,7 +137,7 @@ def test_replacing_stage_files_in_a_folder_is_asked_first(dialog, tmp_path, aske
     d.accept()
     assert d.result() != d.DialogCode.Accepted
     assert asked["questions"] == [
-        "The folder “steps” already holds 1 stage files (06-softmax.svg, …). Replace them?"
+        "The folder “steps” already holds the stage file 06-softmax.svg. Replace it?"
     ]
     d.path.setText("other")  # a new folder: nothing to ask
     d.accept()
@@ -172,3 +172,21 @@ def test_the_last_format_scale_and_folder_are_remembered(dialog, tmp_path):
     assert d.chosen_format() == "svg" and d.scale.currentData() == 4
     stages = dialog(all_stages=True)  # the stages keep their own format: PDF by default
     assert stages.chosen_format() == "pdf"
+
+
+def test_a_typed_extension_that_makes_the_stages_a_folder_asks_about_that_folder(
+    dialog, tmp_path, asked
+):
+    """ "steps.png" typed under PDF became the folder "steps": its stage files were replaced
+    without a question, which was asked (not) about a file steps.png."""
+    (tmp_path / "steps").mkdir()
+    for name in ("01-embeddings.png", "06-softmax.png"):
+        (tmp_path / "steps" / name).write_bytes(b"old")
+    written = []
+    d = dialog(all_stages=True, write=lambda *values: written.append(values))
+    d.path.setText("steps.png")
+    d.accept()
+    assert asked["questions"] == [
+        "The folder “steps” already holds 2 stage files (01-embeddings.png, …). Replace them?"
+    ]
+    assert d.result() != d.DialogCode.Accepted and not written

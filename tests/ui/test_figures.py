@@ -91,6 +91,17 @@ def test_the_size_advised_for_all_stages_fits_every_stage(trace, tmp_path, fmt):
     assert len(export_all_stages(trace, target, fmt, size=(width, height))) in (1, 10)
 
 
+def test_stages_refused_half_way_leave_an_earlier_export_whole(trace, tmp_path):
+    """Stage 1 was written over the earlier one before stage 2 was refused, and the clean-up
+    then deleted it: the folder lost 01-embeddings.svg."""
+    folder = tmp_path / "steps"
+    earlier = export_all_stages(trace, folder, "svg", size=(800, 500))
+    before = {p.name: p.read_bytes() for p in earlier}
+    with pytest.raises(FigureError, match="the stages need at least"):
+        export_all_stages(trace, folder, "svg", size=(330, 300))  # stage 1 fits, 2 does not
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
 def test_pdf_of_all_stages_has_one_page_per_stage(trace, tmp_path):
     (path,) = export_all_stages(trace, tmp_path / "steps.pdf", "pdf", size=(1200, 700))
     reader = PdfReader(path)

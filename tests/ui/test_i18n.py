@@ -145,3 +145,20 @@ def test_a_translation_reaches_every_widget(pseudo_translated, qtbot):
         if re.search("[A-Za-z]{2}", text) and "⟪" not in text and text not in english
     }
     assert missed == set()
+
+
+def test_export_refusals_speak_the_windows_language(pseudo_translated, tmp_path):
+    """A refused size and a failed write came as English sentences in a translated window."""
+    from attn_explorer.ui.figures import FigureTooSmallError
+    from attn_explorer.ui.file_actions import _sentence
+
+    small = FigureTooSmallError((507, 216), (250, 150), stages=True)
+    assert _sentence(small, tmp_path) == (
+        "⟪The stages need at least 507×216 px to fit, not 250×150: choose a larger size.⟫"
+    )
+    (tmp_path / "taken").write_text("")
+    try:
+        (tmp_path / "taken").mkdir()
+    except OSError as error:
+        message = _sentence(error, tmp_path / "taken")
+    assert message == f"⟪Cannot write {tmp_path / 'taken'}: ⟪a file of that name is in the way⟫.⟫"

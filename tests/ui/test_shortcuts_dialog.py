@@ -90,3 +90,13 @@ def test_ctrl_1_and_2_put_the_keyboard_in_the_tab(window, qtbot):
     qtbot.keyClick(window.focusWidget(), Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
     assert window.tabs.currentWidget() is window.stepper
     assert window.focusWidget() is window.stepper.stages
+
+
+def test_ctrl_1_on_the_all_heads_grid_puts_the_keyboard_on_what_shows(window, qtbot):
+    """The keyboard went to the single weights matrix hidden behind the grid: the arrows
+    then changed the explanation and Enter the followed query, unseen."""
+    window.activateWindow()
+    window.board.show_all_heads(True)
+    window.editor.query_table.setFocus()
+    qtbot.keyClick(window.editor.query_table, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    assert window.focusWidget() is window.board.grid and window.board.grid.isVisible()
