@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 from shiboken6 import isValid
 
-from ..engine import STEP_KEYS, Trace, compute
+from ..engine import STEP_KEYS, Trace
 from ..io import code_export, data_export
 from ..io.errors import cannot_write
 from ..io.session import SessionError, load_session, save_session
@@ -390,6 +390,8 @@ class FileActions(QObject):
         export of "every array" must not depend on the size.
         """
         if trace.config.has_mask and "weights_neg_inf" not in trace.arrays:
+            from ..engine import compute  # torch: never on the window's path to the screen
+
             return compute(trace.config)
         return trace
 
