@@ -76,22 +76,31 @@ def split_block(text: str, decimal_comma: bool = False) -> list[list[str]]:
         lines.pop()
     if not lines:
         return []
-    if "\t" in text:
+    # The separator is the one outside quoted cells: ';' or a tab inside a quoted token name
+    # ("a;b",1,2) does not make the block semicolon- or tab-separated.
+    joined = "\n".join(lines)
+    bare = _QUOTED_CELL.sub("", joined)
+    if "\t" in bare:
         separator = "\t"
-    elif ";" in text:
+    elif ";" in bare:
         separator = ";"
     elif decimal_comma and all(_one_number(line) or not line.strip() for line in lines):
         # One number per line, some with a decimal comma ("0,55"): a column copied from a
         # spreadsheet in a decimal-comma language, read as typing each line would read it.
         return [[line.strip()] for line in lines]
-    elif "," in text:
+    elif "," in bare:
         separator = ","
+    elif any(line.startswith('"') for line in lines) and not _unclosed_quote(joined, "\t"):
+        # One column with quoted cells, as `join_block` writes names holding a line break, a
+        # quote or a space: read as one cell per record, the quotes honoured. (A quote that
+        # never closes is a word's own: '"Your' is read as typed.)
+        separator = "\t"
     else:
         return [re.split(r"\s+", line.strip()) for line in lines]
-    opened = _unclosed_quote("\n".join(lines), separator)
+    opened = _unclosed_quote(joined, separator)
     if opened:
         raise UnclosedQuoteError(*opened)
-    rows = list(csv.reader(io.StringIO("\n".join(lines)), delimiter=separator, strict=False))
+    rows = list(csv.reader(io.StringIO(joined), delimiter=separator, strict=False))
     rows = [row or [""] for row in rows]  # an empty line inside the block is one empty cell
     if separator == "\t":
         return rows
@@ -141,10 +150,25 @@ def _one_number(line: str) -> bool:
 
 
 def join_block(rows: list[list[str]]) -> str:
-    """Tab-separated text that `split_block` (and a spreadsheet) reads back cell for cell."""
+    """Tab-separated text that `split_block` (and a spreadsheet) reads back cell for cell.
+
+    A single column has no tab to separate cells, and `split_block` reads such a block's
+    unquoted lines as values separated by spaces ("0.1 0.2 0.3"): there a cell holding a space
+    ("New York") is quoted too.
+    """
+    if rows and all(len(row) == 1 for row in rows):
+        return "\n".join(_quoted(row[0]) if re.search(r'\s|^"', row[0]) else row[0] for row in rows)
     out = io.StringIO()
     csv.writer(out, delimiter="\t", lineterminator="\n").writerows(rows)
     return out.getvalue().removesuffix("\n")
+
+
+def _quoted(cell: str) -> str:
+    return '"' + cell.replace('"', '""') + '"'
+
+
+# A quoted cell as the csv module reads one: from its opening quote to its closing one.
+_QUOTED_CELL = re.compile(r'"(?:[^"]|"")*"')
 
 
 def clean_token(text: str) -> str:

@@ -52,6 +52,26 @@ def test_quoted_cells_keep_their_tabs_line_breaks_and_quotes():
 
 
 @pytest.mark.parametrize(
+    "rows",
+    [
+        [["a\nb"], ["c"]],  # pasted back as the tokens '"a' and 'b"', over an extra row
+        [['"quoted"'], ["x"]],  # came back as '"""quoted"""'
+        [["New York"], ["Paris"]],  # refused: "Row 2 has 1 cells but row 1 has 2"
+        [['say "hi"'], ["x\ty"], [" the"]],
+    ],
+)
+def test_a_copied_column_of_names_pastes_back_whole(rows):
+    """One column has no tab, and its lines were read as space-separated values."""
+    assert split_block(join_block(rows)) == rows
+
+
+def test_a_separator_inside_a_quoted_name_does_not_choose_the_separator():
+    """One ';' inside a quoted name made the block semicolon-separated: 'a;b,1,2' one cell."""
+    assert split_block('"a;b",1,2\nc,3,4') == [["a;b", "1", "2"], ["c", "3", "4"]]
+    assert split_block('"a\tb",1\nc,2') == [["a\tb", "1"], ["c", "2"]]
+
+
+@pytest.mark.parametrize(
     ("text", "row", "column"),
     [
         ('"Your\t0.1\t0.2\nam\t0.3\t0.4\n', 1, 1),  # a partial cell copied
