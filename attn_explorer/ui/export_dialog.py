@@ -62,9 +62,11 @@ class ExportFigureDialog(QDialog):
         remembered = QSettings()
         remembered.beginGroup(SETTINGS_GROUP)
         last_folder = Path(str(remembered.value("directory", "")))
-        if str(last_folder) not in ("", ".") and last_folder.is_dir():
+        if last_folder.is_absolute() and _is_dir(last_folder):  # garbage is ignored
             directory = last_folder
-        self.directory = directory
+        # Absolute: a session opened as "lessons/l1.json" gave the folder "lessons", and the
+        # typed "lessons/l1-matrices.png" was then saved in lessons/lessons.
+        self.directory = directory = Path(os.path.abspath(directory))
         form = QFormLayout(self)
         form.addRow(_tr("Figure:"), QLabel(what))
         self.format = QComboBox()
@@ -162,7 +164,8 @@ class ExportFigureDialog(QDialog):
     def target(self) -> Path:
         """The typed path as it will be written: "~" expanded, and a bare name (or a relative
         path) in the dialog's folder, not in whatever folder the app was started from."""
-        path = Path(self.path.text().strip()).expanduser()
+        # os.path's expanduser leaves "~fig.png" (no such user) as typed; Path's raised.
+        path = Path(os.path.expanduser(self.path.text().strip()))
         return path if path.is_absolute() else self.directory / path
 
     def accept(self) -> None:
@@ -176,7 +179,10 @@ class ExportFigureDialog(QDialog):
             self._refuse(_tr("Type where to save."))
             return
         target = self.target()
-        if not folder and (text.endswith(("/", os.sep)) or target.is_dir()):
+        if "\0" in text:
+            self._refuse(_tr("A file name cannot hold a NUL character."))
+            return
+        if not folder and (text.endswith(("/", os.sep)) or _is_dir(target)):
             self._refuse(_tr("“{0}” is a folder: type a file name.").format(text))
             return
         typed = target.suffix.lower().lstrip(".")
@@ -196,7 +202,7 @@ class ExportFigureDialog(QDialog):
 
     def _may_replace(self, target: Path, fmt: str, folder: bool) -> bool:
         if folder:
-            existing = [name for name in stage_file_names(fmt) if (target / name).exists()]
+            existing = [name for name in stage_file_names(fmt) if _exists(target / name)]
             if not existing:
                 return True
             if len(existing) == 1:
@@ -205,7 +211,7 @@ class ExportFigureDialog(QDialog):
                 text = _tr("The folder “{0}” already holds {2} stage files ({1}, …). Replace them?")
             text = text.format(target.name, existing[0], len(existing))
         else:
-            if not target.exists():
+            if not _exists(target):
                 return True
             text = _tr("“{0}” already exists in “{1}”. Replace it?").format(
                 target.name, target.parent
@@ -244,6 +250,22 @@ class ExportFigureDialog(QDialog):
 def default_scale(pixel_ratio: float) -> int:
     """The smallest offered PNG scale that covers the screen's device pixel ratio."""
     return min((s for s in PNG_SCALES if s >= math.ceil(pixel_ratio)), default=PNG_SCALES[-1])
+
+
+def _exists(path: Path) -> bool:
+    """Whether `path` exists; a name the system refuses (too long) does not, and writing it
+    then says why in the dialog."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 def _as_int(value: object) -> int:

@@ -464,8 +464,13 @@ def _stage_files(
     names = stage_file_names(fmt)
     temporary = [path / f".{name}.{secrets.token_hex(4)}.partial" for name in names]
     try:
-        for spec, temp in zip(specs, temporary, strict=True):
-            export_figure(trace, spec, temp, fmt, scale, size)
+        for spec, temp, name in zip(specs, temporary, names, strict=True):
+            try:
+                export_figure(trace, spec, temp, fmt, scale, size)
+            except OSError as error:
+                if str(error.filename) == str(temp):  # say the file the user asked for
+                    error.filename = str(path / name)
+                raise
     except BaseException:
         for temp in temporary:
             temp.unlink(missing_ok=True)

@@ -24,7 +24,6 @@ from ..io.session import SessionError, load_session, save_session
 from ..state import default_state
 from .export_dialog import ExportFigureDialog
 from .figures import (
-    FigureError,
     FigureSpec,
     FigureTooSmallError,
     export_all_stages,
@@ -278,7 +277,7 @@ class FileActions(QObject):
         try:
             with self._busy():
                 written = export_figure(self.window.trace, spec, path, fmt, scale, size)
-        except (OSError, FigureError) as error:
+        except (OSError, ValueError) as error:  # FigureError is one; so is a NUL in a name
             return _sentence(error, path)
         self.window.notify(_tr("Exported {0}").format(written))
         return None
@@ -300,7 +299,7 @@ class FileActions(QObject):
                 written = export_all_stages(
                     self.window.trace, path, fmt, spec.head or 0, spec.query, scale, size
                 )
-        except (OSError, FigureError) as error:
+        except (OSError, ValueError) as error:  # FigureError is one; so is a NUL in a name
             return _sentence(error, path)
         where = written[0] if fmt == "pdf" else Path(path)
         self.window.notify(_tr("Exported {0} stages to {1}").format(len(STEP_KEYS), where))

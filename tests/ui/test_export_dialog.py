@@ -190,3 +190,46 @@ def test_a_typed_extension_that_makes_the_stages_a_folder_asks_about_that_folder
         "The folder “steps” already holds 2 stage files (01-embeddings.png, …). Replace them?"
     ]
     assert d.result() != d.DialogCode.Accepted and not written
+
+
+def test_a_relative_folder_is_made_absolute(dialog, tmp_path, monkeypatch):
+    """A session opened as "lessons/l1.json" gave the folder "lessons": the field showed
+    lessons/l1-matrices.png and Save wrote lessons/lessons/l1-matrices.png."""
+    (tmp_path / "lessons").mkdir()
+    monkeypatch.chdir(tmp_path)
+    d = dialog(folder=Path("lessons"))
+    assert d.result_values()[0] == tmp_path / "lessons" / "attention.png"
+    d.path.setText("fig.svg")
+    assert d.result_values()[0] == tmp_path / "lessons" / "fig.svg"
+
+
+@pytest.mark.parametrize("name", ["~fig.png", "~$fig.png", "~nosuch/x.png"])
+def test_a_name_starting_with_a_tilde_is_a_name(dialog, tmp_path, name):
+    """Path.expanduser raised "Could not determine home directory": Save did nothing."""
+    d = dialog(write=lambda *values: None)
+    d.path.setText(name)
+    d.accept()
+    assert d.result() == d.DialogCode.Accepted
+    assert d.result_values()[0] == tmp_path / name
+
+
+def test_names_the_system_refuses_are_said_in_the_dialog(dialog, tmp_path, asked):
+    """A 300-character name raised ENAMETOOLONG out of the check for an existing file, and a
+    NUL raised ValueError in the writer: Save did nothing, with a traceback on stderr."""
+    said = []
+    d = dialog(write=lambda *values: said.append(values) or "Cannot write it: too long.")
+    d.path.setText("x" * 300 + ".png")
+    d.accept()
+    assert said and d.problem.text() == "Cannot write it: too long."
+    d.path.setText("a\0b.png")
+    d.accept()
+    assert d.problem.text() == "A file name cannot hold a NUL character." and len(said) == 1
+
+
+def test_a_remembered_folder_the_system_refuses_is_ignored(dialog, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    for garbage in ("/tmp/" + "x" * 300, "relative/folder", "5", "\0"):
+        QSettings().setValue("exportFigure/directory", garbage)
+        d = dialog()  # raised OSError (name too long): Export Figure never opened
+        assert d.directory == tmp_path

@@ -232,3 +232,24 @@ def test_the_command_line_refuses_a_head_or_query_exactly_where_the_figure_ignor
         "w_out",
     ]
     assert [name for (_, name), (_, query) in seen.items() if not query] == ["keys", "w_out"]
+
+
+def test_a_stage_that_cannot_be_written_is_named_not_its_temporary_file(
+    trace, tmp_path, monkeypatch
+):
+    """The refusal named '.01-embeddings.svg.b7a93e51.partial', a file the user never saw."""
+    import builtins
+
+    from attn_explorer.ui import figures
+
+    real_open = builtins.open
+
+    def refuse(path, *args, **kwargs):
+        if str(path).endswith(".partial"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(figures, "open", refuse, raising=False)
+    with pytest.raises(PermissionError) as caught:
+        export_all_stages(trace, tmp_path / "steps", "svg", size=(800, 500))
+    assert caught.value.filename == str(tmp_path / "steps" / "01-embeddings.svg")
