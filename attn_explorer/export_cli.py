@@ -161,8 +161,9 @@ def run(argv: list[str]) -> int:
         ]
         if figure_only:  # silently ignored, they would seem to have been obeyed
             held = "every array" if fmt != "py" else "the whole computation"
+            verb = "applies" if len(figure_only) == 1 else "apply"
             raise UsageError(
-                f"{', '.join(figure_only)} only apply to figures (png, svg, pdf); "
+                f"{', '.join(figure_only)} only {verb} to figures (png, svg, pdf); "
                 f"{fmt} holds {held}"
             )
         try:
@@ -203,10 +204,13 @@ def run(argv: list[str]) -> int:
         specs = [FigureSpec("array", args.view, head, query)]
         what = f"--view {args.view}"
     # Ignored, they would seem to have been obeyed: the output is one array for all heads,
-    # the keys have no query row to outline.
-    if args.head is not None and not any(draws_head(trace, spec) for spec in specs):
+    # the keys have no query row to outline. A stage is a step of the walk-through, which
+    # has a head and a query whichever stage is shown: a loop over the stages with --head 2
+    # must not stop at the three that show every head (or none).
+    single_view = not (args.stage or args.all_steps)
+    if single_view and args.head is not None and not any(draws_head(trace, s) for s in specs):
         raise UsageError(f"{what} is the same for every head: --head would change nothing")
-    if args.query is not None and not any(outlines_query(trace, spec) for spec in specs):
+    if single_view and args.query is not None and not any(outlines_query(trace, s) for s in specs):
         raise UsageError(f"{what} has no row per query to outline: --query would change nothing")
     create_app(["attn-explorer-export"])
     try:

@@ -144,11 +144,11 @@ def test_data_and_script(tmp_path, session):
         (
             ["--preset", "mha", "--all-steps", "--format", "npz", "-o", "all.npz"],
             2,
-            "--all-steps only apply to figures (png, svg, pdf); npz holds every array",
+            "--all-steps only applies to figures (png, svg, pdf); npz holds every array",
         ),
-        (["--preset", "v1", "--view", "weights", "-o", "w.csv"], 2, "--view only apply"),
-        (["--preset", "v1", "--size", "800x600", "-o", "x.py"], 2, "--size only apply"),
-        (["--preset", "v1", "--query", "2", "-o", "x.json"], 2, "--query only apply"),
+        (["--preset", "v1", "--view", "weights", "-o", "w.csv"], 2, "--view only applies"),
+        (["--preset", "v1", "--size", "800x600", "-o", "x.py"], 2, "--size only applies"),
+        (["--preset", "v1", "--query", "2", "-o", "x.json"], 2, "--query only applies"),
         (["--preset", "mha", "--head", "all", "-o", "x.png"], 2, "--head all needs an array"),
     ],
 )
@@ -327,14 +327,10 @@ def test_a_scale_for_a_vector_figure_is_refused(tmp_path, capsys, args, fmt):
         (["--view", "context", "--head", "2"], "--view context is the same for every head"),
         (["--view", "context", "--head", "all"], "--view context is the same for every head"),
         (["--view", "mask", "--head", "1"], "--view mask is the same for every head"),
-        (["--stage", "embeddings", "--head", "2"], "--stage embeddings is the same for every head"),
-        (["--stage", "concat", "--head", "1"], "--stage concat is the same for every head"),
-        (["--stage", "out_proj", "--head", "2"], "--stage out_proj is the same for every head"),
     ],
 )
 def test_a_head_that_would_change_nothing_is_refused(tmp_path, capsys, args, message):
-    """--view context --head 2 drew the one output of both heads, as if head 2's; the concat
-    stage draws every head's Z whatever head is asked for."""
+    """--view context --head 2 drew the one output of both heads, as if head 2's."""
     status, out, err = export_here(capsys, "--preset", "mha", *args, "-o", tmp_path / "x.png")
     assert (status, out) == (2, "")
     assert err == f"attn-explorer export: {message}: --head would change nothing\n"
@@ -360,7 +356,7 @@ def test_an_explicit_head_1_for_data_is_refused_as_any_other_head(tmp_path, caps
     status, _, err = export_here(capsys, "--preset", "mha", "--head", "1", "-o", tmp_path / "x.npz")
     assert status == 2
     assert err == (
-        "attn-explorer export: --head only apply to figures (png, svg, pdf); npz holds every "
+        "attn-explorer export: --head only applies to figures (png, svg, pdf); npz holds every "
         "array\n"
     )
 
@@ -372,6 +368,10 @@ def test_an_explicit_head_1_for_data_is_refused_as_any_other_head(tmp_path, caps
         (["--view", "context", "--query", "3"], "Context (output)"),
         (["--stage", "out_proj", "--query", "3"], "Output projection"),
         (["--stage", "softmax", "--head", "2", "--query", "3"], "Softmax"),
+        # A loop over the stages with --head 2 stopped at the three that show every head.
+        (["--stage", "embeddings", "--head", "2"], "Embeddings"),
+        (["--stage", "concat", "--head", "2"], "Concat"),
+        (["--stage", "out_proj", "--head", "2", "--query", "3"], "Output projection"),
         (["--head", "2", "--query", "3"], "Attention · head 2"),
     ],
 )
