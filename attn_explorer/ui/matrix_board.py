@@ -12,7 +12,6 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TR_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -28,7 +27,7 @@ from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, Ma
 from .i18n import tr as _tr
 from .paint_pass import OnePaintPass
 from .trace_plots import Shown, head_within, kind_of, shared_levels, show_array
-from .widgets import FormulaText, choice_box
+from .widgets import FormulaText, HeadBox, choice_box
 
 SCORE_VARIANTS = [
     ("masked_scores", QT_TR_NOOP("Scores fed to softmax (scaled, masked)")),
@@ -61,15 +60,13 @@ class MatrixBoard(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.trace: Trace | None = None
-        self.head = 0
         self.query: int | None = 1
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
 
         bar = QHBoxLayout()
         bar.addWidget(QLabel(_tr("Head")))
-        self.head_box = QComboBox()
-        self.head_box.setToolTip(_tr("Which head the matrices show (Ctrl+[ and Ctrl+] step)"))
+        self.head_box = HeadBox(_tr("Which head the matrices show (Ctrl+[ and Ctrl+] step)"))
         bar.addWidget(self.head_box)
         self.all_heads = QPushButton(_tr("All heads side by side"))
         self.all_heads.setCheckable(True)
@@ -128,8 +125,7 @@ class MatrixBoard(QWidget):
         )
         layout.addWidget(self.explanation)
 
-        self.head_box.currentIndexChanged.connect(self._head_chosen)
-        self.head_box.activated.connect(self._head_chosen)  # the head shown, chosen again
+        self.head_box.headChosen.connect(lambda _head: self._redraw())
         self.all_heads.toggled.connect(self._page_chosen)
         self.score_box.currentIndexChanged.connect(self._redraw)
         self.weight_box.currentIndexChanged.connect(self._redraw)
@@ -152,30 +148,23 @@ class MatrixBoard(QWidget):
     def shown_head(self) -> int:
         return head_within(self.head, self.trace)
 
+    @property
+    def head(self) -> int:
+        """The head chosen (see HeadBox)."""
+        return self.head_box.head
+
+    @head.setter
+    def head(self, head: int) -> None:
+        self.head_box.head = head
+
     def set_trace(self, trace: Trace) -> None:
         self.trace = trace
-        heads = trace.heads
-        head = self.shown_head
-        if self.head_box.count() != heads or head != self.head_box.currentIndex():
-            self.head_box.blockSignals(True)
-            if self.head_box.count() != heads:
-                self.head_box.clear()
-                self.head_box.addItems(
-                    [_tr("{0} of {1}").format(h + 1, heads) for h in range(heads)]
-                )
-            self.head_box.setCurrentIndex(head)
-            self.head_box.blockSignals(False)
-        self.head_box.setEnabled(heads > 1)
+        self.head_box.show_heads(trace.heads)
         self._redraw()
 
     def set_head(self, head: int) -> None:
         """Choose a head (one the trace has)."""
-        if not 0 <= head < self.head_box.count():
-            return
-        if head == self.head_box.currentIndex():
-            self.head = head  # shown already (for a chosen one it lacks): nothing to draw
-        else:
-            self.head_box.setCurrentIndex(head)  # drawn by _head_chosen
+        self.head_box.choose(head)
 
     def set_query(self, row: int | None) -> None:
         self.query = row
@@ -186,12 +175,6 @@ class MatrixBoard(QWidget):
         self.all_heads.setChecked(on)
 
     # ------------------------------------------------------------------ drawing
-    def _head_chosen(self, index: int) -> None:
-        # A choice from the list arrives twice (index changed, then activated): drawn once.
-        if index >= 0 and index != self.head:
-            self.head = index
-            self._redraw()
-
     def _page_chosen(self, grid: bool) -> None:
         self.pages.setCurrentWidget(self.grid if grid else self.pages.widget(0))
         self.heads_array.setVisible(grid)

@@ -15,7 +15,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TR_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import (
-    QComboBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -34,7 +33,7 @@ from .keys import keep_own_keys, send_undo_to_document
 from .stage_figure import StageFigure
 from .text_size import text_size
 from .trace_plots import head_within, show_array
-from .widgets import FormulaText, SliderSpin
+from .widgets import FormulaText, HeadBox, SliderSpin
 
 PLAY_MS = 2500
 EXTRAS_MAX_HEIGHT = 330  # the softmax and mask panels under a stage's matrices
@@ -310,7 +309,6 @@ class StepThrough(QWidget):
         super().__init__(parent)
         self.trace: Trace | None = None
         self.stage = STEP_KEYS[0]
-        self.head = 0
         self.query: int | None = 1
         self.summary = ""
         text_size.changed.connect(self._text_size_changed)
@@ -335,8 +333,7 @@ class StepThrough(QWidget):
         self.play_button.setToolTip(
             _tr("Walk through the stages that apply to this configuration (Space)")
         )
-        self.head_box = QComboBox()
-        self.head_box.setToolTip(_tr("Which head the per-head matrices show"))
+        self.head_box = HeadBox(_tr("Which head the per-head matrices show"))
 
         self.figure = StageFigure()
         self.figure_view = pg.GraphicsView(background="w")
@@ -377,8 +374,7 @@ class StepThrough(QWidget):
         self.prev_button.clicked.connect(lambda: self.step_by(-1))
         self.next_button.clicked.connect(lambda: self.step_by(1))
         self.play_button.toggled.connect(self._play)
-        self.head_box.currentIndexChanged.connect(self._head_chosen)
-        self.head_box.activated.connect(self._head_chosen)  # the head shown, chosen again
+        self.head_box.headChosen.connect(self._head_chosen)
         self.figure.cellClicked.connect(self._clicked)
         self.figure.cellHovered.connect(self._hovered)
         # Keys of this tab only (named: Help > Keyboard Shortcuts lists them).
@@ -450,15 +446,7 @@ class StepThrough(QWidget):
         # The chosen head is kept (see `shown_head`).
         if self.query is not None:
             self.query = min(self.query, trace.config.n_q - 1)
-        self.head_box.blockSignals(True)
-        if self.head_box.count() != trace.heads:
-            self.head_box.clear()
-            self.head_box.addItems(
-                [_tr("{0} of {1}").format(h + 1, trace.heads) for h in range(trace.heads)]
-            )
-        self.head_box.setCurrentIndex(self.shown_head)
-        self.head_box.blockSignals(False)
-        self.head_box.setEnabled(trace.heads > 1)
+        self.head_box.show_heads(trace.heads)
         self._label_stages(trace)
         if self.isVisible():
             self.redraw()
@@ -476,14 +464,18 @@ class StepThrough(QWidget):
     def shown_head(self) -> int:
         return head_within(self.head, self.trace)
 
+    @property
+    def head(self) -> int:
+        """The head chosen (see HeadBox)."""
+        return self.head_box.head
+
+    @head.setter
+    def head(self, head: int) -> None:
+        self.head_box.head = head
+
     def set_head(self, head: int) -> None:
         """Choose a head (one the trace has)."""
-        if not 0 <= head < self.head_box.count():
-            return
-        if head == self.head_box.currentIndex():
-            self.head = head  # shown already (for a chosen one it lacks): nothing to draw
-        else:
-            self.head_box.setCurrentIndex(head)  # drawn by _head_chosen
+        self.head_box.choose(head)
 
     def set_stage(self, key: str) -> None:
         self.stages.setCurrentIndex(STEP_KEYS.index(key))
@@ -533,11 +525,8 @@ class StepThrough(QWidget):
             self.stageChanged.emit(self.stage)
 
     def _head_chosen(self, index: int) -> None:
-        # A choice from the list arrives twice (index changed, then activated): drawn once.
-        if index >= 0 and index != self.head:
-            self.head = index
-            self.redraw()
-            self.headChanged.emit(index)
+        self.redraw()
+        self.headChanged.emit(index)
 
     def _play(self, on: bool) -> None:
         self.play_button.setText(_tr("❚❚ Pause") if on else _tr("▶ Play"))

@@ -82,6 +82,51 @@ def shrinkable(box: QComboBox, chars: int) -> None:
     box.setMinimumWidth(chars * box.fontMetrics().averageCharWidth() + 32)
 
 
+class HeadBox(QComboBox):
+    """The head a view shows, chosen from a list: "1 of 2", "2 of 2".
+
+    `head` is the head chosen, kept when a trace has fewer (head 4 shows as head 2 while
+    there are two, and comes back when an undo restores four); the box shows the head drawn.
+    Qt reports a pick twice (index changed, then activated, which also reports the head
+    shown being picked again): `headChosen` fires once per new choice.
+    """
+
+    headChosen = Signal(int)
+
+    def __init__(self, tip: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.head = 0
+        self.setToolTip(tip)
+        self.currentIndexChanged.connect(self._picked)
+        self.activated.connect(self._picked)
+
+    def show_heads(self, heads: int) -> None:
+        """List `heads` heads, showing the chosen one (or the last), without a signal."""
+        shown = min(max(self.head, 0), heads - 1)
+        if self.count() != heads or shown != self.currentIndex():
+            self.blockSignals(True)
+            if self.count() != heads:
+                self.clear()
+                self.addItems([_tr("{0} of {1}").format(h + 1, heads) for h in range(heads)])
+            self.setCurrentIndex(shown)
+            self.blockSignals(False)
+        self.setEnabled(heads > 1)
+
+    def choose(self, head: int) -> None:
+        """Choose a head the list has; one already shown is only recorded (nothing to draw)."""
+        if not 0 <= head < self.count():
+            return
+        if head == self.currentIndex():
+            self.head = head
+        else:
+            self.setCurrentIndex(head)  # reported by _picked
+
+    def _picked(self, index: int) -> None:
+        if index >= 0 and index != self.head:
+            self.head = index
+            self.headChosen.emit(index)
+
+
 class SliderSpin(QWidget):
     """A slider paired with a spin box: drag, or type an exact value.
 
