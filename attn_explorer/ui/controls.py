@@ -168,22 +168,15 @@ class ControlsPanel(QWidget):
         self.causal.setToolTip(_tr("Query i may only attend to keys 1…i (decoder self-attention)."))
         mask.addRow(self.causal)
         self._error(mask, "causal")
-        padding_row = QHBoxLayout()
-        self.padding = QCheckBox(_tr("Padding: valid length"))
-        self.valid_len = QSpinBox()
-        self.valid_len.setRange(*CONTROL_RANGES["valid_len"])
-        self.valid_len.setKeyboardTracking(False)
-        padding_row.addWidget(self.padding)
-        padding_row.addWidget(self.valid_len)
-        padding_row.addStretch(1)
-        mask.addRow(padding_row)
-        self._error(mask, "valid_len")
-        tip = _tr(
-            "Keys at positions after the valid length are padding and are masked, as "
-            "valid_lens in tutorial 002."
+        self.padding, self.valid_len = self._switched_number(
+            mask,
+            _tr("Padding: valid length"),
+            "valid_len",
+            _tr(
+                "Keys at positions after the valid length are padding and are masked, as "
+                "valid_lens in tutorial 002."
+            ),
         )
-        self.padding.setToolTip(tip)
-        self.valid_len.setToolTip(tip)
         self.mask_method = choice_box(MASK_METHODS)
         self._row(
             mask,
@@ -215,23 +208,16 @@ class ControlsPanel(QWidget):
         self.training.setToolTip(_tr("Off: evaluation mode, as after model.eval(): no dropout."))
         drop.addRow(self.training)
         self._error(drop, "training")
-        reseed_row = QHBoxLayout()
-        self.reseed_dropout = QCheckBox(_tr("Reseed first: seed"))
-        self.dropout_seed = QSpinBox()
-        self.dropout_seed.setRange(*CONTROL_RANGES["dropout_seed"])
-        self.dropout_seed.setKeyboardTracking(False)
-        reseed_row.addWidget(self.reseed_dropout)
-        reseed_row.addWidget(self.dropout_seed)
-        reseed_row.addStretch(1)
-        drop.addRow(reseed_row)
-        self._error(drop, "dropout_seed")
-        tip = _tr(
-            "Draw the dropout mask right after torch.manual_seed(seed), as tutorial 000 "
-            "§3.5.2 does before dropping the seed-789 weights. Off: the mask continues the "
-            "random stream after the projections, as a module's forward pass does."
+        self.reseed_dropout, self.dropout_seed = self._switched_number(
+            drop,
+            _tr("Reseed first: seed"),
+            "dropout_seed",
+            _tr(
+                "Draw the dropout mask right after torch.manual_seed(seed), as tutorial 000 "
+                "§3.5.2 does before dropping the seed-789 weights. Off: the mask continues the "
+                "random stream after the projections, as a module's forward pass does."
+            ),
         )
-        self.reseed_dropout.setToolTip(tip)
-        self.dropout_seed.setToolTip(tip)
 
         seq = self._group(layout, _tr("Sequences"))
         self.cross = QCheckBox(_tr("Cross-attention: K, V from Xₖᵥ"))
@@ -267,6 +253,24 @@ class ControlsPanel(QWidget):
         title.setBuddy(widget)
         form.addRow(title, widget)
         self._error(form, field)
+
+    def _switched_number(
+        self, form: QFormLayout, label: str, field: str, tip: str
+    ) -> tuple[QCheckBox, QSpinBox]:
+        """A checkbox and the whole number it switches on (kept while it is off), one row."""
+        check = QCheckBox(label)
+        spin = QSpinBox()
+        spin.setRange(*CONTROL_RANGES[field])
+        spin.setKeyboardTracking(False)
+        row = QHBoxLayout()
+        row.addWidget(check)
+        row.addWidget(spin)
+        row.addStretch(1)
+        form.addRow(row)
+        self._error(form, field)
+        check.setToolTip(tip)
+        spin.setToolTip(tip)
+        return check, spin
 
     def _error(self, form: QFormLayout, field: str) -> None:
         label = ErrorLabel()
