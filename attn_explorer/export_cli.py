@@ -120,7 +120,7 @@ def run(argv: list[str]) -> int:
         raise UsageError(
             f"--query must be a query token's number from 1 to {config.n_q}, not {args.query}"
         )
-    from .engine import STEP_KEYS, ConfigError, compute
+    from .engine import ConfigError, compute
     from .engine.threads import use_threads_for
 
     # As many kernel threads as the window's engine thread uses: matrix products round
@@ -190,28 +190,23 @@ def run(argv: list[str]) -> int:
         outlines_query,
     )
 
-    if args.all_steps:
-        specs = [FigureSpec("stage", key, head or 0, query) for key in STEP_KEYS]
-        what = "--all-steps"
-    elif args.stage:
-        specs = [FigureSpec("stage", args.stage, head or 0, query)]
-        what = f"--stage {args.stage}"
+    if args.stage:
+        spec = FigureSpec("stage", args.stage, head or 0, query)
     elif args.view in (None, "matrices"):
         chosen = dict(scores=state.view.scores_array, weights=state.view.weights_array)
-        specs = [FigureSpec("matrices", "", head or 0, query, **chosen)]
-        what = "--view matrices"
+        spec = FigureSpec("matrices", "", head or 0, query, **chosen)
     else:
-        specs = [FigureSpec("array", args.view, head, query)]
-        what = f"--view {args.view}"
+        spec = FigureSpec("array", args.view, head, query)
     # Ignored, they would seem to have been obeyed: the output is one array for all heads,
-    # the keys have no query row to outline. A stage is a step of the walk-through, which
-    # has a head and a query whichever stage is shown: a loop over the stages with --head 2
-    # must not stop at the three that show every head (or none).
-    single_view = not (args.stage or args.all_steps)
-    if single_view and args.head is not None and not any(draws_head(trace, s) for s in specs):
-        raise UsageError(f"{what} is the same for every head: --head would change nothing")
-    if single_view and args.query is not None and not any(outlines_query(trace, s) for s in specs):
-        raise UsageError(f"{what} has no row per query to outline: --query would change nothing")
+    # the keys have no query row to outline.
+    if not args.all_steps and args.head is not None and not draws_head(spec):
+        raise UsageError(
+            f"--view {args.view} is the same for every head: --head would change nothing"
+        )
+    if not args.all_steps and args.query is not None and not outlines_query(spec):
+        raise UsageError(
+            f"--view {args.view} has no row per query to outline: --query would change nothing"
+        )
     create_app(["attn-explorer-export"])
     try:
         if args.all_steps:
@@ -219,7 +214,7 @@ def run(argv: list[str]) -> int:
                 trace, out, fmt, head or 0, query, args.scale, _size(args.size)
             )
         else:
-            written = [export_figure(trace, specs[0], out, fmt, args.scale, _size(args.size))]
+            written = [export_figure(trace, spec, out, fmt, args.scale, _size(args.size))]
     except FigureError as error:
         raise ExportError(str(error)) from None
     except OSError as error:  # a folder of PNG or SVG stages where a file is

@@ -17,24 +17,24 @@ def cannot_write(
     *,
     sentence: str = "Cannot write {0}: {1}.",
     in_the_way: str = "a file of that name is in the way",
+    lower: bool = True,
 ) -> str:
     """ "Cannot write /x/y: permission denied." from the system's reason and the file it names
     (else `path`, the file being written). An OSError raised with a sentence of its own (a
     folder holding other files) is said as it is.
 
-    The window passes `sentence` and `in_the_way` translated; it then keeps the system's
-    reason as the system spelled it (already in the user's language, where a noun may need
-    its capital), where the command line starts it lower-case, mid-sentence.
+    The window passes `sentence` and `in_the_way` translated, and `lower=False`: the system's
+    reason is then kept as the system spelled it (in the user's language, where a noun may
+    need its capital); the command line starts it lower-case, mid-sentence.
     """
     if error.strerror is None:
         return str(error)
-    translated = sentence != "Cannot write {0}: {1}."
     if error.errno == errno.EEXIST:
         # A file where a folder is to be made, or a new file is to be created.
         reason = in_the_way
     else:
         reason = error.strerror.rstrip(".")
-        if not translated and reason[:1].isupper() and reason[1:2].islower():
+        if lower and reason[:1].isupper() and reason[1:2].islower():
             reason = reason[0].lower() + reason[1:]  # "Permission …", not "I/O …"
     where = error.filename if error.filename is not None else path
     if where is None:

@@ -197,7 +197,7 @@ class ExportFigureDialog(QDialog):
             if problem is not None:
                 self._refuse(problem)
                 return
-        self._remember(target, fmt, folder)
+        self._remember(target, fmt)
         super().accept()
 
     def _may_replace(self, target: Path, fmt: str, folder: bool) -> bool:
@@ -225,7 +225,7 @@ class ExportFigureDialog(QDialog):
         )
         return answer == QMessageBox.StandardButton.Yes
 
-    def _remember(self, target: Path, fmt: str, folder: bool) -> None:
+    def _remember(self, target: Path, fmt: str) -> None:
         settings = QSettings()
         settings.beginGroup(SETTINGS_GROUP)
         settings.setValue("stagesFormat" if self.all_stages else "format", fmt)

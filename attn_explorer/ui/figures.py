@@ -27,7 +27,7 @@ from ..describe import config_summary
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace
 from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
-from .stage_figure import StageFigure, stage_panels
+from .stage_figure import StageFigure
 from .trace_plots import head_note, kind_of, shared_levels, show_array
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
@@ -88,40 +88,23 @@ def check_spec(trace: Trace, spec: FigureSpec) -> None:
         raise FigureError(f"head {spec.head + 1} does not exist: there are {trace.heads}")
 
 
-def draws_head(trace: Trace, spec: FigureSpec) -> bool:
-    """Whether another head would draw another figure.
-
-    The command line refuses a --head that would change nothing (the output, the embeddings
-    stage), which the figure would otherwise seem to have obeyed. An unknown array name
-    counts as drawing one: `check_spec` says what is wrong with it.
+def draws_head(spec: FigureSpec) -> bool:
+    """Whether another head would draw another figure of an array; the command line refuses a
+    --head that would change nothing (the output, the mask), which the figure would otherwise
+    seem to have obeyed. The matrices and the stages take a head, as the window's tabs do (a
+    stage that shows every head, or none, is one step of a walk-through that has a head).
+    An unknown array name counts as drawing one: `check_spec` says what is wrong with it.
     """
-    if spec.kind == "matrices":
-        return True  # Q, K, V, the scores and the weights are one head's
-    if spec.kind == "array":
-        info = ARRAY_INFO.get(spec.name)
-        return info is None or info.per_head
-
-    def drawn(head: int) -> list[tuple[str, int | None]]:
-        # A panel of an array without a head axis draws the same whatever head it is given;
-        # the concat stage draws every head's Z, not the chosen one's.
-        return [
-            (p.name, p.head if ARRAY_INFO[p.name].per_head else None)
-            for p in stage_panels(trace, spec.name, head)
-        ]
-
-    return drawn(0) != drawn(1)
+    info = ARRAY_INFO.get(spec.name) if spec.kind == "array" else None
+    return info is None or info.per_head
 
 
-def outlines_query(trace: Trace, spec: FigureSpec) -> bool:
-    """Whether the figure outlines the followed query: only a matrix with a row per query
-    token does (see `_highlight`), so a --query for keys, values or weight matrices would
-    change nothing."""
-    if spec.kind == "matrices":
-        return True  # Q, the scores, the weights and the context have a row per query
-    if spec.kind == "array":
-        info = ARRAY_INFO.get(spec.name)
-        return info is None or info.rows == "q_tokens"
-    return any(ARRAY_INFO[p.name].rows == "q_tokens" for p in stage_panels(trace, spec.name, 0))
+def outlines_query(spec: FigureSpec) -> bool:
+    """Whether a figure of an array outlines the followed query: only a matrix with a row per
+    query token does (see `_highlight`), so a --query for keys, values or weight matrices
+    would change nothing. The matrices and the stages take a query, as for `draws_head`."""
+    info = ARRAY_INFO.get(spec.name) if spec.kind == "array" else None
+    return info is None or info.rows == "q_tokens"
 
 
 def _title(text: str) -> ShrinkingLabel:

@@ -446,4 +446,5 @@ def _cannot_write(error: OSError, path: Path) -> str:
         path,
         sentence=_tr("Cannot write {0}: {1}."),
         in_the_way=_tr("a file of that name is in the way"),
+        lower=False,
     )

@@ -205,33 +205,36 @@ def test_the_all_heads_colour_bar_marks_weights_beyond_its_scale(qapp):
 def test_the_command_line_refuses_a_head_or_query_exactly_where_the_figure_ignores_it(
     qapp, tmp_path
 ):
-    """draws_head and outlines_query decide which --head and --query the export refuses:
-    each must say yes exactly where another head or query paints another picture."""
+    """draws_head and outlines_query decide which --head and --query the export refuses for
+    an array: each must say yes exactly where another head or query paints another picture."""
     from attn_explorer.ui.figures import draws_head, outlines_query
 
     configure_pyqtgraph()
     trace = compute(preset("mha").config)  # two heads
-    specs = [FigureSpec("stage", key) for key in STEP_KEYS] + [
-        FigureSpec("array", name) for name in ("context", "keys", "mask", "w_out", "weights")
-    ]
+    names = ("context", "keys", "mask", "w_out", "weights", "x", "values")
     seen = {}
-    for spec in specs:
+    for name in names:
+        spec = FigureSpec("array", name)
         pictures = [
             export_figure(trace, replace(spec, head=h, query=q), tmp_path / f"{n}.png").read_bytes()
             for n, (h, q) in enumerate([(0, 0), (1, 0), (0, 2)])
         ]
-        seen[spec.kind, spec.name] = (pictures[0] != pictures[1], pictures[0] != pictures[2])
-    decided = {(s.kind, s.name): (draws_head(trace, s), outlines_query(trace, s)) for s in specs}
+        seen[name] = (pictures[0] != pictures[1], pictures[0] != pictures[2])
+    decided = {
+        n: (draws_head(FigureSpec("array", n)), outlines_query(FigureSpec("array", n)))
+        for n in names
+    }
     assert decided == seen
-    assert [name for (_, name), (head, _) in seen.items() if not head] == [
-        "embeddings",
-        "concat",
-        "out_proj",
+    assert [name for name, (head, _) in seen.items() if not head] == [
         "context",
         "mask",
         "w_out",
+        "x",
     ]
-    assert [name for (_, name), (_, query) in seen.items() if not query] == ["keys", "w_out"]
+    assert [name for name, (_, query) in seen.items() if not query] == ["keys", "w_out", "values"]
+    # The matrices and every stage take both, as the window's tabs do.
+    for spec in [FigureSpec("matrices")] + [FigureSpec("stage", key) for key in STEP_KEYS]:
+        assert draws_head(spec) and outlines_query(spec)
 
 
 def test_a_stage_that_cannot_be_written_is_named_not_its_temporary_file(

@@ -285,7 +285,7 @@ def test_a_failed_export_says_which_file_and_why_without_an_errno(
     assert dialogs["critical"] == [
         (
             "Cannot export script",
-            f"Cannot write {tmp_path / 'gone' / 'attn.py'}: no such file or directory.",
+            f"Cannot write {tmp_path / 'gone' / 'attn.py'}: No such file or directory.",
         ),
         ("Cannot export data", in_the_way),
         ("Cannot export the stages", in_the_way),
