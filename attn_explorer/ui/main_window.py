@@ -41,6 +41,7 @@ from .matrix_board import MatrixBoard
 from .shortcuts_dialog import ShortcutsDialog, action_rows, menu_sections, name_for_shortcuts
 from .stepper import StepThrough
 from .text_size import text_size
+from .widgets import NoticeLabel
 
 TABS = ("matrices", "steps")
 GEOMETRY_SETTING = "window/geometry"
@@ -92,7 +93,7 @@ class MainWindow(QMainWindow):
         # drawn is the last picture that could be, and must not be read as the current one.
         # A corner widget, not a row of its own: a container around the tabs cost the first
         # moves after startup a 50-85 ms stall of the event loop.
-        self.stale_banner = QLabel()
+        self.stale_banner = NoticeLabel(self._banner_room)
         self.stale_banner.setStyleSheet(
             "background: #fff4d6; color: #5c3d00; border: 1px solid #e0b64c; padding: 2px 6px;"
         )
@@ -414,13 +415,17 @@ class MainWindow(QMainWindow):
         self.controls.show_problems([problem])
         self.editor.show_problems([problem])
 
+    def _banner_room(self) -> int:
+        """The width beside the tabs' names: the banner never pushes them aside."""
+        return self.tabs.width() - self.tabs.tabBar().sizeHint().width() - 8
+
     def _mark_stale(self, reason: str) -> None:
         """Say over the matrices that they belong to earlier settings, and why."""
         self.stale_reason = reason
         if self.trace is None:
             return  # nothing drawn yet: nothing to mistake for the current picture
         text = _tr("These matrices are for the last settings that could be computed. {0}")
-        self.stale_banner.setText(text.format(reason))
+        self.stale_banner.set_notice(text.format(reason))
         # The full reason also as a tooltip: a long one may not fit beside the tabs.
         self.stale_banner.setToolTip(
             text.format(reason) + "\n" + _tr("Change the setting marked in red, or undo (Ctrl+Z).")

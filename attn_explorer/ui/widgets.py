@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QKeyEvent, QWheelEvent
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtGui import QFont, QKeyEvent, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -237,6 +238,57 @@ class ErrorLabel(QLabel):
             self.setText(text)
         if self.isVisibleTo(self.parentWidget()) != bool(text):
             self.setVisible(bool(text))
+
+
+class NoticeLabel(QLabel):
+    """A one-line notice that takes the room `room()` says it has, and elides the rest.
+
+    A plain QLabel asks for its whole text as its least width: a long notice beside the
+    tabs (a reason the settings cannot be computed) widened the window past a laptop's
+    screen, squeezed the tabs to "S" and stayed that wide after the notice went. This label
+    never asks for more than `room()`, can be made as narrow as its ellipsis, and keeps the
+    whole text in `full_text` (and in its tooltip, which the owner sets).
+    """
+
+    def __init__(self, room: Callable[[], int], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._room = room
+        self.full_text = ""
+
+    def set_notice(self, text: str) -> None:
+        self.full_text = text
+        self._elide()
+        self.updateGeometry()
+
+    def _extra_width(self) -> int:
+        """Border, padding and margins around the text (from the style sheet)."""
+        shown = super().sizeHint().width()
+        return max(0, shown - self.fontMetrics().horizontalAdvance(self.text()))
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        whole = self.fontMetrics().horizontalAdvance(self.full_text) + self._extra_width()
+        return QSize(max(self.minimumSizeHint().width(), min(whole, self._room())), hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        least = self.fontMetrics().horizontalAdvance("…") + self._extra_width()
+        return QSize(least, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # the window's text size
+            self._elide()
+            self.updateGeometry()
+
+    def _elide(self) -> None:
+        room = self.contentsRect().width() - 2 * self.margin()
+        shown = self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, room)
+        if shown != self.text():
+            self.setText(shown)
 
 
 def formula_font(point_size: float = 10.5) -> QFont:

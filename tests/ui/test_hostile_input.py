@@ -102,13 +102,37 @@ def test_zero_tokens_is_explained_and_undone(window, wait_settled, qtbot):
     assert "no tokens" in window.status_text.text()
     banner = window.stale_banner
     assert banner.isVisible(), "the old picture must not pass for the current one"
-    assert banner.text().startswith("These matrices are for the last settings that could be")
-    assert "no tokens" in banner.text()
+    assert banner.full_text.startswith("These matrices are for the last settings that could")
+    assert "no tokens" in banner.full_text
     window.doc.undo_stack.undo()
     wait_settled(window)
     assert model.sequence() == before  # nothing entered was lost
     assert window.editor.error.text() == ""
     qtbot.waitUntil(lambda: not banner.isVisible())  # once the new picture is drawn
+
+
+def test_a_long_reason_beside_the_tabs_does_not_widen_the_window(window, wait_settled, qtbot):
+    """A learner on a laptop typed 1e20: the notice took its whole text as its least width,
+    pushed the window 222 px past the screen, squeezed the tab 'Step through' to 'S' and
+    left the window that wide after Ctrl+Z."""
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: window.width() == 1024)
+    model = window.doc.queries
+    model.setData(model.index(1, 3), "1e20")
+    banner = window.stale_banner
+    qtbot.waitUntil(banner.isVisible)
+    qtbot.wait(50)  # the window's layout settles
+    assert window.width() == 1024
+    tab_bar = window.tabs.tabBar()
+    assert tab_bar.width() >= tab_bar.sizeHint().width(), "the tabs' names must stay whole"
+    assert banner.geometry().right() <= window.tabs.width()
+    assert "overflowed float32" in banner.full_text
+    assert banner.text().endswith("…") and banner.full_text.startswith(banner.text()[:-1])
+    assert "overflowed float32" in banner.toolTip()  # the whole reason, on hovering
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    qtbot.waitUntil(lambda: not banner.isVisible())
+    assert window.width() == 1024
 
 
 def test_the_remove_button_keeps_the_last_token(window):
