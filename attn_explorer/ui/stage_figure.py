@@ -99,8 +99,16 @@ class StageFigure(pg.GraphicsLayout):
         self._arrow = pg.LabelItem("→")
         self._layout_key: tuple | None = None
         self.key = ""
+        self.panel_rows = 1  # rows of matrices: inputs and outputs side by side, or stacked
         if follow_text_size:
             text_size.changed.connect(self._text_size_changed)
+
+    def header_height(self) -> float:
+        """The height of the title, formula and reason rows above the matrices; it grows
+        with the text size."""
+        labels = (self.title, self.formula, self.reason)
+        spacing = self.layout.verticalSpacing() if self.layout.verticalSpacing() > 0 else 0
+        return sum(label.minimumHeight() + spacing for label in labels)
 
     def _size(self, points: float) -> str:
         return f"{text_size.points(points, self._follow):g}pt"
@@ -148,6 +156,7 @@ class StageFigure(pg.GraphicsLayout):
         inputs = [p for p in panels if not p.output]
         outputs = [p for p in panels if p.output]
         one_row = len(panels) <= 4
+        self.panel_rows = 1 if one_row else 2
         columns = (
             len(panels) + (1 if one_row and inputs else 0)
             if one_row

@@ -37,7 +37,10 @@ from .widgets import FormulaText, HeadBox, SliderSpin
 
 PLAY_MS = 2500
 EXTRAS_MAX_HEIGHT = 330  # the softmax and mask panels under a stage's matrices
-FIGURE_MIN_HEIGHT = 200  # a stage's matrices, before the panel under them gives way
+FIGURE_MIN_HEIGHT = 200  # the stage figure's view, at the least
+# A row of a stage's matrices at 100 % text, before the panel under them gives way: six
+# tokens' values, their labels and a title (times the text size).
+MATRIX_ROW_MIN_HEIGHT = 150
 STAGE_LABELS = (
     QT_TR_NOOP("X"),
     QT_TR_NOOP("Q, K, V"),
@@ -176,16 +179,19 @@ class SoftmaxPanel(QWidget):
         self.sweep_weights: np.ndarray = np.zeros(0)
         self.sweep_entropy = 0.0
 
+    BARS_MIN_HEIGHT = 150  # at 100 % text; the titles and tick labels grow with the size
+
     def _retitle(self) -> None:
         for plot in (self.score_plot, self.weight_plot, self.sweep_plot):
             plot.setTitle(plot.getPlotItem().titleLabel.text, size=_title_size())
+            plot.setMinimumHeight(round(self.BARS_MIN_HEIGHT * text_size.factor))
 
     def _bars(self, title: str) -> pg.PlotWidget:
         plot = pg.PlotWidget(background="w", enableMenu=False)
         plot.setTitle(title, size=_title_size())
         plot.setMouseEnabled(False, False)
         plot.hideButtons()
-        plot.setMinimumHeight(150)
+        plot.setMinimumHeight(round(self.BARS_MIN_HEIGHT * text_size.factor))
         plot.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush="#2171b5")
         plot.addItem(plot.bars)
         left_to_right(plot.getPlotItem())  # the value axis on the left, in every language
@@ -252,11 +258,17 @@ class MaskMethodsPanel(QWidget):
         self.method2 = MatrixPlot(title_points=10)
         self.view.addItem(self.method1, row=0, col=0)
         self.view.addItem(self.method2, row=0, col=1)
-        self.view.setMinimumHeight(220)
+        self._fit_text_size()
+        text_size.changed.connect(self._fit_text_size)
         layout.addWidget(self.view, 1)
         self.difference = QLabel()
         layout.addWidget(self.difference)
         self.largest = 0.0
+
+    VIEW_MIN_HEIGHT = 220  # at 100 % text
+
+    def _fit_text_size(self) -> None:
+        self.view.setMinimumHeight(round(self.VIEW_MIN_HEIGHT * text_size.factor))
 
     def show_methods(self, trace: Trace, head: int, query: int | None) -> None:
         show_array(
@@ -400,24 +412,34 @@ class StepThrough(QWidget):
         super().resizeEvent(event)
         self._fit_extras()
 
+    def figure_need(self) -> float:
+        """The least height of the stage figure's view: its title, formula and reason, and
+        MATRIX_ROW_MIN_HEIGHT per row of matrices, both in the window's text size."""
+        rows = self.figure.panel_rows * MATRIX_ROW_MIN_HEIGHT * text_size.factor
+        margins = 12  # the figure's own
+        return max(FIGURE_MIN_HEIGHT, self.figure.header_height() + rows + margins)
+
     def _fit_extras(self) -> None:
         """The stage's matrices come first. The panel below them (softmax bars, the mask
         methods) gets at most a third of the height (330 px in a tall window) and never less
-        than it needs; where that would leave the matrices under FIGURE_MIN_HEIGHT it is
-        left out (a 1080p screen at 200 %: the bars ran into their slider, and the matrices
-        were a line of labels). Decided on screen only: a page laid out before the window has
-        its size would have grown the window past a small screen."""
+        than it needs; where that would leave the matrices less than `figure_need` it is
+        left out. A fixed 200 px for the whole figure was not enough: at 1024 × 700, or at
+        200 % on a 1080p projector, the title and formula took most of it and the matrices
+        were strips 8–40 px tall without numbers, beside a full-size panel.
+        Decided on screen only: a page laid out before the window has its size would have
+        grown the window past a small screen."""
         need = self.extras.currentWidget().minimumSizeHint().height()
-        self.extras.setMaximumHeight(max(need, min(EXTRAS_MAX_HEIGHT, self.height() // 3)))
         above = (
             self.stages.sizeHint().height()
             + self.prev_button.sizeHint().height()
             + self.followed.height()
-            + FIGURE_MIN_HEIGHT
+            + math.ceil(self.figure_need())
             + 4 * max(self.layout().spacing(), 6)
         )
+        room = self.height() - above  # what the panel may take and leave the figure its need
+        self.extras.setMaximumHeight(max(need, min(EXTRAS_MAX_HEIGHT, self.height() // 3, room)))
         wanted = self.extras.currentIndex() != 0
-        self.extras.setVisible(wanted and self.isVisible() and self.height() - above >= need)
+        self.extras.setVisible(wanted and self.isVisible() and room >= need)
 
     @property
     def softmax_panel(self) -> SoftmaxPanel:
@@ -496,6 +518,8 @@ class StepThrough(QWidget):
     def _text_size_changed(self) -> None:
         if self.isVisible():
             self.redraw()  # the stage figure re-lays out for the new text size
+            # The panels' new fonts reach them as events: weigh the room once they have.
+            QTimer.singleShot(0, self._fit_extras)
 
     def redraw(self) -> None:
         if self.trace is None:

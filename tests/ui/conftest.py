@@ -32,6 +32,17 @@ def forget_export_choices():
 
 
 @pytest.fixture
+def normal_size(qapp):
+    """The window's text size at 100 % before and after the test (and remembered so)."""
+    from attn_explorer.ui.text_size import text_size
+
+    text_size.reset()
+    yield
+    text_size.reset()
+    text_size.remember()
+
+
+@pytest.fixture
 def window(qtbot):
     """The main window on the default example, shown, with its first picture drawn.
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from PySide6.QtCore import QRectF
-from PySide6.QtGui import QFont, QImage, QPainter
+from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
 
 from attn_explorer.engine import num
 from attn_explorer.ui.heatmap import (
@@ -163,3 +163,26 @@ def test_a_value_in_an_uncoloured_cell_is_written_in_dark_ink(view):
     x0, y0, x1, y1 = dark_boxes(image, [QRectF(cell)])[0]
     arr = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1, 4)[..., :3]
     assert arr[y0 : y1 + 1, x0 : x1 + 1].min() < 80  # dark ink on white
+
+
+def test_at_a_large_text_size_values_shrink_before_they_go(qapp):
+    """At 200 % on a 1080p projector the scores and weights showed no numbers: 20 pt and 16 pt
+    did not fit their cells, though 12 pt did. Values now shrink to three quarters of the
+    enlarged 8 pt first, never below the 8 pt of the normal size."""
+    item = CellTextItem()
+    item.set_cells(["0.3293"], ["0.33"], np.array([False]), (1, 1))
+
+    def cell_for(points: float) -> QRectF:
+        font = QFont()
+        font.setPointSizeF(points)
+        metrics = QFontMetricsF(font)
+        return QRectF(0, 0, metrics.horizontalAdvance("0.33") + 3.5, metrics.height())
+
+    item.set_scale(2.0)
+    texts, font = item.written(cell_for(12))
+    assert texts == ["0.33"] and font.pointSizeF() == 12
+    assert item.written(cell_for(16))[1].pointSizeF() == 16  # the usual 8 pt × 2 first
+    assert item.written(cell_for(11)) is None
+    item.set_scale(1.0)  # the normal size: nothing below 8 pt, as before
+    assert item.written(cell_for(8))[1].pointSizeF() == 8
+    assert item.written(cell_for(7)) is None

@@ -4,11 +4,13 @@ import math
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 
 from attn_explorer.engine import ARRAY_INFO, STEP_KEYS, compute, preset
 from attn_explorer.state import ExplorerState
 from attn_explorer.ui.stage_figure import stage_panels
+from attn_explorer.ui.stepper import MATRIX_ROW_MIN_HEIGHT
+from attn_explorer.ui.text_size import text_size
 
 
 @pytest.fixture
@@ -384,11 +386,56 @@ def test_a_short_window_gives_the_matrices_room_first(window, wait_settled, step
     window.resize(960, 540)
     qtbot.waitUntil(lambda: window.height() == 540 and not steps.extras.isVisible())
     assert steps.figure_view.height() >= 200
-    window.resize(960, 760)  # room for both: the panel comes back, at its full height
+    window.resize(960, 800)  # room for both: the panel comes back, at its full height
     qtbot.waitUntil(lambda: steps.extras.isVisible())
     qtbot.wait(20)
     assert steps.extras.height() >= steps.extras.currentWidget().minimumSizeHint().height()
-    assert steps.figure_view.height() >= 200
+    assert steps.figure_view.height() >= steps.figure_need()
+
+
+def matrix_heights(steps) -> list[float]:
+    return [plot.geometry().height() for plot in steps.figure.plots]
+
+
+@pytest.mark.parametrize("stage", ["softmax", "mask"])
+def test_a_small_window_keeps_the_stage_matrices_not_the_panel(
+    window, wait_settled, steps, qtbot, stage
+):
+    """At 1024 × 700 the title and formula took most of the 200 px kept for the figure: the
+    scores and weights were strips 8–40 px tall without numbers, beside a full-size panel."""
+    load(window, wait_settled, "causal")
+    steps.set_stage(stage)
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: window.height() == 700 and not steps.extras.isVisible())
+    qtbot.wait(20)
+    assert min(matrix_heights(steps)) >= MATRIX_ROW_MIN_HEIGHT
+    window.resize(1366, 768)  # a laptop: both fit
+    qtbot.waitUntil(lambda: steps.extras.isVisible())
+    qtbot.wait(20)
+    assert min(matrix_heights(steps)) >= MATRIX_ROW_MIN_HEIGHT
+    assert steps.figure_view.height() >= steps.figure_need()
+
+
+def test_a_projector_at_200_percent_keeps_the_stage_matrices_legible(
+    window, wait_settled, steps, qtbot, normal_size
+):
+    """A 1080p projector at 200 % text: the softmax bars kept 150 px though their titles and
+    labels doubled (they ran into the slider), and the matrices were 8–40 px strips."""
+    load(window, wait_settled, "causal")
+    steps.set_stage("softmax")
+    window.resize(1920, 1080)
+    qtbot.waitUntil(lambda: window.height() == 1080)
+    text_size.set_factor(2.0)
+    qtbot.waitUntil(lambda: not steps.extras.isVisible())
+    qtbot.wait(20)
+    assert min(matrix_heights(steps)) >= 2 * MATRIX_ROW_MIN_HEIGHT
+    assert steps.softmax_panel.score_plot.minimumHeight() == 300
+    view = steps.figure_view
+    for plot in steps.figure.plots:  # every value written, at 12 pt or more
+        cell = plot.cells.deviceTransform(view.viewportTransform()).mapRect(QRectF(0, 0, 1, 1))
+        assert plot.cells.written(cell)[1].pointSizeF() >= 12
+    text_size.reset()
+    qtbot.waitUntil(steps.extras.isVisible)  # back at 100 %: room for the bars again
 
 
 def test_sixteen_heads_concatenated_say_which_are_drawn_and_get_the_width(

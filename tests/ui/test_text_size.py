@@ -9,14 +9,6 @@ from attn_explorer.ui.figures import FigureSpec, build_figure
 from attn_explorer.ui.text_size import SETTING, STEPS, text_size
 
 
-@pytest.fixture
-def normal_size(qapp):
-    text_size.reset()
-    yield
-    text_size.reset()
-    text_size.remember()
-
-
 def action(window, text):
     return next(a for a in window.text_size_actions if a.text().replace("&", "") == text)
 
