@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -63,6 +63,7 @@ class MainWindow(QMainWindow):
         self.trace: Trace | None = None
         self.problems: list[Problem] = []
         self._pictures = 0
+        self._before_full_screen = Qt.WindowState.WindowNoState  # maximized, say
         self._shortcuts: ShortcutsDialog | None = None
         self._remember_geometry = False
         self._latest: Result | None = None
@@ -106,7 +107,9 @@ class MainWindow(QMainWindow):
         main.setStretchFactor(0, 0)
         main.setStretchFactor(1, 1)
         main.setSizes([380, 1200])
+        main.splitterMoved.connect(self._splitter_moved)
         self.setCentralWidget(main)
+        self._side, self._splitter = left, main
 
         # Status labels whose size never follows their text: a label that grows or shrinks
         # re-lays out the main window, and every slider move would repaint all of it.
@@ -200,6 +203,20 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, c=change: self._change_text_size(c))
             view.addAction(action)
         self.text_size_actions = view.actions()[-3:]
+        view.addSeparator()
+        # A projector at 1024 × 768 leaves the matrices too narrow for their values: the
+        # presenter gives them the whole width while showing, and back to edit.
+        self.controls_action = QAction(_tr("&Controls and Embeddings"), self)
+        self.controls_action.setCheckable(True)
+        self.controls_action.setChecked(True)
+        self.controls_action.setShortcut(QKeySequence("F9"))
+        self.controls_action.setStatusTip(_tr("Show or hide the left column, for room to present"))
+        self.controls_action.toggled.connect(self.show_controls)
+        self.full_screen_action = QAction(_tr("&Full Screen"), self)
+        self.full_screen_action.setCheckable(True)
+        self.full_screen_action.setShortcut(QKeySequence.StandardKey.FullScreen)
+        self.full_screen_action.toggled.connect(self._full_screen)
+        view.addActions([self.controls_action, self.full_screen_action])
 
         examples = self.menuBar().addMenu(_tr("E&xamples"))
         for name, preset in PRESETS.items():
@@ -592,6 +609,36 @@ class MainWindow(QMainWindow):
         what = _tr("The seven matrices, head {0}").format(head + 1)
         scores, weights = self.board.score_box.currentData(), self.board.weight_box.currentData()
         return FigureSpec("matrices", "", head, query, scores, weights), what
+
+    def show_controls(self, on: bool) -> None:
+        """Show or hide the controls and the embeddings' table (View menu, F9)."""
+        if on and self._splitter.sizes()[0] == 0:  # dragged shut: open at its usual width
+            total = sum(self._splitter.sizes())
+            width = self._side.sizeHint().width()
+            self._splitter.setSizes([width, max(total - width, 1)])
+        self._side.setVisible(on)
+        if self.controls_action.isChecked() != on:
+            self.controls_action.setChecked(on)
+
+    def _splitter_moved(self, _pos: int, _index: int) -> None:
+        """The column dragged shut (or open again) is what the menu says."""
+        shown = self._side.isVisible() and self._splitter.sizes()[0] > 0
+        if self.controls_action.isChecked() != shown:
+            self.controls_action.setChecked(shown)
+
+    def _full_screen(self, on: bool) -> None:
+        if on:
+            self._before_full_screen = self.windowState()
+            self.setWindowState(self.windowState() | Qt.WindowState.WindowFullScreen)
+        else:
+            self.setWindowState(self._before_full_screen)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.WindowStateChange:  # also left by the window manager
+            full = bool(self.windowState() & Qt.WindowState.WindowFullScreen)
+            if self.full_screen_action.isChecked() != full:
+                self.full_screen_action.setChecked(full)
 
     def place_on_screen(self, size: tuple[int, int]) -> None:
         """Where the user left the window last time; the first time, `size` where it fits the

@@ -437,7 +437,8 @@ class StepThrough(QWidget):
             + 4 * max(self.layout().spacing(), 6)
         )
         room = self.height() - above  # what the panel may take and leave the figure its need
-        self.extras.setMaximumHeight(max(need, min(EXTRAS_MAX_HEIGHT, self.height() // 3, room)))
+        cap = min(EXTRAS_MAX_HEIGHT, self.height() // 3, room)
+        self.extras.setMaximumHeight(max(need, cap, 0))
         wanted = self.extras.currentIndex() != 0
         self.extras.setVisible(wanted and self.isVisible() and room >= need)
 

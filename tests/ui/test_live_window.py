@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, QSettings, Qt
-from PySide6.QtGui import QFont, QFontMetricsF, QGuiApplication
+from PySide6.QtGui import QFont, QFontMetricsF, QGuiApplication, QKeySequence
 
 from attn_explorer.bridge import Failure
 from attn_explorer.engine import PRESETS, compute
@@ -808,3 +808,48 @@ def test_matrices_read_left_to_right_in_a_right_to_left_window(right_to_left, qt
     assert scores.sceneBoundingRect().right() < weights.sceneBoundingRect().left()
     table = win.editor.query_table
     assert table.columnViewportPosition(1) < table.columnViewportPosition(2)
+
+
+def values_written(view) -> bool:
+    """Whether a matrix view writes its values (they fit its cells)."""
+    from PySide6.QtCore import QRectF
+
+    cells = view.plot.cells
+    cell = cells.deviceTransform(view.viewportTransform()).mapRect(QRectF(0, 0, 1, 1))
+    return cells.written(cell) is not None
+
+
+def test_f9_gives_the_matrices_the_whole_width_to_present(window, wait_settled, qtbot):
+    """At 1024 × 700 (a small projector) the controls' column left the matrices too narrow for
+    a single value; hiding it writes them all."""
+    window.resize(1024, 700)
+    window.load_preset("wrapper")
+    wait_settled(window)
+    qtbot.waitUntil(lambda: window.width() == 1024)
+    action = window.controls_action
+    assert action.shortcut().toString() == "F9" and action.isChecked()
+    assert action in window.menuBar().actions()[2].menu().actions()  # View
+    weights = window.board.views["weights"]
+    assert not values_written(weights)
+    action.trigger()
+    qtbot.waitUntil(lambda: all(values_written(v) for v in window.board.views.values()))
+    assert not window.controls.isVisible() and not window.editor.isVisible()
+    action.trigger()
+    qtbot.waitUntil(lambda: window.controls.isVisible() and window._splitter.sizes()[0] > 300)
+    # Dragged shut by hand: the menu says so, and F9 opens it at its usual width.
+    window._splitter.moveSplitter(0, 1)
+    assert not action.isChecked()
+    action.trigger()
+    qtbot.waitUntil(lambda: window.controls.isVisible() and window._splitter.sizes()[0] > 300)
+
+
+def test_f11_shows_the_window_full_screen_and_back(window, qtbot):
+    action = window.full_screen_action
+    assert action.shortcut().matches(QKeySequence(QKeySequence.StandardKey.FullScreen))
+    window.setWindowState(Qt.WindowState.WindowMaximized)
+    action.trigger()
+    qtbot.waitUntil(lambda: bool(window.windowState() & Qt.WindowState.WindowFullScreen))
+    action.trigger()
+    qtbot.waitUntil(lambda: window.windowState() == Qt.WindowState.WindowMaximized)
+    window.setWindowState(Qt.WindowState.WindowFullScreen)  # as a window manager may do
+    assert action.isChecked()
