@@ -684,19 +684,37 @@ class CellImage(QGraphicsItem):
 
 class ShrinkingLabel(pg.LabelItem):
     """A label that does not force its text width on the layout: with many matrices side by
-    side a long title is cut, instead of pushing the last matrix off the figure. Cut at its
-    own edge: a stage's "Query weights W_q · head 1 3×1" ran into "Key weights W_k"."""
+    side a long title is written smaller, down to `LEAST_SCALE`, then cut, instead of pushing
+    the last matrix off the figure. Cut at its own edge: a stage's "Query weights W_q · head 1
+    3×1" ran into "Key weights W_k". Cut without shrinking first, "Masked scores · head 1 6×6"
+    read "… head 1 6×" at 1366 px, a shape that is not the matrix's."""
+
+    LEAST_SCALE = 0.75
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)
 
     def updateMin(self) -> None:
-        super().updateMin()
+        # The text's own height, not its shrunk one: a row that followed the shrinking
+        # would re-lay out the figure, resize the label and shrink it again.
+        bounds = self.item.boundingRect()
         self.setMinimumWidth(0)
-        self._sizeHint[Qt.SizeHint.MinimumSize] = (0, self._sizeHint[Qt.SizeHint.MinimumSize][1])
+        self.setMinimumHeight(bounds.height())
+        self._sizeHint = {
+            Qt.SizeHint.MinimumSize: (0, bounds.height()),
+            Qt.SizeHint.PreferredSize: (bounds.width(), bounds.height()),
+            Qt.SizeHint.MaximumSize: (-1, -1),
+            Qt.SizeHint.MinimumDescent: (0, 0),
+        }
+        self.updateGeometry()
 
     def resizeEvent(self, ev: object) -> None:
+        natural = self.item.boundingRect().width()
+        room = self.rect().width()
+        scale = 1.0 if natural <= room or natural <= 0 else max(self.LEAST_SCALE, room / natural)
+        if scale != self.item.scale():
+            self.item.setScale(scale)
         super().resizeEvent(ev)
         # Centred, a title wider than its room lost both ends ("cores ω = Q·Kᵀ · … · seed"):
         # it keeps its beginning, the matrix's name, and loses its end instead.

@@ -853,3 +853,20 @@ def test_f11_shows_the_window_full_screen_and_back(window, qtbot):
     qtbot.waitUntil(lambda: window.windowState() == Qt.WindowState.WindowMaximized)
     window.setWindowState(Qt.WindowState.WindowFullScreen)  # as a window manager may do
     assert action.isChecked()
+
+
+def test_a_long_title_is_written_smaller_before_it_is_cut(window, wait_settled, qtbot):
+    """Cross-attention at 1366 × 768: the scores' title lost its end, "· head 1 4×6", the
+    non-square shape that is the point of the example."""
+    window.resize(1366, 768)
+    window.load_preset("cross")
+    wait_settled(window)
+    qtbot.waitUntil(lambda: window.width() == 1366)
+    qtbot.wait(50)
+    title = window.board.views["scores"].plot.title
+    assert "head 1" in title.text and "4×6" in title.text
+    assert title.item.scale() < 1
+    assert title.itemRect().width() <= title.rect().width() + 0.5  # whole
+    assert title.item.scale() >= title.LEAST_SCALE
+    window.resize(1900, 768)  # room again: full size
+    qtbot.waitUntil(lambda: title.item.scale() == 1)
