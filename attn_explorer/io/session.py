@@ -77,9 +77,14 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 _TOP_FIELDS = ("format", "version", "saved_by", "queries", "kv", "controls", "view")
 _SEQUENCE_FIELDS = ("tokens", "embeddings")
 _VIEW_FIELDS = tuple(f.name for f in fields(ViewState))
-_NEWER_VIEW_FIELDS = ("scores_array", "weights_array", "all_heads")  # absent from older files
+# Fields a format added: a file of an older format may lack them and is read with their
+# defaults; a file of that format or newer always wrote them, so one lacking them is damaged
+# or hand-edited, and is refused like one lacking any other field.
+_NEWER_VIEW_FIELDS = ("scores_array", "weights_array", "all_heads")  # since format 2
+_NEWER_VIEW_VERSION = 2
 _NEWER_VIEW_DEFAULTS = {name: getattr(ViewState(), name) for name in _NEWER_VIEW_FIELDS}
-_NEWER_CONTROLS = ("reseed_dropout", "dropout_seed")  # absent from formats 1 and 2
+_NEWER_CONTROLS = ("reseed_dropout", "dropout_seed")  # since format 3
+_NEWER_CONTROLS_VERSION = 3
 
 
 class SessionError(Exception):
@@ -303,8 +308,9 @@ def _state(doc: Mapping[str, Any]) -> ExplorerState:
                 f"the key/value embeddings (kv) have {kv.d_in} dimensions but the query "
                 f"embeddings have {queries.d_in}: both must live in the same embedding space."
             )
-    controls = _controls(doc["controls"])
-    view = _view(doc["view"], len(queries.tokens))
+    version = doc["version"]  # checked by the caller
+    controls = _controls(doc["controls"], older=version < _NEWER_CONTROLS_VERSION)
+    view = _view(doc["view"], len(queries.tokens), older=version < _NEWER_VIEW_VERSION)
     return ExplorerState(queries=queries, kv=kv, controls=controls, view=view)
 
 
@@ -402,8 +408,9 @@ def _numbers(rows: list[list[Any]], width: int, where: str, tokens: list[str]) -
     raise AssertionError("the fast check refused a table the slow check accepts")
 
 
-def _controls(value: object) -> Controls:
-    doc = _fields(value, "controls", Controls.names(), optional=_NEWER_CONTROLS)
+def _controls(value: object, older: bool) -> Controls:
+    """The controls; `older`: the file's format predates the reseed controls."""
+    doc = _fields(value, "controls", Controls.names(), optional=_NEWER_CONTROLS if older else ())
     return Controls(
         **{
             name: _control(name, doc[name], f"controls.{name}")
@@ -448,8 +455,10 @@ def _control(name: str, item: object, where: str) -> Any:
     return round(float(_in_range(item, where, *CONTROL_RANGES[name])), CONTROL_DECIMALS[name])
 
 
-def _view(value: object, n_q: int) -> ViewState:
-    doc = {**_NEWER_VIEW_DEFAULTS, **_fields(value, "view", _VIEW_FIELDS, _NEWER_VIEW_FIELDS)}
+def _view(value: object, n_q: int, older: bool) -> ViewState:
+    """The view; `older`: the file's format predates the matrix choices."""
+    optional = _NEWER_VIEW_FIELDS if older else ()
+    doc = {**_NEWER_VIEW_DEFAULTS, **_fields(value, "view", _VIEW_FIELDS, optional)}
     if not isinstance(doc["all_heads"], bool):
         raise _InvalidError(
             f"view.all_heads must be true or false, not {_describe(doc['all_heads'])}."

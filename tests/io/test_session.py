@@ -504,6 +504,28 @@ def test_the_dropout_seed_is_saved_and_read_back(tmp_path):
     assert (loaded.controls.dropout_seed, loaded.config().dropout_seed) == (7, None)
 
 
+@pytest.mark.parametrize(
+    ("version", "place"),
+    [
+        (3, "controls.reseed_dropout"),
+        (3, "controls.dropout_seed"),
+        (3, "view.all_heads"),
+        (2, "view.scores_array"),
+        (2, "view.weights_array"),
+    ],
+)
+def test_a_field_its_format_always_wrote_is_required(cross_doc, version, place, tmp_path):
+    """Format 3 always wrote the reseed controls, format 2 the matrix choices: a file of that
+    format lacking one is damaged, and used to open with a default in its place."""
+    cross_doc["version"] = version
+    delete(place)(cross_doc)
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(cross_doc), encoding="utf-8")
+    section, field = place.split(".")
+    message = f"session.json is not a valid session: {section} lacks the field {field}."
+    assert refused(path) == message
+
+
 @pytest.mark.parametrize(("mutation", "phrase"), REJECTIONS)
 def test_bad_sessions_are_refused_with_a_clear_line(cross_doc, mutation, phrase, tmp_path):
     if isinstance(mutation, tuple):

@@ -13,7 +13,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from attn_explorer.engine import compute
-from attn_explorer.io.session import save_session
+from attn_explorer.io.session import save_session, state_to_document
 from attn_explorer.state import random_sequence
 from attn_explorer.ui import file_actions
 from attn_explorer.ui.figures import FigureSpec
@@ -148,6 +148,39 @@ def test_bad_files_are_refused_and_nothing_changes(window, wait_settled, tmp_pat
     assert len(dialogs["critical"]) == 5
     assert all(title == "Cannot open session" for title, _ in dialogs["critical"])
     assert "newer" in dialogs["critical"][2][1]
+    assert window.current_state() == before
+    assert window.files.path is None and window.isWindowModified()
+
+
+def without(section: str, field: str):
+    """A damaged session: the window's own, saved without one field."""
+
+    def damage(doc: dict) -> bytes:
+        del doc[section][field]
+        return json.dumps(doc, indent=1).encode("utf-8")
+
+    return damage
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        pytest.param(
+            without("controls", "dropout_seed"),
+            "lesson.json is not a valid session: controls lacks the field dropout_seed.",
+            id="format-3-without-the-dropout-seed",
+        ),
+    ],
+)
+def test_a_damaged_session_is_refused_in_one_sentence_and_nothing_changes(
+    window, wait_settled, tmp_path, dialogs, damage, message
+):
+    edit_something(window, wait_settled)
+    before = window.current_state()
+    path = tmp_path / "lesson.json"
+    path.write_bytes(damage(state_to_document(before)))
+    assert not window.files.open_path(path)
+    assert dialogs["critical"] == [("Cannot open session", message)]
     assert window.current_state() == before
     assert window.files.path is None and window.isWindowModified()
 
