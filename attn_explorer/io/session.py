@@ -21,6 +21,7 @@ import json
 import math
 import os
 import secrets
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import fields, replace
 from itertools import chain
@@ -104,6 +105,14 @@ class _NotFiniteError(Exception):
     """Raised by the JSON parser on NaN/Infinity, which Python's json accepts by default."""
 
 
+class _Repeated(dict[str, Any]):
+    """A JSON object naming a field more than once: Python's json keeps the last value, other
+    readers the first, so a hand edit that added a line without removing the old one would
+    open with either. `repeated` is the first such field, for the message."""
+
+    repeated: str
+
+
 # ---------------------------------------------------------------------------- public API
 
 
@@ -137,6 +146,9 @@ def document_to_state(doc: object, *, name: str = "The document") -> ExplorerSta
         raise SessionError(
             f"{name} is not an attn_explorer session: it holds {_describe(doc)}, not a JSON object."
         )
+    problem = _repeated(doc, "it")  # before reading "format" or "version": which one is meant?
+    if problem is not None:
+        raise SessionError(f"{name} is not a valid session: {problem}")
     if "format" not in doc:
         raise SessionError(f'{name} is not an attn_explorer session: it has no "format" field.')
     if doc["format"] != FORMAT:
@@ -248,7 +260,7 @@ def _parse(text: str, name: str) -> object:
     if not text.strip():
         raise SessionError(f"{name} is empty: there is no session in it.")
     try:
-        return json.loads(text, parse_constant=refuse_constant)
+        return json.loads(text, parse_constant=refuse_constant, object_pairs_hook=_object)
     except _NotFiniteError as literal:
         raise SessionError(
             f"{name} is not a valid session: it contains {literal}, and every value must be "
@@ -272,6 +284,23 @@ def _parse(text: str, name: str) -> object:
         raise SessionError(
             f"{name} is not a session: a number in it has far too many digits."
         ) from None
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A parsed JSON object, marked when it names a field more than once."""
+    value = dict(pairs)
+    if len(value) == len(pairs):
+        return value
+    marked = _Repeated(value)
+    marked.repeated = next(key for key, n in Counter(key for key, _ in pairs).items() if n > 1)
+    return marked
+
+
+def _repeated(value: object, where: str) -> str | None:
+    """The problem with an object naming a field more than once, if it does."""
+    if not isinstance(value, _Repeated):
+        return None
+    return f"{where} has the field {_quote(value.repeated)} more than once."
 
 
 def _check_version(version: object, name: str) -> None:
@@ -320,6 +349,9 @@ def _fields(
     """`value` as an object with exactly these fields: unknown or missing ones are named."""
     if not isinstance(value, dict):
         raise _InvalidError(f"{where} must be an object, not {_describe(value)}.")
+    problem = _repeated(value, where)
+    if problem is not None:
+        raise _InvalidError(problem)
     unknown = [key for key in value if key not in names]
     if unknown:
         listed = ", ".join(_quote(k if isinstance(k, str) else repr(k)) for k in unknown[:3])

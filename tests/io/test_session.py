@@ -385,6 +385,15 @@ REJECTIONS = [
     (set_in("extra", 1), 'it has unknown field "extra"'),
     (delete("view"), "it lacks the field view"),
     (set_in("saved_by", 3), '"saved_by" must be text, not 3'),
+    (
+        text_replace('"version": 3', '"version": 3, "version": 4'),
+        'is not a valid session: it has the field "version" more than once.',
+    ),
+    (
+        text_replace('"seed": 123', '"seed": 5, "seed": 123'),
+        'is not a valid session: controls has the field "seed" more than once.',
+    ),
+    (text_replace('"tokens": [', '"tokens": [], "tokens": ['), 'queries has the field "tokens"'),
     (set_in("queries", []), "queries must be an object, not a list of 0 items"),
     (set_in("kv", "none"), 'kv must be an object, not the text "none"'),
     # tokens and embeddings

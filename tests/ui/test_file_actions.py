@@ -170,6 +170,11 @@ def without(section: str, field: str):
             "lesson.json is not a valid session: controls lacks the field dropout_seed.",
             id="format-3-without-the-dropout-seed",
         ),
+        pytest.param(
+            lambda doc: json.dumps(doc).replace('"seed": ', '"seed": 5, "seed": ', 1).encode(),
+            'lesson.json is not a valid session: controls has the field "seed" more than once.',
+            id="a-field-twice",
+        ),
     ],
 )
 def test_a_damaged_session_is_refused_in_one_sentence_and_nothing_changes(
