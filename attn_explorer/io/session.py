@@ -20,6 +20,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import secrets
 from collections import Counter
 from collections.abc import Mapping
@@ -262,9 +263,10 @@ def _parse(text: str, name: str) -> object:
     try:
         return json.loads(text, parse_constant=refuse_constant, object_pairs_hook=_object)
     except _NotFiniteError as literal:
+        line, column = _position(text, _first_constant(text))
         raise SessionError(
-            f"{name} is not a valid session: it contains {literal}, and every value must be "
-            "a finite number."
+            f"{name} is not a valid session: it contains {literal} at line {line}, column "
+            f"{column}, and every value must be a finite number."
         ) from None
     except json.JSONDecodeError as error:
         if error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string"):
@@ -284,6 +286,25 @@ def _parse(text: str, name: str) -> object:
         raise SessionError(
             f"{name} is not a session: a number in it has far too many digits."
         ) from None
+
+
+# Everything before the first NaN or Infinity outside a string: the text before the literal
+# the parser refused had parsed, so outside strings only JSON's own letters and signs occur.
+_BEFORE_CONSTANT = re.compile(
+    r'(?:[^"NI-]++|"[^"\\]*+(?:\\.[^"\\]*+)*+"|N(?!aN)|I(?!nfinity)|-(?!Infinity))*+'
+)
+
+
+def _first_constant(text: str) -> int:
+    """Where the NaN or Infinity the parser refused starts: it does not say."""
+    match = _BEFORE_CONSTANT.match(text)
+    return match.end() if match else 0
+
+
+def _position(text: str, pos: int) -> tuple[int, int]:
+    """1-based line and column of `pos`, counted as json counts them in its errors."""
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - text.rfind("\n", 0, pos)
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -325,8 +325,9 @@ def bad_bytes_cases():
         (b'"session"', 'holds the text "session", not a JSON object'),
         (nested, "nested too deeply"),
         (b"1" * 5000, "too many digits"),
-        (b'{"x": NaN}', "contains NaN"),
-        (b'{"x": -Infinity}', "contains -Infinity"),
+        (b'{"x": NaN}', "contains NaN at line 1, column 7, and every value must be a finite"),
+        (b'{"x": [1,\n  -Infinity]}', "contains -Infinity at line 2, column 3, and every"),
+        (b'{"NaN": "I -Infinity",\n "x": NaN}', "contains NaN at line 2, column 7, and every"),
     ]
 
 
@@ -416,8 +417,8 @@ REJECTIONS = [
     (set_in("queries.embeddings.3.1", 3.5e38), "dimension 2 is 3.5e+38, beyond the float32 range"),
     (set_in("queries.embeddings.3.1", -(10**400)), "is a number of about 400 digits, beyond"),
     (text_replace("0.52", "1e999"), "is an infinite number, beyond the float32 range"),
-    (text_replace("0.52", "NaN"), "contains NaN, and every value must be a finite number"),
-    (text_replace("0.52", "Infinity"), "contains Infinity"),
+    (text_replace("0.52", "NaN"), "contains NaN at line 1, column "),  # after saved_by's
+    (text_replace("0.52", "Infinity"), "contains Infinity at line 1, column "),  # version
     (set_in("queries.embeddings", [[0.1] * 3] * 3), "queries has 4 tokens but 3 embedding rows"),
     (
         set_in("queries.embeddings", [[], [], [], []]),

@@ -175,6 +175,12 @@ def without(section: str, field: str):
             'lesson.json is not a valid session: controls has the field "seed" more than once.',
             id="a-field-twice",
         ),
+        pytest.param(
+            lambda doc: b'{"format": "attn_explorer.session",\n "embeddings": [[1.5, NaN]]}',
+            "lesson.json is not a valid session: it contains NaN at line 2, column 23, and every "
+            "value must be a finite number.",
+            id="nan-says-where",
+        ),
     ],
 )
 def test_a_damaged_session_is_refused_in_one_sentence_and_nothing_changes(
