@@ -16,6 +16,7 @@ so a crash or a full disk never leaves a half-written session in place of a good
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import json
 import math
@@ -238,6 +239,9 @@ def load_session(path: str | os.PathLike[str]) -> ExplorerState:
         raise SessionError(f"{name} cannot be read: {_reason(error)}.") from error
     if len(data) > MAX_BYTES:
         raise SessionError(_too_big(name, len(data), at_least=True))
+    encoding = _wide_unicode(data)
+    if encoding is not None:
+        raise SessionError(f"{name} is not a session: it is {encoding} text; save it as UTF-8.")
     try:
         text = data.decode("utf-8-sig")  # tolerate the BOM some Windows editors add
     except UnicodeDecodeError as error:
@@ -252,6 +256,27 @@ def load_session(path: str | os.PathLike[str]) -> ExplorerState:
 
 
 _MISSING = object()
+
+
+def _wide_unicode(data: bytes) -> str | None:
+    """The encoding `data` is in if it is UTF-16 (which Windows editors call "Unicode") or
+    UTF-32, else None.
+
+    Without a byte order mark they also decode as UTF-8 (a zero byte is a valid character),
+    and were refused as JSON "expecting property name" at line 1, column 2. A session starts
+    with ASCII characters, which they spell as one nonzero byte and one or three zero bytes."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):  # FF FE 00 00 first
+        return "UTF-32"
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "UTF-16"
+    if len(data) < 4 or max(data[:4]) >= 0x80:
+        return None
+    zeros = tuple(byte == 0 for byte in data[:4])
+    if zeros in ((False, True, False, True), (True, False, True, False)):
+        return "UTF-16"
+    if zeros in ((False, True, True, True), (True, True, True, False)):
+        return "UTF-32"
+    return None
 
 
 def _parse(text: str, name: str) -> object:

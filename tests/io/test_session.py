@@ -313,7 +313,13 @@ def bad_bytes_cases():
     return [
         (b"", "is empty"),
         (b"  \n", "is empty"),
-        (b"\xff\xfe{}", "not UTF-8 text (byte 0xff at offset 0)"),
+        (b"{\xe9}", "not UTF-8 text (byte 0xe9 at offset 1)"),  # Latin-1
+        (b"\xff\xfe{\x00}\x00", "is UTF-16 text; save it as UTF-8."),  # Windows' "Unicode"
+        ('{"format": 3}'.encode("utf-16-le"), "is UTF-16 text; save it as UTF-8."),  # no mark
+        ('{"format": 3}'.encode("utf-16-be"), "is UTF-16 text; save it as UTF-8."),
+        ('{"format": 3}'.encode("utf-32"), "is UTF-32 text; save it as UTF-8."),
+        ('{"format": 3}'.encode("utf-32-le"), "is UTF-32 text; save it as UTF-8."),
+        (b"{\x00 }", "not valid JSON: Expecting property name"),  # a zero byte is not UTF-16
         (b'{"format": "attn_explorer.session",', "ends too soon"),
         (b'{"format": "attn_explorer.sess', "ends too soon"),
         (

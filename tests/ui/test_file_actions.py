@@ -181,6 +181,11 @@ def without(section: str, field: str):
             "value must be a finite number.",
             id="nan-says-where",
         ),
+        pytest.param(
+            lambda doc: json.dumps(doc).encode("utf-16-le"),
+            "lesson.json is not a session: it is UTF-16 text; save it as UTF-8.",
+            id="utf-16-without-a-byte-order-mark",
+        ),
     ],
 )
 def test_a_damaged_session_is_refused_in_one_sentence_and_nothing_changes(
