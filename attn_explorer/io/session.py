@@ -245,9 +245,13 @@ def load_session(path: str | os.PathLike[str]) -> ExplorerState:
     try:
         text = data.decode("utf-8-sig")  # tolerate the BOM some Windows editors add
     except UnicodeDecodeError as error:
+        # At a line and column, as editors show them (a byte offset can be found in none).
+        # The error counts from the end of a byte order mark: error.object lacks it.
+        before = error.object[: error.start].decode("utf-8")
+        line, column = _position(before, len(before))
         raise SessionError(
             f"{name} is not a session: it is not UTF-8 text "
-            f"(byte 0x{data[error.start]:02x} at offset {error.start})."
+            f"(byte 0x{error.object[error.start]:02x} at line {line}, column {column})."
         ) from None
     return document_to_state(_parse(text, name), name=name)
 

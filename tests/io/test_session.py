@@ -1,5 +1,6 @@
 """Sessions: exact round trips, atomic saves, and one readable SessionError for any bad file."""
 
+import codecs
 import copy
 import json
 import math
@@ -313,7 +314,9 @@ def bad_bytes_cases():
     return [
         (b"", "is empty"),
         (b"  \n", "is empty"),
-        (b"{\xe9}", "not UTF-8 text (byte 0xe9 at offset 1)"),  # Latin-1
+        (b"{\xe9}", "not UTF-8 text (byte 0xe9 at line 1, column 2)."),  # Latin-1
+        (b'{\n "a": "caf\xe9"}', "not UTF-8 text (byte 0xe9 at line 2, column 11)."),
+        (codecs.BOM_UTF8 + b'{"\xc3\xa9\xe9"}', "(byte 0xe9 at line 1, column 4)."),  # after a BOM
         (b"\xff\xfe{\x00}\x00", "is UTF-16 text; save it as UTF-8."),  # Windows' "Unicode"
         ('{"format": 3}'.encode("utf-16-le"), "is UTF-16 text; save it as UTF-8."),  # no mark
         ('{"format": 3}'.encode("utf-16-be"), "is UTF-16 text; save it as UTF-8."),

@@ -186,6 +186,11 @@ def without(section: str, field: str):
             "lesson.json is not a session: it is UTF-16 text; save it as UTF-8.",
             id="utf-16-without-a-byte-order-mark",
         ),
+        pytest.param(
+            lambda doc: b'{\n "format": "attn_explorer.session",\n "saved_by": "Jos\xe9"}',
+            "lesson.json is not a session: it is not UTF-8 text (byte 0xe9 at line 3, column 18).",
+            id="latin-1-says-where",
+        ),
     ],
 )
 def test_a_damaged_session_is_refused_in_one_sentence_and_nothing_changes(
