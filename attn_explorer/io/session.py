@@ -384,8 +384,9 @@ def _state(doc: Mapping[str, Any]) -> ExplorerState:
         kv = _sequence(doc["kv"], "kv")
         if kv.d_in != queries.d_in:
             raise _InvalidError(
-                f"the key/value embeddings (kv) have {kv.d_in} dimensions but the query "
-                f"embeddings have {queries.d_in}: both must live in the same embedding space."
+                f"the key/value embeddings (kv) have {_count(kv.d_in, 'dimension')} but the "
+                f"query embeddings have {queries.d_in}: both must live in the same embedding "
+                "space."
             )
     version = doc["version"]  # checked by the caller
     controls = _controls(doc["controls"], older=version < _NEWER_CONTROLS_VERSION)
@@ -435,8 +436,8 @@ def _sequence(value: object, where: str) -> TokenSequence:
         raise _InvalidError(f"{where}.embeddings must be a list of rows, not {_describe(rows)}.")
     if len(rows) != len(tokens):
         raise _InvalidError(
-            f"{where} has {len(tokens)} tokens but {len(rows)} embedding rows: "
-            "each token needs exactly one row."
+            f"{where} has {_count(len(tokens), 'token')} but "
+            f"{_count(len(rows), 'embedding row')}: each token needs exactly one row."
         )
     for i, row in enumerate(rows):
         if not isinstance(row, list):
@@ -470,8 +471,8 @@ def _numbers(rows: list[list[Any]], width: int, where: str, tokens: list[str]) -
         label = f"{where}.embeddings row {i + 1} ({_quote(tokens[i])})"
         if len(row) != width:
             raise _InvalidError(
-                f"{label} has {len(row)} numbers but row 1 has {width}: every embedding needs "
-                "the same number of dimensions."
+                f"{label} has {_count(len(row), 'number')} but row 1 has {width}: every "
+                "embedding needs the same number of dimensions."
             )
         for j, value in enumerate(row):
             if not _is_number(value):
@@ -655,6 +656,11 @@ def _describe(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+def _count(n: int, noun: str) -> str:
+    """A count and its noun, singular for one: "1 embedding row", not "1 embedding rows"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _short_int(value: int) -> str:

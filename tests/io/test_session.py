@@ -446,6 +446,9 @@ REJECTIONS = [
         "the key/value embeddings (kv) have 2 dimensions but the query embeddings have 3",
     ),
     (set_in("kv.tokens", []), "kv.tokens is empty"),
+    (set_in("kv.embeddings", [[0.1] * 3]), "kv has 6 tokens but 1 embedding row: each token"),
+    (set_in("queries.embeddings.1", [0.5]), 'row 2 ("Hành") has 1 number but row 1 has 3'),
+    (set_in("kv.embeddings", [[0.0]] * 6), "embeddings (kv) have 1 dimension but the query"),
     (delete("kv.embeddings"), "kv lacks the field embeddings"),
     # controls
     (set_in("controls.dropout", 0.95), "controls.dropout is 0.95, outside 0 to 0.9"),
