@@ -290,7 +290,8 @@ class MaskMethodsPanel(QWidget):
         a = trace.weights_renormalize[head].astype(np.float64)
         b = trace.weights_neg_inf[head].astype(np.float64)
         broken = np.flatnonzero(np.isnan(a).any(axis=-1))  # rows renormalizing gave 0/0
-        self.largest = float(np.nanmax(np.abs(a - b))) if a.size else 0.0
+        # (fmax ignores the NaN of broken rows, and says NaN without a warning when all are)
+        self.largest = float(np.fmax.reduce(np.abs(a - b), axis=None)) if a.size else 0.0
         if broken.size:
             rows = ", ".join(str(r + 1) for r in broken[:8])
             where = _tr("row {0}") if broken.size == 1 else _tr("rows {0}")

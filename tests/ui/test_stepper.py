@@ -362,6 +362,26 @@ def test_the_mask_comparison_says_when_method_1_breaks_down(window, wait_settled
     assert text.startswith("Method 1 breaks down on rows 1, 2:") and "nan" not in text
 
 
+def test_method_1_broken_on_every_row_is_said_without_a_numpy_warning(
+    window, wait_settled, steps, recwarn
+):
+    """Every row of method 1 divided 0 by 0: numpy warned 'All-NaN slice encountered' on the
+    console while the panel wrote its sentence."""
+    from attn_explorer.state import ExplorerState, TokenSequence
+
+    tokens = TokenSequence(("a", "b", "c"), ((1.0, 0.0), (5.0, 0.0), (5.0, 0.0)))
+    state = ExplorerState(queries=tokens, kv=None, controls=window.doc.controls)
+    state = state.with_controls(
+        projection="none", causal=False, padding=True, valid_len=1, scale=False, temperature=0.01
+    )
+    window.doc.load_state(state, "cold")
+    wait_settled(window)
+    steps.set_stage("mask")
+    text = steps.mask_panel.difference.text()
+    assert text.startswith("Method 1 breaks down on rows 1, 2, 3:")
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
 def test_a_laptop_window_shows_all_stage_names_and_gives_the_matrices_room(window, steps, qtbot):
     window.resize(1280, 800)
     qtbot.waitUntil(lambda: window.width() == 1280)
