@@ -129,7 +129,8 @@ class FileActions(QObject):
     def open_path(self, path: Path) -> bool:
         """Open a session; on any problem say what and keep the current session untouched."""
         try:
-            state = load_session(path)
+            with self._busy():  # a session of 4,096 × 1,024 takes seconds to read
+                state = load_session(path)
         except SessionError as error:
             self._error(_tr("Cannot open session"), str(error))
             return False

@@ -561,3 +561,24 @@ def test_a_session_named_on_the_command_line_is_the_one_saved_to(
     assert seen["title"] == "lesson.json[*] — attn_explorer"
     assert seen["path"] == path and seen["modified"] is modified
     assert seen["recent"][0] == path.resolve()
+
+
+def test_opening_a_session_shows_a_wait_cursor_and_restores_it(window, tmp_path, monkeypatch):
+    """A session of thousands of tokens takes seconds to read on the window's thread: the
+    pointer says so, and comes back after a refusal too."""
+    from attn_explorer.io.session import SessionError
+
+    seen = []
+
+    def slow_load(path):
+        cursor = QApplication.overrideCursor()
+        seen.append(None if cursor is None else cursor.shape())
+        raise SessionError(f"{path.name} is not a valid session: a test.")
+
+    monkeypatch.setattr(file_actions, "load_session", slow_load)
+    errors = []
+    monkeypatch.setattr(window.files, "_error", lambda title, text: errors.append(text))
+    assert not window.files.open_path(tmp_path / "big.json")
+    assert seen == [Qt.CursorShape.WaitCursor]
+    assert QApplication.overrideCursor() is None
+    assert errors == ["big.json is not a valid session: a test."]
