@@ -54,7 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     what.add_argument(
         "--all-steps", action="store_true", help="every stage: a multi-page PDF or a folder"
     )
-    parser.add_argument("--head", help="head number from 1, or 'all' (default 1)")
+    parser.add_argument(
+        "--head", help="head number from 1, or 'all' (default: the session's head, else 1)"
+    )
     parser.add_argument(
         "--query",
         type=int,
@@ -133,12 +135,15 @@ def run(argv: list[str]) -> int:
 
     out = Path(args.output)
     fmt = _choose_format(args, out)
-    head_text = "1" if args.head is None else str(args.head).strip().lower()
-    if head_text == "all":
+    if args.head is None:
+        # The session's head, as --query follows its query (a preset's is head 1); a head
+        # the trace lacks shows as the last, as the window's head list shows it.
+        head: int | None = min(state.view.head, trace.heads - 1)
+    elif args.head.strip().lower() == "all":
         head = None
     else:
         try:
-            head = int(head_text) - 1
+            head = int(args.head) - 1
         except ValueError:
             raise UsageError(
                 f"--head must be a number from 1 or 'all', not {args.head!r}"

@@ -422,3 +422,31 @@ def test_a_failed_write_says_which_file_and_why_without_an_errno(tmp_path, capsy
         assert err.startswith(f"attn-explorer export: {message}"), err
         assert "Errno" not in err and len(err.splitlines()) == 1
     assert (tmp_path / "taken").read_text() == "notes\n"
+
+
+@pytest.mark.parametrize(
+    ("saved_head", "args", "title"),
+    [
+        (1, [], "Attention weights · head 2"),
+        (1, ["--head", "1"], "Attention weights · head 1"),
+        # The window shows a chosen head the trace lacks as its last head.
+        (4, [], "Attention weights · head 2"),
+    ],
+)
+def test_the_head_follows_the_session_unless_given(tmp_path, capsys, qapp, saved_head, args, title):
+    """A session saved showing head 2 exported head 1 unless --head 2 was given, while
+    --query already followed the session's query."""
+    state = ExplorerState.from_config(preset("mha").config)
+    path = tmp_path / "s.json"
+    save_session(path, replace(state, view=replace(state.view, head=saved_head)))
+    out = tmp_path / "w.svg"
+    status, _, err = export_here(capsys, path, "--view", "weights", *args, "-o", out)
+    assert status == 0, err
+    assert title in svg_texts(out)
+    status, _, err = export_here(capsys, "--preset", "mha", "--view", "weights", "-o", out)
+    assert status == 0, err
+    assert "Attention weights · head 1" in svg_texts(out)
+    from attn_explorer.export_cli import _parser
+
+    help_text = " ".join(_parser().format_help().split())
+    assert "head number from 1, or 'all' (default: the session's head, else 1)" in help_text
