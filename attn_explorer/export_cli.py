@@ -118,10 +118,30 @@ def run(argv: list[str]) -> int:
     except SessionError as error:
         raise ExportError(str(error)) from None
     config = state.config()
+    # A number that names no head or token is said first, whatever the view: a refusal of
+    # the flag as ignored ("--head would change nothing") read as if head 0 existed.
     if args.query is not None and not 1 <= args.query <= config.n_q:
         raise UsageError(
             f"--query must be a query token's number from 1 to {config.n_q}, not {args.query}"
         )
+    if args.head is None:
+        # The session's head, as --query follows its query (a preset's is head 1); a head
+        # the trace lacks shows as the last, as the window's head list shows it.
+        head: int | None = min(state.view.head, config.heads - 1)
+    elif args.head.strip().lower() == "all":
+        head = None
+    else:
+        try:
+            head = int(args.head) - 1
+        except ValueError:
+            raise UsageError(
+                f"--head must be a number from 1 or 'all', not {args.head!r}"
+            ) from None
+        if not 0 <= head < config.heads:
+            raise UsageError(
+                f"--head must be a head's number from 1 to {config.heads} or 'all', "
+                f"not {args.head.strip()}"
+            )
     from .engine import ConfigError, compute
     from .engine.threads import use_threads_for
 
@@ -135,19 +155,6 @@ def run(argv: list[str]) -> int:
 
     out = Path(args.output)
     fmt = _choose_format(args, out)
-    if args.head is None:
-        # The session's head, as --query follows its query (a preset's is head 1); a head
-        # the trace lacks shows as the last, as the window's head list shows it.
-        head: int | None = min(state.view.head, trace.heads - 1)
-    elif args.head.strip().lower() == "all":
-        head = None
-    else:
-        try:
-            head = int(args.head) - 1
-        except ValueError:
-            raise UsageError(
-                f"--head must be a number from 1 or 'all', not {args.head!r}"
-            ) from None
     query = (args.query - 1) if args.query is not None else state.view.query
 
     if fmt in DATA_FORMATS or fmt == "py":

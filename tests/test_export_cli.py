@@ -115,8 +115,8 @@ def test_data_and_script(tmp_path, session):
         (["--preset", "v1", "--view", "banana", "-o", "x.png"], 1, "has no array 'banana'"),
         (
             ["--preset", "v1", "--head", "3", "--view", "weights", "-o", "x.png"],
-            1,
-            "head 3 does not exist",
+            2,
+            "--head must be a head's number from 1 to 1 or 'all', not 3",
         ),
         (["--preset", "v1", "--head", "two", "-o", "x.png"], 2, "--head must be a number"),
         (["--preset", "v1", "-o", "x.gif"], 1, "cannot tell the format"),
@@ -450,3 +450,25 @@ def test_the_head_follows_the_session_unless_given(tmp_path, capsys, qapp, saved
 
     help_text = " ".join(_parser().format_help().split())
     assert "head number from 1, or 'all' (default: the session's head, else 1)" in help_text
+
+
+@pytest.mark.parametrize(
+    ("args", "head"),
+    [
+        (["--view", "context", "--head", "0", "-o", "x.png"], "0"),
+        (["--view", "mask", "--head", "3", "-o", "x.png"], "3"),
+        (["--view", "weights", "--head", "5", "-o", "x.png"], "5"),
+        (["--stage", "softmax", "--head", "-1", "-o", "x.png"], "-1"),
+        (["--head", "0", "-o", "x.npz"], "0"),
+    ],
+)
+def test_a_head_that_does_not_exist_is_named_before_any_other_refusal(tmp_path, capsys, args, head):
+    """--view context --head 0 said "--head would change nothing", as if head 0 existed,
+    and --head 5 with two heads ended with status 1 as if the export had failed."""
+    args = [str(tmp_path / a) if a.startswith("x.") else a for a in args]
+    status, out, err = export_here(capsys, "--preset", "mha", *args)
+    assert (status, out) == (2, "")
+    assert err == (
+        f"attn-explorer export: --head must be a head's number from 1 to 2 or 'all', not {head}\n"
+    )
+    assert list(tmp_path.iterdir()) == []
