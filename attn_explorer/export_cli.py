@@ -104,6 +104,24 @@ def _choose_format(args: argparse.Namespace, out: Path) -> str:
     )
 
 
+def _check_folder(out: Path, fmt: str) -> None:
+    """Refuse, before anything is written, an output whose folder does not exist.
+
+    The data writers made every missing folder on the way (a mistyped -o scattered new
+    folders) while the script and the figures failed with "no such file or directory",
+    naming the file, not the folder. The output's own folder (a CSV or NPY export, the stages
+    as PNG or SVG) is still made: that folder is what was asked for.
+    """
+    from .io.data_export import folder_for
+
+    target = folder_for(out, fmt) if fmt in ("csv", "npy") else out
+    parent = target.parent
+    if not parent.is_dir():
+        if parent.exists():
+            raise ExportError(f"Cannot write {target}: {parent} is a file, not a folder.")
+        raise ExportError(f"Cannot write {target}: the folder {parent} does not exist.")
+
+
 def run(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from .cli import UsageError, state_from_args
@@ -178,6 +196,7 @@ def run(argv: list[str]) -> int:
                 f"{', '.join(figure_only)} only {verb} to figures (png, svg, pdf); "
                 f"{fmt} holds {held}"
             )
+        _check_folder(out, fmt)
         try:
             return _export_data(trace, fmt, out)
         except OSError as error:
@@ -219,6 +238,7 @@ def run(argv: list[str]) -> int:
         raise UsageError(
             f"--view {args.view} has no row per query to outline: --query would change nothing"
         )
+    _check_folder(out, fmt)
     create_app(["attn-explorer-export"])
     try:
         if args.all_steps:

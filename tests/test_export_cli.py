@@ -127,12 +127,12 @@ def test_data_and_script(tmp_path, session):
         (
             ["--preset", "v1", "-o", "missing/x.svg"],
             1,
-            "Cannot write missing/x.svg: no such file or directory.",
+            "Cannot write missing/x.svg: the folder missing does not exist.",
         ),
         (
             ["--preset", "v1", "-o", "missing/x.pdf"],
             1,
-            "Cannot write missing/x.pdf: no such file or directory.",
+            "Cannot write missing/x.pdf: the folder missing does not exist.",
         ),
         (
             ["--preset", "v1", "--size", "8000x8000", "--scale", "4", "-o", "x.png"],
@@ -407,7 +407,10 @@ def test_a_failed_write_says_which_file_and_why_without_an_errno(tmp_path, capsy
     """The export printed "cannot write: [Errno 2] No such file or directory: '…/x.py'"."""
     (tmp_path / "taken").write_text("notes\n")
     for args, message in [
-        (["-o", tmp_path / "gone" / "x.py"], f"Cannot write {tmp_path}/gone/x.py: no such file"),
+        (
+            ["-o", tmp_path / "gone" / "x.py"],
+            f"Cannot write {tmp_path}/gone/x.py: the folder {tmp_path}/gone does not exist.",
+        ),
         (
             ["--format", "csv", "-o", tmp_path / "taken"],
             f"Cannot write {tmp_path}/taken: a file of that name is in the way.",
@@ -472,3 +475,50 @@ def test_a_head_that_does_not_exist_is_named_before_any_other_refusal(tmp_path, 
         f"attn-explorer export: --head must be a head's number from 1 to 2 or 'all', not {head}\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "written"),
+    [
+        (["-o", "gone/deeper/x.npz"], "gone/deeper/x.npz"),
+        (["-o", "gone/deeper/x.json"], "gone/deeper/x.json"),
+        (["-o", "gone/deeper/x.csv"], "gone/deeper/x"),
+        (["--format", "npy", "-o", "gone/deeper/x"], "gone/deeper/x"),
+        (["-o", "gone/deeper/x.py"], "gone/deeper/x.py"),
+        (["-o", "gone/deeper/x.png"], "gone/deeper/x.png"),
+        (["--view", "weights", "-o", "gone/deeper/x.svg"], "gone/deeper/x.svg"),
+        (["--all-steps", "-o", "gone/deeper/steps.pdf"], "gone/deeper/steps.pdf"),
+        (["--all-steps", "--format", "png", "-o", "gone/deeper/steps"], "gone/deeper/steps"),
+    ],
+)
+def test_a_missing_folder_is_refused_whatever_the_format(tmp_path, capsys, qapp, args, written):
+    """-o gone/deeper/x.npz (.json, .csv, .npy, and --all-steps into a folder) made every
+    missing folder on the way, so a mistyped path scattered new folders, while .py and the
+    figures failed with "no such file or directory" naming the file, not the folder."""
+    args = [str(tmp_path / a) if a.startswith("gone/") else a for a in args]
+    status, out, err = export_here(capsys, "--preset", "v1", *args)
+    assert (status, out) == (1, "")
+    assert err == (
+        f"attn-explorer export: Cannot write {tmp_path / written}: the folder "
+        f"{tmp_path / 'gone' / 'deeper'} does not exist.\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_where_the_folder_should_be_is_named(tmp_path, capsys):
+    (tmp_path / "notes").write_text("mine\n")
+    status, _, err = export_here(capsys, "--preset", "v1", "-o", tmp_path / "notes" / "x.npz")
+    assert status == 1
+    assert err == (
+        f"attn-explorer export: Cannot write {tmp_path}/notes/x.npz: {tmp_path}/notes is a "
+        "file, not a folder.\n"
+    )
+    assert (tmp_path / "notes").read_text() == "mine\n"
+
+
+def test_stages_to_a_new_folder_make_that_folder_only(tmp_path, capsys, qapp):
+    status, _, err = export_here(
+        capsys, "--preset", "v1", "--all-steps", "--format", "svg", "-o", tmp_path / "steps"
+    )
+    assert status == 0, err
+    assert len(list((tmp_path / "steps").iterdir())) == 10
