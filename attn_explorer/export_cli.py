@@ -7,8 +7,11 @@ For tutorial authors who regenerate their figures in batch:
     attn-explorer export --preset v1 --format npz -o v1.npz
     attn-explorer export --tokens 8 -o random.png    # the default example, 8 random tokens
 
-On bad input it prints one line saying what was wrong and exits non-zero (2 for bad
-arguments, 1 when the input cannot be exported); never a traceback.
+On bad input it prints one line saying what was wrong and exits non-zero, never with a
+traceback: 2 for arguments refused (by argparse, or as not fitting each other or the
+configuration: a --format the name contradicts, a --size, --view or --head the figure cannot
+take), 1 when the session cannot be read, its configuration cannot be computed or the output
+cannot be written.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ FORMATS = ("png", "svg", "pdf", *DATA_FORMATS, "py")
 
 
 class ExportError(Exception):
-    """The input was understood but cannot be exported (exit status 1)."""
+    """The arguments were accepted but the export failed: the session cannot be read, its
+    configuration cannot be computed, or the output cannot be written (exit status 1)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -77,21 +81,25 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _size(text: str | None) -> tuple[int, int] | None:
+    from .cli import UsageError
+
     if text is None:
         return None
     try:
         width, height = (int(v) for v in text.lower().split("x"))
     except ValueError:
-        raise ExportError(f"--size must look like 1200x800, not {text!r}") from None
+        raise UsageError(f"--size must look like 1200x800, not {text!r}") from None
     return width, height
 
 
 def _choose_format(args: argparse.Namespace, out: Path) -> str:
+    from .cli import UsageError
+
     suffix = out.suffix.lower().lstrip(".")
     if args.format:
         # "--format svg -o looks.png" wrote SVG text into a .png: a file must be what it says.
         if suffix in FORMATS and suffix != args.format:
-            raise ExportError(
+            raise UsageError(
                 f"--format {args.format} does not match the name {out.name!r}: change one"
             )
         return args.format
@@ -99,7 +107,7 @@ def _choose_format(args: argparse.Namespace, out: Path) -> str:
         return suffix
     if args.all_steps:
         return "pdf"
-    raise ExportError(
+    raise UsageError(
         f"cannot tell the format from {out.name!r}: add --format ({', '.join(FORMATS)})"
     )
 
@@ -160,6 +168,9 @@ def run(argv: list[str]) -> int:
                 f"--head must be a head's number from 1 to {config.heads} or 'all', "
                 f"not {args.head.strip()}"
             )
+    out = Path(args.output)
+    fmt = _choose_format(args, out)
+    size = _size(args.size)
     from .engine import ConfigError, compute
     from .engine.threads import use_threads_for
 
@@ -170,9 +181,6 @@ def run(argv: list[str]) -> int:
         trace = compute(config)
     except ConfigError as error:
         raise ExportError(f"this configuration cannot be computed: {error}") from None
-
-    out = Path(args.output)
-    fmt = _choose_format(args, out)
     query = (args.query - 1) if args.query is not None else state.view.query
 
     if fmt in DATA_FORMATS or fmt == "py":
@@ -215,6 +223,9 @@ def run(argv: list[str]) -> int:
     from .ui.figures import (
         FigureError,
         FigureSpec,
+        FigureTooSmallError,
+        check_size,
+        check_spec,
         draws_head,
         export_all_stages,
         export_figure,
@@ -228,6 +239,13 @@ def run(argv: list[str]) -> int:
         spec = FigureSpec("matrices", "", head or 0, query, **chosen)
     else:
         spec = FigureSpec("array", args.view, head, query)
+    try:  # refused as the arguments they are, before anything is drawn or written
+        if not args.all_steps:
+            check_spec(trace, spec)
+        if size is not None:
+            check_size(size, args.scale)
+    except FigureError as error:
+        raise UsageError(str(error)) from None
     # Ignored, they would seem to have been obeyed: the output is one array for all heads,
     # the keys have no query row to outline.
     if not args.all_steps and args.head is not None and not draws_head(spec):
@@ -242,11 +260,11 @@ def run(argv: list[str]) -> int:
     create_app(["attn-explorer-export"])
     try:
         if args.all_steps:
-            written = export_all_stages(
-                trace, out, fmt, head or 0, query, args.scale, _size(args.size)
-            )
+            written = export_all_stages(trace, out, fmt, head or 0, query, args.scale, size)
         else:
-            written = [export_figure(trace, spec, out, fmt, args.scale, _size(args.size))]
+            written = [export_figure(trace, spec, out, fmt, args.scale, size)]
+    except FigureTooSmallError as error:  # a size refused, as --size 100x100 is
+        raise UsageError(str(error)) from None
     except FigureError as error:
         raise ExportError(str(error)) from None
     except OSError as error:  # a folder of PNG or SVG stages where a file is

@@ -112,15 +112,15 @@ def test_data_and_script(tmp_path, session):
         (["--preset", "nope", "-o", "x.png"], 2, "no preset 'nope'"),
         (["--preset", "v1"], 2, "the following arguments are required: -o/--output"),
         (["missing.json", "-o", "x.png"], 1, "missing.json"),
-        (["--preset", "v1", "--view", "banana", "-o", "x.png"], 1, "has no array 'banana'"),
+        (["--preset", "v1", "--view", "banana", "-o", "x.png"], 2, "has no array 'banana'"),
         (
             ["--preset", "v1", "--head", "3", "--view", "weights", "-o", "x.png"],
             2,
             "--head must be a head's number from 1 to 1 or 'all', not 3",
         ),
         (["--preset", "v1", "--head", "two", "-o", "x.png"], 2, "--head must be a number"),
-        (["--preset", "v1", "-o", "x.gif"], 1, "cannot tell the format"),
-        (["--preset", "v1", "--size", "big", "-o", "x.png"], 1, "--size must look like"),
+        (["--preset", "v1", "-o", "x.gif"], 2, "cannot tell the format"),
+        (["--preset", "v1", "--size", "big", "-o", "x.png"], 2, "--size must look like"),
         (["--preset", "mha", "--set", "d_out=5", "-o", "x.png"], 1, "cannot be split into 2 heads"),
         (["--preset", "v1", "--stage", "nope", "-o", "x.png"], 2, "invalid choice: 'nope'"),
         (["--preset", "mha", "--query", "9", "-o", "x.png"], 2, "from 1 to 6, not 9"),
@@ -136,7 +136,7 @@ def test_data_and_script(tmp_path, session):
         ),
         (
             ["--preset", "v1", "--size", "8000x8000", "--scale", "4", "-o", "x.png"],
-            1,
+            2,
             "32000×32000 pixels (3.8 GB in memory); choose a smaller size or scale",
         ),
         (["--preset", "v1", "--query", "0", "-o", "x.csv"], 2, "from 1 to 6, not 0"),
@@ -215,7 +215,7 @@ def test_a_folder_format_named_like_a_file_writes_the_folder_and_formats_must_ma
     assert (tmp_path / "causal" / "weights_head1.csv").is_file()
     assert not (tmp_path / "causal.csv").exists()
     done = run("--preset", "v1", "--format", "svg", "-o", tmp_path / "looks.png")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "--format svg does not match the name 'looks.png'" in done.stderr
     assert not (tmp_path / "looks.png").exists()
     (tmp_path / "course").mkdir()
@@ -522,3 +522,33 @@ def test_stages_to_a_new_folder_make_that_folder_only(tmp_path, capsys, qapp):
     )
     assert status == 0, err
     assert len(list((tmp_path / "steps").iterdir())) == 10
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--format", "svg", "-o", "looks.png"],
+            "--format svg does not match the name 'looks.png': change one",
+        ),
+        (
+            ["-o", "x.gif"],
+            "cannot tell the format from 'x.gif': add --format (png, svg, pdf, csv, npz, npy, "
+            "json, py)",
+        ),
+        (["--size", "big", "-o", "x.png"], "--size must look like 1200x800, not 'big'"),
+        (["--size", "100x100", "-o", "x.svg"], "figure size 100×100 is outside 200×150 to"),
+        (["--size", "8000x8000", "--scale", "4", "-o", "x.png"], "a 8000×8000 PNG at 4× would"),
+        (["--view", "banana", "-o", "x.pdf"], "this configuration has no array 'banana'"),
+        (["--size", "200x150", "-o", "x.png"], "this figure needs at least"),
+    ],
+)
+def test_a_refused_argument_exits_2_as_argparse_does(tmp_path, capsys, qapp, args, message):
+    """--format svg -o looks.png, an unknown format, a --size or --view the figure cannot
+    take ended with status 1, as a failed write does, while argparse's own refusals and the
+    other refused flags end with 2."""
+    args = [str(tmp_path / a) if a.startswith(("x.", "looks.")) else a for a in args]
+    status, out, err = export_here(capsys, "--preset", "v1", *args)
+    assert (status, out) == (2, "")
+    assert err.startswith(f"attn-explorer export: {message}") and len(err.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []

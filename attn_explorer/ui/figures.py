@@ -230,14 +230,23 @@ class _Stage:
         self.view.deleteLater()
 
 
-def _check_size(size: tuple[int, int]) -> tuple[int, int]:
+MAX_PNG_PIXELS = 2**27  # 134 million: 512 MB of image in memory while it is painted
+
+
+def check_size(size: tuple[int, int], scale: int = 1) -> tuple[int, int]:
+    """Raise FigureError for a size (at a PNG's scale) no figure is drawn at; the command line
+    asks before drawing, to refuse it as the bad argument it is rather than a failed write."""
     width, height = size
     if not (200 <= width <= 8000 and 150 <= height <= 8000):
         raise FigureError(f"figure size {width}×{height} is outside 200×150 to 8000×8000")
+    pixels = width * scale * height * scale
+    if pixels > MAX_PNG_PIXELS:
+        raise FigureError(
+            f"a {width}×{height} PNG at {scale}× would be {width * scale}×{height * scale} "
+            f"pixels ({pixels * 4 / 2**30:.1f} GB in memory); choose a smaller size or scale "
+            f"(at most {MAX_PNG_PIXELS / 1e6:.0f} million pixels)"
+        )
     return width, height
-
-
-MAX_PNG_PIXELS = 2**27  # 134 million: 512 MB of image in memory while it is painted
 
 
 def _check_writable(path: Path) -> None:
@@ -263,14 +272,7 @@ def render_png(
 ) -> Path:
     if scale not in PNG_SCALES:
         raise FigureError(f"PNG scale must be 1, 2 or 4, not {scale}")
-    width, height = _check_size(size)
-    pixels = width * scale * height * scale
-    if pixels > MAX_PNG_PIXELS:
-        raise FigureError(
-            f"a {width}×{height} PNG at {scale}× would be {width * scale}×{height * scale} "
-            f"pixels ({pixels * 4 / 2**30:.1f} GB in memory); choose a smaller size or scale "
-            f"(at most {MAX_PNG_PIXELS / 1e6:.0f} million pixels)"
-        )
+    width, height = check_size(size, scale)
     _check_writable(path)
     image = QImage(width * scale, height * scale, QImage.Format.Format_ARGB32)
     if image.isNull():
@@ -296,7 +298,7 @@ def render_png(
 def render_svg(
     figure: pg.GraphicsLayout, path: Path, size: tuple[int, int], title: str = ""
 ) -> Path:
-    width, height = _check_size(size)
+    width, height = check_size(size)
     _check_writable(path)
     stage = _Stage(figure, (width, height))
     generator = QSvgGenerator()
@@ -335,7 +337,7 @@ def render_pdf(
     figures: Sequence[pg.GraphicsLayout], path: Path, size: tuple[int, int], title: str = ""
 ) -> Path:
     """One page per figure, each page exactly the figure's size (at 96 px per inch)."""
-    width, height = _check_size(size)
+    width, height = check_size(size)
     _check_writable(path)
     writer = QPdfWriter(str(path))
     writer.setResolution(DPI)
