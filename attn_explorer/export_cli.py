@@ -181,7 +181,9 @@ def run(argv: list[str]) -> int:
         trace = compute(config)
     except ConfigError as error:
         raise ExportError(f"this configuration cannot be computed: {error}") from None
-    query = (args.query - 1) if args.query is not None else state.view.query
+    # The session's query; one the tokens lack (--tokens fewer) is the last, as the window
+    # shows it: drawn as it was, it outlined no row.
+    query = args.query - 1 if args.query is not None else min(state.view.query, config.n_q - 1)
 
     if fmt in DATA_FORMATS or fmt == "py":
         figure_only = [

@@ -552,3 +552,20 @@ def test_a_refused_argument_exits_2_as_argparse_does(tmp_path, capsys, qapp, arg
     assert (status, out) == (2, "")
     assert err.startswith(f"attn-explorer export: {message}") and len(err.splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_followed_query_the_tokens_lack_is_drawn_as_the_last_as_the_window_does(
+    tmp_path, capsys, qapp
+):
+    """A session following token 5 exported with --tokens 3 outlined no row at all; the
+    window shows such a query on the last token, as it shows a head the trace lacks."""
+    state = ExplorerState.from_config(preset("v1").config)
+    path = tmp_path / "s.json"
+    save_session(path, replace(state, view=replace(state.view, query=4)))
+    pictures = {}
+    for name, extra in (("own", []), ("last", ["--query", "3"])):
+        out = tmp_path / f"{name}.png"
+        status, _, err = export_here(capsys, path, "--tokens", "3", *extra, "-o", out)
+        assert status == 0, err
+        pictures[name] = out.read_bytes()
+    assert pictures["own"] == pictures["last"]
