@@ -259,6 +259,13 @@ def run(argv: list[str]) -> int:
             f"--view {args.view} has no row per query to outline: --query would change nothing"
         )
     _check_folder(out, fmt)
+    try:  # Qt names the files: a name with bytes not in UTF-8 became another file's name
+        str(out).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = str(out).encode("utf-8", "backslashreplace").decode("utf-8")
+        raise ExportError(
+            f"Cannot write {shown}: the figure writer needs a name in UTF-8; choose another name."
+        ) from None
     create_app(["attn-explorer-export"])
     try:
         if args.all_steps:

@@ -569,3 +569,20 @@ def test_a_followed_query_the_tokens_lack_is_drawn_as_the_last_as_the_window_doe
         assert status == 0, err
         pictures[name] = out.read_bytes()
     assert pictures["own"] == pictures["last"]
+
+
+@pytest.mark.parametrize(
+    "args", [["-o", "x.png"], ["-o", "x.svg"], ["-o", "x.pdf"], ["--all-steps", "-o", "x.pdf"]]
+)
+def test_a_figure_name_that_is_not_utf8_is_refused_not_written_under_another_name(tmp_path, args):
+    """-o $'fig\\xff.png' wrote a file named 'fig\\ufffd.png' and printed the name asked for;
+    an SVG left that file behind and failed. Qt, which writes figures, cannot name such a file."""
+    bad = os.fsdecode(b"fig\xff")
+    args = [str(tmp_path / (bad + a[1:])) if a.startswith("x.") else a for a in args]
+    done = run("--preset", "v1", *args)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        f"attn-explorer export: Cannot write {tmp_path}/fig\\udcff.{args[-1][-3:]}: the figure "
+        "writer needs a name in UTF-8; choose another name.\n"
+    )
+    assert list(tmp_path.iterdir()) == []
