@@ -106,10 +106,14 @@ def _choose_format(args: argparse.Namespace, out: Path) -> str:
     if suffix in FORMATS:
         return suffix
     if args.all_steps:
+        if out.is_dir():  # the PDF was refused as "is a directory", and no help given
+            raise UsageError(
+                f"{out} is a folder: add --format png or --format svg to write the stages "
+                "into it, or name a .pdf file"
+            )
         return "pdf"
-    raise UsageError(
-        f"cannot tell the format from {out.name!r}: add --format ({', '.join(FORMATS)})"
-    )
+    name = out.name or str(out)  # "-o ." has no name
+    raise UsageError(f"cannot tell the format from {name!r}: add --format ({', '.join(FORMATS)})")
 
 
 def _check_folder(out: Path, fmt: str) -> None:

@@ -586,3 +586,20 @@ def test_a_figure_name_that_is_not_utf8_is_refused_not_written_under_another_nam
         "writer needs a name in UTF-8; choose another name.\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_folder_without_a_format_is_told_how_to_take_the_stages(tmp_path, capsys):
+    """--all-steps -o stages/ (an existing folder) wrote the default PDF over the folder:
+    'Cannot write stages: is a directory.', status 1; -o . said "cannot tell the format
+    from ''"."""
+    (tmp_path / "stages").mkdir()
+    status, _, err = export_here(capsys, "--preset", "v1", "--all-steps", "-o", tmp_path / "stages")
+    assert status == 2
+    assert err == (
+        f"attn-explorer export: {tmp_path / 'stages'} is a folder: add --format png or "
+        "--format svg to write the stages into it, or name a .pdf file\n"
+    )
+    assert list((tmp_path / "stages").iterdir()) == []
+    status, _, err = export_here(capsys, "--preset", "v1", "-o", ".")
+    assert status == 2
+    assert err.startswith("attn-explorer export: cannot tell the format from '.': add --format")
