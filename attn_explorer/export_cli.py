@@ -262,6 +262,10 @@ def run(argv: list[str]) -> int:
         raise UsageError(
             f"--view {args.view} has no row per query to outline: --query would change nothing"
         )
+    if args.all_steps and fmt != "pdf":  # -o steps.png is the folder steps, as in the window
+        from .io.data_export import folder_for
+
+        out = folder_for(out, fmt)
     _check_folder(out, fmt)
     try:  # Qt names the files: a name with bytes not in UTF-8 became another file's name
         str(out).encode("utf-8")

@@ -588,6 +588,18 @@ def test_a_figure_name_that_is_not_utf8_is_refused_not_written_under_another_nam
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(("fmt", "extra"), [("png", []), ("svg", ["--format", "svg"])])
+def test_stages_named_like_a_file_go_to_the_folder_of_that_name(tmp_path, capsys, qapp, fmt, extra):
+    """--all-steps -o steps.png made a folder named steps.png, as -o causal.csv once made a
+    folder causal.csv; the window's dialog drops the extension for a folder of stages."""
+    status, out, err = export_here(
+        capsys, "--preset", "v1", "--all-steps", *extra, "-o", tmp_path / f"steps.{fmt}"
+    )
+    assert status == 0, err
+    assert out.splitlines()[0] == str(tmp_path / "steps" / f"01-embeddings.{fmt}")
+    assert [p.name for p in tmp_path.iterdir()] == ["steps"]
+
+
 def test_an_existing_folder_without_a_format_is_told_how_to_take_the_stages(tmp_path, capsys):
     """--all-steps -o stages/ (an existing folder) wrote the default PDF over the folder:
     'Cannot write stages: is a directory.', status 1; -o . said "cannot tell the format
