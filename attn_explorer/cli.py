@@ -44,7 +44,9 @@ def _parse_value(field: str, text: str) -> object:
         else:
             value = kind(text)
     except ValueError:
-        raise UsageError(f"--set {field}: {text!r} is not a valid {kind.__name__}") from None
+        # In words, as a session's check says them: "bool" and "int" are Python's names.
+        what = {bool: "true or false", int: "a whole number"}.get(kind, "a number")
+        raise UsageError(f"--set {field}: {text!r} is not {what}") from None
     from .io.session import SessionError, control_value
 
     try:  # the controls' own limits: nan, 1e9 heads or seed -1 would reach no control

@@ -615,3 +615,19 @@ def test_an_existing_folder_without_a_format_is_told_how_to_take_the_stages(tmp_
     status, _, err = export_here(capsys, "--preset", "v1", "-o", ".")
     assert status == 2
     assert err.startswith("attn-explorer export: cannot tell the format from '.': add --format")
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        ("causal=maybe", "--set causal: 'maybe' is not true or false"),
+        ("num_heads=two", "--set num_heads: 'two' is not a whole number"),
+        ("seed=1.5", "--set seed: '1.5' is not a whole number"),
+        ("dropout=half", "--set dropout: 'half' is not a number"),
+    ],
+)
+def test_a_set_value_of_the_wrong_kind_is_said_in_words(tmp_path, capsys, item, message):
+    """--set causal=maybe said "is not a valid bool", num_heads "a valid int": Python's type
+    names, where a session's own check says "must be true or false" or "a whole number"."""
+    status, _, err = export_here(capsys, "--preset", "v1", "--set", item, "-o", tmp_path / "x.json")
+    assert (status, err) == (2, f"attn-explorer export: {message}\n")
