@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QAction, QFont, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QHeaderView,
+    QStyle,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -92,19 +94,19 @@ class ShortcutsDialog(QDialog):
         self.tree.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         for title, rows in sections:
             top = QTreeWidgetItem([title])
-            font = top.font(0)
-            font.setBold(True)
-            top.setFont(0, font)
             for text, keys in rows:
-                top.addChild(QTreeWidgetItem([text, keys]))
+                child = QTreeWidgetItem([text, keys])
+                child.setToolTip(0, text)  # read in full where a narrow screen cuts it
+                top.addChild(child)
             self.tree.addTopLevelItem(top)
+            top.setFirstColumnSpanned(True)  # a title belongs to no column: not cut by one
             top.setExpanded(True)
+        # The keys always whole; what they do takes the rest, cut with "…" only when the
+        # screen is too narrow for both (the keys are what the list is for).
         header = self.tree.header()
-        header.setStretchLastSection(True)
-        # Room between what and keys: "…the stages Space" read as one phrase.
-        header.resizeSection(
-            0, self.tree.sizeHintForColumn(0) + 4 * self.fontMetrics().averageCharWidth()
-        )
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -112,21 +114,52 @@ class ShortcutsDialog(QDialog):
         layout.addWidget(buttons)
         self._fit()
 
+    def changeEvent(self, event: QEvent) -> None:
+        """A new text size (View > Larger text while the list is open, or before it opens
+        again): the columns and the dialog follow it, as they did the first size."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit()
+
     def _fit(self) -> None:
         """As large as the list, so that nothing scrolls or is cut, within the screen."""
         tree = self.tree
-        width = tree.header().sectionSize(0) + tree.sizeHintForColumn(1) + tree.indentation()
+        for i in range(tree.topLevelItemCount()):  # bold in the tree's font as it is now
+            font = QFont(tree.font())
+            font.setBold(True)
+            tree.topLevelItem(i).setFont(0, font)
+        tree.header().resizeSections()
+        # Room between what and keys: "…the stages Space" read as one phrase.
+        gap = 4 * tree.fontMetrics().averageCharWidth()
+        scroll = tree.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, tree)
+        keys = max(tree.sizeHintForColumn(1), tree.header().sectionSizeHint(1))
+        width = tree.sizeHintForColumn(0) + gap + keys + scroll
         rows = sum(1 + tree.topLevelItem(i).childCount() for i in range(tree.topLevelItemCount()))
         row = max(tree.sizeHintForRow(0), 1)
         height = rows * row + tree.header().sizeHint().height()
-        frame = 2 * tree.frameWidth() + 8
+        frame = 2 * tree.frameWidth()
         margins = self.layout().contentsMargins()
+        spacing = self.layout().spacing()
+        want_w = width + frame + margins.left() + margins.right()
+        want_h = (
+            height
+            + frame
+            + margins.top()
+            + margins.bottom()
+            + spacing
+            + self.layout().itemAt(1).sizeHint().height()
+        )
         room = self.screen().availableGeometry() if self.screen() else None
-        want_w = width + frame + margins.left() + margins.right() + 24
-        want_h = height + frame + margins.top() + margins.bottom() + 60
         if room is not None:
             want_w, want_h = min(want_w, room.width() - 40), min(want_h, room.height() - 80)
         self.resize(want_w, want_h)
+        if room is not None and self.isVisible() and not room.contains(self.frameGeometry()):
+            # Grown past the screen's edge: back onto it.
+            outer = self.frameGeometry()
+            self.move(
+                max(room.left(), min(outer.left(), room.right() - outer.width())),
+                max(room.top(), min(outer.top(), room.bottom() - outer.height())),
+            )
 
     def rows(self) -> list[tuple[str, str, str]]:
         """(section, text, keys) as listed: what a reader of the dialog sees."""

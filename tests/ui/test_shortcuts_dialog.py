@@ -1,9 +1,11 @@
 """Help > Keyboard Shortcuts lists every key the window answers to, as it is now."""
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
 from attn_explorer.ui.shortcuts_dialog import plain
+from attn_explorer.ui.text_size import text_size
 
 TABLE = "Embedding table (while it has focus)"
 STEPS = "Step-through tab (while it has focus)"
@@ -48,6 +50,67 @@ def test_f1_opens_one_list_beside_the_window(window, qtbot):
     assert tree.columnWidth(0) >= tree.sizeHintForColumn(0)
     assert tree.viewport().width() >= tree.columnWidth(0) + tree.sizeHintForColumn(1)
     dialog.close()
+
+
+@pytest.fixture
+def normal_size(qapp):
+    text_size.reset()
+    yield
+    text_size.reset()
+    text_size.remember()
+
+
+def keys_whole(dialog) -> bool:
+    """Every key of the list readable in full, with nothing to scroll sideways."""
+    tree = dialog.tree
+    return (
+        tree.columnWidth(1) >= tree.sizeHintForColumn(1)
+        and tree.columnWidth(0) + tree.columnWidth(1) <= tree.viewport().width()
+        and not tree.horizontalScrollBar().isVisible()
+    )
+
+
+def test_the_list_follows_a_larger_text_size(window, normal_size, qtbot):
+    """Opened, then the text made larger (the list stays open beside the window): its columns
+    kept their first widths and the keys read "Ctrl+…", though the screen had room."""
+    dialog = window.show_shortcuts()
+    text_size.set_factor(1.5)
+    qtbot.wait(50)
+    tree = dialog.tree
+    assert tree.columnWidth(0) >= tree.sizeHintForColumn(0)  # both columns whole: it fits
+    assert keys_whole(dialog)
+    title = tree.topLevelItem(0).font(0)  # "File", in bold, grew with the rest
+    assert title.bold() and title.pointSizeF() == tree.font().pointSizeF()
+    dialog.close()
+    window.show_shortcuts()  # and opened again, as large as it was left
+    assert tree.columnWidth(0) >= tree.sizeHintForColumn(0) and keys_whole(dialog)
+    dialog.close()
+
+
+def test_on_a_screen_too_narrow_for_both_columns_the_keys_stay_whole(window, normal_size, qtbot):
+    """At 200 % the list is wider than the test's 800-pixel screen: the keys were cut to
+    "Ctrl+…" and a scroll bar appeared; now what a key does gives way (its whole text in
+    its tooltip), never the key."""
+    text_size.set_factor(2.0)
+    dialog = window.show_shortcuts()
+    qtbot.wait(50)
+    tree = dialog.tree
+    room = dialog.screen().availableGeometry()
+    assert tree.sizeHintForColumn(0) + tree.sizeHintForColumn(1) > room.width()
+    assert dialog.width() <= room.width()
+    assert keys_whole(dialog)
+    keys = {child.text(1): child for _, child in items(tree)}
+    assert "Ctrl+Shift+Z, Ctrl+Y" in keys
+    longest = max((child for _, child in items(tree)), key=lambda c: len(c.text(0)))
+    assert longest.toolTip(0) == longest.text(0)
+    dialog.close()
+
+
+def items(tree):
+    for i in range(tree.topLevelItemCount()):
+        top = tree.topLevelItem(i)
+        for j in range(top.childCount()):
+            yield top, top.child(j)
 
 
 def test_no_two_entries_of_a_menu_share_an_alt_letter(window):
