@@ -85,3 +85,6 @@ ARRAY_INFO: dict[str, ArrayInfo] = {
         ArrayInfo("context", "out", "Context (output)", "q_tokens", "width", False),
     )
 }
+# The title of "weights_dropped" where dropout does not apply: the softmax weights α as they
+# are (see `Trace.info`).
+NO_DROPOUT_TITLE = "Attention weights (no dropout)"

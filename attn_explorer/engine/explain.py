@@ -308,9 +308,12 @@ def _dropped(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     weight = trace["weights"][h, i, j]
     value = trace["weights_dropped"][h, i, j]
     cfg = trace.config
-    if "dropout_keep" not in trace.arrays:
+    if not cfg.dropout_active:  # the cell is α's, and is named so (as its matrix is)
         why = "evaluation mode" if not cfg.training else "p = 0"
-        return f"α_d[{i + 1},{j + 1}] = α[{i + 1},{j + 1}] = {num(value)} (no dropout: {why})."
+        return (
+            f"α[{i + 1},{j + 1}] = {num(value)}: no dropout ({why}), the softmax weight "
+            "is used as it is."
+        )
     keep = int(trace["dropout_keep"][h, i, j])
     return (
         f"α_d[{i + 1},{j + 1}] = α[{i + 1},{j + 1}] × keep / (1 − p) = {operand(weight)} × "
@@ -326,8 +329,8 @@ def _head_context(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     used = [k for k in range(weights.size) if weights[k] != 0]
     pairs = [(float(weights[k]), float(values[k])) for k in used]
     # After dropout the weights are α_d, and they no longer sum to 1.
-    dropped = "dropout_keep" in trace.arrays
-    alpha = "α_d" if dropped else "α"
+    alpha = trace.info("weights_dropped").symbol
+    dropped = trace.config.dropout_active
     text = (
         f"z{i + 1}[{j + 1}] = Σ_j {alpha}[{i + 1},j]·v_j[{j + 1}] = {_sum_of_products(pairs)} = "
         f"{num(value)}"

@@ -228,13 +228,17 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
             drop_reason,
         )
     )
+    # The weights A·V reads: α_d after a dropout that applies, else the softmax weights α
+    # (the formula read "α_d·V" and "α[i,j]" in one line, and α_d beside a skipped dropout).
+    alpha, alpha_ij = ("α_d", "α<sub>d,ij</sub>") if cfg.dropout_active else ("α", "α<sub>ij</sub>")
+    alpha_html = "α<sub>d</sub>" if cfg.dropout_active else "α"
     steps.append(
         step(
             "context",
             "8. Context Z = A·V",
-            "Z_h = α_d·V for each head h  (z_i = Σ_j α[i,j] v_j)",
-            "Z<sub>h</sub> = α<sub>d</sub>·V for each head h &nbsp; "
-            "(z<sub>i</sub> = Σ<sub>j</sub> α<sub>ij</sub> v<sub>j</sub>)",
+            f"Z_h = {alpha}·V for each head h  (z_i = Σ_j {alpha}[i,j] v_j)",
+            f"Z<sub>h</sub> = {alpha_html}·V for each head h &nbsp; "
+            f"(z<sub>i</sub> = Σ<sub>j</sub> {alpha_ij} v<sub>j</sub>)",
             ("weights_dropped", "values"),
             ("head_contexts",),
         )

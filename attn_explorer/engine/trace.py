@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 import numpy as np
 
-from .arrays import ARRAY_INFO, ArrayInfo
+from .arrays import ARRAY_INFO, NO_DROPOUT_TITLE, ArrayInfo
 from .config import AttentionConfig
 
 
@@ -74,7 +74,13 @@ class Trace:
         return self.config.heads
 
     def info(self, name: str) -> ArrayInfo:
-        return ARRAY_INFO[name]
+        """How to read array `name` of this trace. Where dropout does not apply (p = 0, or
+        evaluation mode) the weights "after dropout" are the softmax weights α themselves,
+        and are titled and written so: not α_d beside a greyed-out dropout stage."""
+        info = ARRAY_INFO[name]
+        if name == "weights_dropped" and not self.config.dropout_active:
+            return replace(info, symbol="α", title=NO_DROPOUT_TITLE)
+        return info
 
     def step(self, key: str) -> Step:
         for step in self.steps:

@@ -141,7 +141,7 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
         elif spec.head is None and ARRAY_INFO[spec.name].per_head and trace.heads > 1:
             plots = _all_heads(figure, trace, spec.name, summary)
         else:
-            info = ARRAY_INFO[spec.name]
+            info = trace.info(spec.name)
             head_text = head_note(trace, head, info.per_head)
             figure.addItem(_title(f"<b>{info.title}</b>{head_text} · {summary}"), 0, 0)
             plot = MatrixPlot(title_points=10, follow_text_size=False)
@@ -159,7 +159,7 @@ def _all_heads(
     figure: pg.GraphicsLayout, trace: Trace, name: str, summary: str
 ) -> list[MatrixPlot]:
     """Every head of one array in a grid, on one shared colour scale and colour bar."""
-    info = ARRAY_INFO[name]
+    info = trace.info(name)
     columns = math.ceil(math.sqrt(trace.heads))
     rows = math.ceil(trace.heads / columns)
     figure.addItem(
@@ -403,7 +403,7 @@ def figure_title(trace: Trace, spec: FigureSpec) -> str:
         return f"{trace.step(spec.name).title} · {config_summary(trace.config)}"
     if spec.kind == "matrices":
         return f"Attention · {config_summary(trace.config)}"
-    return f"{ARRAY_INFO[spec.name].title} · {config_summary(trace.config)}"
+    return f"{trace.info(spec.name).title} · {config_summary(trace.config)}"
 
 
 def stage_file_names(fmt: str) -> list[str]:

@@ -78,6 +78,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
     token = f"“{cfg.tokens[i]}”"
     n = i + 1
     same_kv = not cfg.is_cross and i < cfg.n_k
+    alpha = trace.info("weights_dropped").symbol  # α_d, or α where dropout does not apply
     lines: list[str] = []
     if key == "embeddings":
         lines.append(f"x{n} {token} = {vector(trace.x[i])}")
@@ -109,9 +110,9 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
     elif key == "dropout":
         if "dropout_keep" in trace.arrays:
             lines.append(f"keep{n} = {vector(trace.dropout_keep[head, i])}   (0 = dropped)")
-        lines.append(f"α_d{n} = {vector(trace.weights_dropped[head, i])}")
+        lines.append(f"{alpha}{n} = {vector(trace.weights_dropped[head, i])}")
     elif key == "context":
-        lines.append(f"z{n} = Σ_j α_d[{n},j]·v_j = {vector(trace.head_contexts[head, i])}")
+        lines.append(f"z{n} = Σ_j {alpha}[{n},j]·v_j = {vector(trace.head_contexts[head, i])}")
         lines.append(explain(trace, "head_contexts", head, i, 0).split("\n")[0])
     elif key == "concat":
         parts = " | ".join(f"z{n} of head {h + 1}" for h in range(min(cfg.heads, 4)))

@@ -102,7 +102,7 @@ def show_array(
     title: str | None = None,
 ) -> None:
     """Draw one array of a trace into a plot, labelled with its tokens and dimensions."""
-    info = ARRAY_INFO[name]
+    info = trace.info(name)
     matrix = trace.matrix(name, head)
     if matrix.dtype == bool:
         matrix = matrix.astype(np.float32)

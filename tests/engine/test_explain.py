@@ -192,3 +192,23 @@ def test_the_context_after_dropout_sums_alpha_d_and_says_it_is_no_average():
     assert "weighted sum of the values (after dropout the weights sum to 0.9846, not 1)" in text
     plain = compute(dataclasses.replace(preset("dropout").config, training=False))
     assert "a weighted average of the values." in explain(plain, "head_contexts", 0, 2, 0)
+
+
+def test_weights_after_a_dropout_that_does_not_apply_are_alpha():
+    """Hovering the context stage's input with p = 0 read "α_d[2,1] = α[2,1]" under a matrix
+    that is the softmax weights; they are α, named as the matrix and the stage name them."""
+    for config in (
+        preset("wrapper").config,  # p = 0
+        dataclasses.replace(preset("dropout").config, training=False),
+    ):
+        trace = compute(config)
+        text = explain(trace, "weights_dropped", 0, 1, 0)
+        assert text.startswith("α[2,1] = 0.") and "α_d" not in text, text
+        assert "no dropout (" in text
+        assert trace.info("weights_dropped").symbol == "α"
+        assert "α_d" not in trace.step("context").formula
+    dropped = compute(preset("dropout").config)
+    assert explain(dropped, "weights_dropped", 0, 1, 0).startswith("α_d[2,1] = α[2,1] × keep")
+    assert trace.info("weights").title == "Attention weights"
+    assert dropped.info("weights_dropped").title == "Weights after dropout"
+    assert dropped.step("context").formula.startswith("Z_h = α_d·V")

@@ -188,6 +188,38 @@ def test_followed_token_defaults_to_the_second_and_is_written_out(steps):
     assert "Σ α2 = 1.0000" in steps.followed.text()
 
 
+@pytest.mark.parametrize(
+    ("name", "training", "alpha", "alpha_ij", "title"),
+    [
+        ("wrapper", True, "α", "α_ij", "Attention weights (no dropout)"),  # p = 0
+        ("dropout", False, "α", "α_ij", "Attention weights (no dropout)"),  # p = 0.5, eval
+        ("dropout", True, "α_d", "α_d,ij", "Weights after dropout"),
+    ],
+)
+def test_the_context_stage_names_the_weights_it_reads_one_way(
+    window, wait_settled, steps, name, training, alpha, alpha_ij, title
+):
+    """With dropout greyed out (p = 0) the context stage read "Weights after dropout" over
+    its input and "z2 = Σ_j α_d[2,j]·v_j" above "z2[1] = Σ_j α[2,j]·v_j[1]": the plain
+    weights are named as such, the dropped ones as α_d, everywhere on the stage."""
+    load(window, wait_settled, name)
+    if not training:
+        window.doc.set_control("training", False)
+        wait_settled(window)
+    steps.set_stage("context")
+    weights = steps.figure.plots[0]
+    assert weights.shown.name == "weights_dropped"
+    assert weights.title.text.startswith(f"<b>{title}</b>")
+    formula = steps.figure.formula.text.replace("<sub>", "_").replace("</sub>", "")
+    assert f"Z_h = {alpha}·V for each head h" in formula and f"Σ_j {alpha_ij} v_j" in formula
+    lines = steps.followed.text().split("\n")
+    assert lines[1].startswith(f"z2 = Σ_j {alpha}[2,j]·v_j = ")
+    assert lines[2].startswith(f"z2[1] = Σ_j {alpha}[2,j]·v_j[1] = ")
+    steps.set_stage("dropout")  # the stage's own output, greyed out or not, is named alike
+    assert steps.figure.plots[-1].title.text.startswith(f"<b>{title}</b>")
+    assert steps.followed.text().split("\n")[-1].startswith(f"{alpha}2 = [")
+
+
 def test_clicking_a_row_follows_it_across_stages_and_changes(window, wait_settled, steps):
     steps.set_stage("scores")
     scores = steps.figure.plots[-1]
