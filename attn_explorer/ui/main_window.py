@@ -41,7 +41,7 @@ from .matrix_board import MatrixBoard
 from .shortcuts_dialog import ShortcutsDialog, action_rows, menu_sections, name_for_shortcuts
 from .stepper import StepThrough
 from .text_size import text_size
-from .widgets import NoticeLabel
+from .widgets import ElidedLabel, NoticeLabel
 
 TABS = ("matrices", "steps")
 GEOMETRY_SETTING = "window/geometry"
@@ -115,10 +115,10 @@ class MainWindow(QMainWindow):
         # re-lays out the main window, and every slider move would repaint all of it.
         self.status_text = QLabel()
         self.status_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.shape_text = QLabel()
+        self.shape_text = ElidedLabel()  # its whole text, or "…" and the whole in a tooltip
         self.shape_text.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         self.shape_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.time_text = QLabel()
+        self.time_text = ElidedLabel()
         self._size_status_labels()
         self.time_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.statusBar().addWidget(self.status_text, 1)
@@ -442,7 +442,7 @@ class MainWindow(QMainWindow):
         if self.trace is None:
             return  # nothing drawn yet: nothing to mistake for the current picture
         text = _tr("These matrices are for the last settings that could be computed. {0}")
-        self.stale_banner.set_notice(text.format(reason))
+        self.stale_banner.setText(text.format(reason))
         # The full reason also as a tooltip: a long one may not fit beside the tabs.
         self.stale_banner.setToolTip(
             text.format(reason) + "\n" + _tr("Change the setting marked in red, or undo (Ctrl+Z).")

@@ -240,39 +240,30 @@ class ErrorLabel(QLabel):
             self.setVisible(bool(text))
 
 
-class NoticeLabel(QLabel):
-    """A one-line notice that takes the room `room()` says it has, and elides the rest.
-
-    A plain QLabel asks for its whole text as its least width: a long notice beside the
-    tabs (a reason the settings cannot be computed) widened the window past a laptop's
-    screen, squeezed the tabs to "S" and stayed that wide after the notice went. This label
-    never asks for more than `room()`, can be made as narrow as its ellipsis, and keeps the
-    whole text in `full_text` (and in its tooltip, which the owner sets).
+class ElidedLabel(QLabel):
+    """A one-line label whose width is set from outside, not by its text, that shows its whole
+    text or, where that is too wide, elides it with "…" (`mode`; by default its start and end
+    stay), with the whole text in its tooltip (`tooltip`): never a text silently cut at one
+    edge (the right-aligned shapes in the status bar lost their leading "X" to a fixed width).
     """
 
-    def __init__(self, room: Callable[[], int], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle,
+        tooltip: bool = True,
+    ) -> None:
         super().__init__(parent)
-        self._room = room
-        self.full_text = ""
+        self._full = ""
+        self._mode = mode
+        self._tooltip = tooltip
 
-    def set_notice(self, text: str) -> None:
-        self.full_text = text
+    def setText(self, text: str) -> None:
+        self._full = text
         self._elide()
-        self.updateGeometry()
 
-    def _extra_width(self) -> int:
-        """Border, padding and margins around the text (from the style sheet)."""
-        shown = super().sizeHint().width()
-        return max(0, shown - self.fontMetrics().horizontalAdvance(self.text()))
-
-    def sizeHint(self) -> QSize:
-        hint = super().sizeHint()
-        whole = self.fontMetrics().horizontalAdvance(self.full_text) + self._extra_width()
-        return QSize(max(self.minimumSizeHint().width(), min(whole, self._room())), hint.height())
-
-    def minimumSizeHint(self) -> QSize:
-        least = self.fontMetrics().horizontalAdvance("…") + self._extra_width()
-        return QSize(least, super().minimumSizeHint().height())
+    def full_text(self) -> str:
+        return self._full
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -280,15 +271,52 @@ class NoticeLabel(QLabel):
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.FontChange:  # the window's text size
+        if event.type() == QEvent.Type.FontChange:  # a new text size
             self._elide()
             self.updateGeometry()
 
     def _elide(self) -> None:
-        room = self.contentsRect().width() - 2 * self.margin()
-        shown = self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, room)
+        room = max(self.contentsRect().width() - 2 * self.margin(), 0)
+        shown = self.fontMetrics().elidedText(self._full, self._mode, room)
         if shown != self.text():
-            self.setText(shown)
+            super().setText(shown)
+        if self._tooltip:
+            tip = self._full if shown != self._full else ""
+            if tip != self.toolTip():
+                self.setToolTip(tip)
+
+
+class NoticeLabel(ElidedLabel):
+    """A one-line notice that takes the room `room()` says it has, and elides the rest.
+
+    A plain QLabel asks for its whole text as its least width: a long notice beside the
+    tabs (a reason the settings cannot be computed) widened the window past a laptop's
+    screen, squeezed the tabs to "S" and stayed that wide after the notice went. This label
+    never asks for more than `room()`, can be made as narrow as its ellipsis, and keeps the
+    whole text in `full_text()` (its owner writes the tooltip).
+    """
+
+    def __init__(self, room: Callable[[], int], parent: QWidget | None = None) -> None:
+        super().__init__(parent, Qt.TextElideMode.ElideRight, tooltip=False)
+        self._room = room
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.updateGeometry()
+
+    def _extra_width(self) -> int:
+        """Border, padding and margins around the text (from the style sheet)."""
+        shown = QLabel.sizeHint(self).width()
+        return max(0, shown - self.fontMetrics().horizontalAdvance(self.text()))
+
+    def sizeHint(self) -> QSize:
+        hint = QLabel.sizeHint(self)
+        whole = self.fontMetrics().horizontalAdvance(self.full_text()) + self._extra_width()
+        return QSize(max(self.minimumSizeHint().width(), min(whole, self._room())), hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        least = self.fontMetrics().horizontalAdvance("…") + self._extra_width()
+        return QSize(least, QLabel.minimumSizeHint(self).height())
 
 
 def formula_font(point_size: float = 10.5) -> QFont:

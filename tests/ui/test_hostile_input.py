@@ -102,8 +102,8 @@ def test_zero_tokens_is_explained_and_undone(window, wait_settled, qtbot):
     assert "no tokens" in window.status_text.text()
     banner = window.stale_banner
     assert banner.isVisible(), "the old picture must not pass for the current one"
-    assert banner.full_text.startswith("These matrices are for the last settings that could")
-    assert "no tokens" in banner.full_text
+    assert banner.full_text().startswith("These matrices are for the last settings that could")
+    assert "no tokens" in banner.full_text()
     window.doc.undo_stack.undo()
     wait_settled(window)
     assert model.sequence() == before  # nothing entered was lost
@@ -126,8 +126,8 @@ def test_a_long_reason_beside_the_tabs_does_not_widen_the_window(window, wait_se
     tab_bar = window.tabs.tabBar()
     assert tab_bar.width() >= tab_bar.sizeHint().width(), "the tabs' names must stay whole"
     assert banner.geometry().right() <= window.tabs.width()
-    assert "overflowed float32" in banner.full_text
-    assert banner.text().endswith("…") and banner.full_text.startswith(banner.text()[:-1])
+    assert "overflowed float32" in banner.full_text()
+    assert banner.text().endswith("…") and banner.full_text().startswith(banner.text()[:-1])
     assert "overflowed float32" in banner.toolTip()  # the whole reason, on hovering
     window.doc.undo_stack.undo()
     wait_settled(window)

@@ -252,6 +252,27 @@ def test_status_bar_summarises_config_shapes_and_time(window, wait_settled):
     assert window.time_text.text().startswith("engine ")
 
 
+def test_the_shapes_show_whole_or_elided_never_cut_at_their_start(window, wait_settled):
+    """After "Why √dₖ? Show me" the shapes read "‹ 8×16 → Q,K,V …": a text a few pixels wider
+    than its fixed-width, right-aligned label lost its leading "X" with no sign of it."""
+    window.stepper.softmax_panel.why.click()
+    wait_settled(window)
+    label, full = window.shape_text, "X 8×16 → Q,K,V 1×8×64 → A 1×8×8 → out 8×64"
+
+    def shown_in_full_or_visibly_cut() -> bool:
+        fits = label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width()
+        whole = label.text() == full and label.toolTip() == ""
+        cut = label.text().startswith("X 8×16") and "…" in label.text()
+        return fits and (whole or (cut and label.toolTip() == full))
+
+    assert shown_in_full_or_visibly_cut()
+    assert label.full_text() == full
+    for width in (120, 900, label.width()):  # as a narrower or wider screen would size it
+        label.setFixedWidth(width)
+        assert shown_in_full_or_visibly_cut(), width
+        assert (label.text() == full) == (width == 900)
+
+
 def test_head_selector_and_grid(window, wait_settled):
     window.controls.heads.spin.setValue(4)
     wait_settled(window)
