@@ -517,10 +517,14 @@ class ColorBar(pg.GraphicsWidget):
         span = hi - lo if hi != lo else 1.0
         line = self._line
         align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        # Labels end at the bar's own edge (drawText clips to its rectangle). Painted past it,
+        # as when new, wider labels are painted once before the layout widens the bar, their
+        # ends stay on screen: the view repaints only the bar's own rectangle.
+        room = max(self.rect().right() - bar.right() - 6, 0)
         for value, text in self.ticks:
             y = bar.bottom() - (value - lo) / span * bar.height()
             painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y))
-            painter.drawText(QRectF(bar.right() + 6, y - line / 2, 200, line), align, text)
+            painter.drawText(QRectF(bar.right() + 6, y - line / 2, room, line), align, text)
         painter.restore()
 
 

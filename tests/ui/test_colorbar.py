@@ -52,3 +52,32 @@ def test_weights_beyond_their_percentile_scale_mark_the_bar_and_only_then(qapp):
     assert plot.colorbar.ticks[-1][1] == f"≥{plot.levels[1]:.3g}"
     plot.set_matrix(weights[:6, :6] / weights[:6, :6].sum(1, keepdims=True), kind="weights")
     assert not plot.colorbar.ticks[-1][1].startswith("≥")  # scaled to its largest
+
+
+def test_the_bar_paints_nothing_beyond_its_own_width(qapp):
+    """The all-heads grid's bar was painted once at the width of its first labels ("0.75")
+    with its new, wider ones ("0.0625"), before the layout widened it. Each label ran up to
+    200 px past the bar's right edge; the view repaints only an item's own rectangle, so the
+    ends of those labels stayed on screen as stray "5" and "·" right of the bar."""
+    from PySide6.QtGui import QColor, QImage, QPainter
+
+    bar = ColorBar(CMAPS["weights"])
+    bar.set_levels(0.0, 0.25, over=True)  # labels up to "0.0625" and "≥0.25"
+    narrow = 30  # narrower than its labels, as for that one paint
+    bar.setMinimumWidth(narrow)
+    bar.setMaximumWidth(narrow)
+    bar.resize(narrow, 200)
+    assert bar.size().width() == narrow
+    image = QImage(300, 200, QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    bar.paint(painter, None)
+    painter.end()
+    assert any(image.pixelColor(x, 100).lightness() < 200 for x in range(narrow))  # painted
+    beyond = [
+        (x, y)
+        for x in range(narrow + 1, 300)
+        for y in range(200)
+        if image.pixelColor(x, y).lightness() < 250
+    ]
+    assert beyond == []
