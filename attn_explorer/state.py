@@ -148,11 +148,17 @@ class ExplorerState:
             reseed_dropout=config.dropout_seed is not None,
             dropout_seed=config.dropout_seed if config.dropout_seed is not None else 123,
         )
+        view = view or ViewState()
+        if config.dropout_active:
+            # A config that drops weights (the dropout example) is opened to show them dropped:
+            # its description says "kept cells × 2, the rest 0", and the context below the
+            # weights is computed from them, not from the softmax weights.
+            view = replace(view, weights_array="weights_dropped")
         return cls(
             queries=TokenSequence(config.tokens, config.embeddings),
             kv=kv,
             controls=controls,
-            view=view or ViewState(),
+            view=view,
         )
 
     def with_controls(self, **changes: object) -> ExplorerState:

@@ -86,5 +86,6 @@ ARRAY_INFO: dict[str, ArrayInfo] = {
     )
 }
 # The title of "weights_dropped" where dropout does not apply: the softmax weights α as they
-# are (see `Trace.info`).
-NO_DROPOUT_TITLE = "Attention weights (no dropout)"
+# are; and of "weights" where it does: what the context is not computed from (`Trace.info`).
+NO_DROPOUT_TITLE = "Weights (no dropout)"
+BEFORE_DROPOUT_TITLE = "Weights before dropout"

@@ -8,7 +8,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .arrays import ARRAY_INFO, NO_DROPOUT_TITLE, ArrayInfo
+from .arrays import ARRAY_INFO, BEFORE_DROPOUT_TITLE, NO_DROPOUT_TITLE, ArrayInfo
 from .config import AttentionConfig
 
 
@@ -76,10 +76,14 @@ class Trace:
     def info(self, name: str) -> ArrayInfo:
         """How to read array `name` of this trace. Where dropout does not apply (p = 0, or
         evaluation mode) the weights "after dropout" are the softmax weights α themselves,
-        and are titled and written so: not α_d beside a greyed-out dropout stage."""
+        and are titled and written so: not α_d beside a greyed-out dropout stage. Where it
+        does, the softmax weights say they come before it: the context beside them is
+        computed from the dropped weights (0.55 and 0.45 over a context of 0 read as wrong)."""
         info = ARRAY_INFO[name]
         if name == "weights_dropped" and not self.config.dropout_active:
             return replace(info, symbol="α", title=NO_DROPOUT_TITLE)
+        if name == "weights" and self.config.dropout_active:
+            return replace(info, title=BEFORE_DROPOUT_TITLE)
         return info
 
     def step(self, key: str) -> Step:

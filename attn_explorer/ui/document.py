@@ -67,6 +67,7 @@ class Document(QObject):
     changed = Signal()
     controlsChanged = Signal()  # controls changed by undo/redo/load: widgets must re-sync
     queryFollowed = Signal(int)  # the followed query's row moved with its token (or back)
+    weightsShownChanged = Signal(str)  # which weights the matrices show, set by a load or undo
 
     def __init__(self, state: ExplorerState, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -157,16 +158,26 @@ class Document(QObject):
         self.undo_stack.setClean()
 
     def load_state(self, state: ExplorerState, text: str) -> None:
-        """Replace everything (a preset or a session) in one undoable step."""
+        """Replace everything (a preset or a session) in one undoable step.
+
+        The view is where the learner looks, not an edit, except which weights the matrices
+        show: an example may choose them (the dropout example shows them dropped), and undoing
+        the example gives back the weights shown before it."""
         controls = None
         if state.controls != self._controls:
             controls = _ControlsEdit(self, self._controls, state.controls, None)
+        shown = self.view.weights_array
+        weights = None
+        if state.view.weights_array != shown:
+            weights = _WeightsShown(self, shown, state.view.weights_array)
         edits = [
             self.queries.replacement(state.queries),
             self.kv.replacement(state.kv or state.queries),
             controls,
+            weights,
         ]
-        self.view = state.view  # first: the new tables' recompute checks the view against them
+        # First: the new tables' recompute checks the view against them.
+        self.view = replace(state.view, weights_array=shown)
         record(self.undo_stack, text, edits)
 
     def add_dimension(self, rng: np.random.Generator | None = None) -> str | None:
@@ -236,6 +247,25 @@ class _QueryFollow:
     def revert(self) -> None:
         now = self.doc.view.query
         self.doc._set_query(self.old if now == self.new else max(self.back(now), 0))
+
+
+class _WeightsShown:
+    """Which weights the matrices show (softmax, or after dropout), set with a loaded example."""
+
+    nbytes = 64
+
+    def __init__(self, doc: Document, old: str, new: str) -> None:
+        self.doc, self.old, self.new = doc, old, new
+
+    def apply(self) -> None:
+        self._show(self.new)
+
+    def revert(self) -> None:
+        self._show(self.old)
+
+    def _show(self, name: str) -> None:
+        self.doc.view = replace(self.doc.view, weights_array=name)
+        self.doc.weightsShownChanged.emit(name)
 
 
 class _ControlsEdit:

@@ -133,6 +133,7 @@ class MainWindow(QMainWindow):
         self.bridge.computed.connect(self._result_arrived)
         self.bridge.failed.connect(self._show_failure)
         self.doc.queryFollowed.connect(self._query_followed)
+        self.doc.weightsShownChanged.connect(self._weights_shown)
         self.board.querySelected.connect(self._query_chosen)
         self.stepper.querySelected.connect(self._query_chosen)
         self.board.head_box.headChosen.connect(self.stepper.set_head)
@@ -504,6 +505,9 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ actions
     def load_preset(self, name: str) -> None:
         preset = PRESETS[name]
+        # The weights shown as they are now (the box is not kept in the document as it
+        # moves): undoing an example that changes them gives these back.
+        self.doc.set_view(weights_array=self.board.weight_box.currentData())
         state = ExplorerState.from_config(preset.config, view=self.doc.view)
         self.doc.load_state(state, _tr("Load example “{0}”").format(preset.title))
         self.notify(preset.source)
@@ -517,6 +521,10 @@ class MainWindow(QMainWindow):
     def _query_chosen(self, row: int) -> None:
         self.doc.set_view(query=row)
         self._show_query(row)
+
+    def _weights_shown(self, name: str) -> None:
+        box = self.board.weight_box
+        box.setCurrentIndex(max(0, box.findData(name)))
 
     def _query_followed(self, row: int) -> None:
         rows = self.doc.queries.rowCount()

@@ -154,6 +154,46 @@ def test_preset_menu_loads_an_example(window, wait_settled):
     assert window.trace.config.num_heads == 1
 
 
+def test_the_dropout_example_shows_the_weights_it_drops_until_undone(window, wait_settled):
+    """The dropout example opened on the softmax weights: "journey" read 0.55 and 0.45 beside
+    a context of 0.0000 and 0.0000 (computed from the dropped weights), and nothing on screen
+    showed the description's "kept cells × 2, the rest 0"."""
+    box = window.board.weight_box
+    weights = window.board.views["weights"].plot
+    window.load_preset("dropout")
+    wait_settled(window)
+    assert box.currentText() == "Weights after dropout"
+    assert weights.title.text.startswith("<b>Weights after dropout</b>")
+    assert weights.matrix[1, :2].tolist() == [0.0, 0.0]  # journey's, as its context
+    assert weights.matrix[0, 0] == 2.0  # kept: × 1/(1 − p)
+    assert window.trace.context[1].tolist() == [0.0, 0.0]
+    box.setCurrentIndex(box.findData("weights"))  # the softmax weights, asked for
+    assert weights.title.text.startswith("<b>Weights before dropout</b>")
+    window.doc.undo_stack.undo()  # the example and the weights it chose, in one step
+    wait_settled(window)
+    assert box.currentText() == "Weights (softmax)"
+    assert weights.title.text.startswith("<b>Attention weights</b>")
+    window.doc.undo_stack.redo()
+    wait_settled(window)
+    assert box.currentText() == "Weights after dropout"
+
+
+def test_a_window_opened_on_the_dropout_example_shows_the_dropped_weights(qtbot):
+    """`python main.py --preset dropout`, as the command line makes its state."""
+    import argparse
+
+    from attn_explorer.cli import add_state_arguments, state_from_args
+
+    parser = argparse.ArgumentParser()
+    add_state_arguments(parser)
+    state = state_from_args(parser.parse_args(["--preset", "dropout"]))
+    window = MainWindow(state)
+    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    assert window.board.weight_box.currentText() == "Weights after dropout"
+    plain = state_from_args(parser.parse_args(["--preset", "causal"]))
+    assert plain.view.weights_array == "weights"  # no dropout: the softmax weights
+
+
 def test_the_example_box_loads_only_what_is_chosen_in_its_list(window, wait_settled, qtbot):
     """↓ on the closed box, a letter, or a wheel tick over it (while scrolling the controls)
     each replaced the whole session with the first example."""

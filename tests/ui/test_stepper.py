@@ -191,8 +191,8 @@ def test_followed_token_defaults_to_the_second_and_is_written_out(steps):
 @pytest.mark.parametrize(
     ("name", "training", "alpha", "alpha_ij", "title"),
     [
-        ("wrapper", True, "α", "α_ij", "Attention weights (no dropout)"),  # p = 0
-        ("dropout", False, "α", "α_ij", "Attention weights (no dropout)"),  # p = 0.5, eval
+        ("wrapper", True, "α", "α_ij", "Weights (no dropout)"),  # p = 0
+        ("dropout", False, "α", "α_ij", "Weights (no dropout)"),  # p = 0.5, eval
         ("dropout", True, "α_d", "α_d,ij", "Weights after dropout"),
     ],
 )
