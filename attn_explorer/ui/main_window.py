@@ -64,6 +64,7 @@ class MainWindow(QMainWindow):
         self.problems: list[Problem] = []
         self._pictures = 0
         self._before_full_screen = Qt.WindowState.WindowNoState  # maximized, say
+        self._side_width = 0  # the controls' column's width when F9 hid it
         self._shortcuts: ShortcutsDialog | None = None
         self._remember_geometry = False
         self._latest: Result | None = None
@@ -619,10 +620,14 @@ class MainWindow(QMainWindow):
         return FigureSpec("matrices", "", head, query, scores, weights), what
 
     def show_controls(self, on: bool) -> None:
-        """Show or hide the controls and the embeddings' table (View menu, F9)."""
-        if on and self._splitter.sizes()[0] == 0:  # dragged shut: open at its usual width
+        """Show or hide the controls and the embeddings' table (View menu, F9). Shown again,
+        the column has the width it had (one the user gave it), or its usual width if it
+        was dragged shut."""
+        if not on and self._side.isVisible():
+            self._side_width = self._splitter.sizes()[0]  # 0 when dragged shut
+        if on and (not self._side.isVisible() or self._splitter.sizes()[0] == 0):
             total = sum(self._splitter.sizes())
-            width = self._side.sizeHint().width()
+            width = self._side_width or self._side.sizeHint().width()
             self._splitter.setSizes([width, max(total - width, 1)])
         self._side.setVisible(on)
         if self.controls_action.isChecked() != on:
@@ -635,18 +640,25 @@ class MainWindow(QMainWindow):
             self.controls_action.setChecked(shown)
 
     def _full_screen(self, on: bool) -> None:
+        full = Qt.WindowState.WindowFullScreen
         if on:
-            self._before_full_screen = self.windowState()
-            self.setWindowState(self.windowState() | Qt.WindowState.WindowFullScreen)
-        else:
-            self.setWindowState(self._before_full_screen)
+            self.setWindowState(self.windowState() | full)
+        else:  # back to the state before (maximized stays maximized)
+            self.setWindowState(self._before_full_screen & ~full)
 
     def changeEvent(self, event: QEvent) -> None:
+        """Full screen however it came (F11, the window manager, a window closed in full
+        screen and restored so): remember the state before it, and say so in the menu."""
         super().changeEvent(event)
-        if event.type() == QEvent.Type.WindowStateChange:  # also left by the window manager
-            full = bool(self.windowState() & Qt.WindowState.WindowFullScreen)
+        if event.type() == QEvent.Type.WindowStateChange:
+            full_screen = Qt.WindowState.WindowFullScreen
+            full = bool(self.windowState() & full_screen)
+            if full and not event.oldState() & full_screen:
+                self._before_full_screen = event.oldState()
             if self.full_screen_action.isChecked() != full:
+                self.full_screen_action.blockSignals(True)
                 self.full_screen_action.setChecked(full)
+                self.full_screen_action.blockSignals(False)
 
     def place_on_screen(self, size: tuple[int, int]) -> None:
         """Where the user left the window last time; the first time, `size` where it fits the

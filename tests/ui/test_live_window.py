@@ -897,6 +897,16 @@ def test_f9_gives_the_matrices_the_whole_width_to_present(window, wait_settled, 
     assert not window.controls.isVisible() and not window.editor.isVisible()
     action.trigger()
     qtbot.waitUntil(lambda: window.controls.isVisible() and window._splitter.sizes()[0] > 300)
+    # A width the user gave the column comes back after F9 twice.
+    window.resize(1500, 700)
+    qtbot.waitUntil(lambda: window.width() == 1500)
+    window._splitter.moveSplitter(600, 1)
+    given = window._splitter.sizes()[0]
+    assert given > window._side.minimumSizeHint().width() + 100
+    action.trigger()
+    qtbot.waitUntil(lambda: window._splitter.sizes()[0] == 0)  # hidden, and laid out so
+    action.trigger()
+    qtbot.waitUntil(lambda: window.controls.isVisible() and window._splitter.sizes()[0] == given)
     # Dragged shut by hand: the menu says so, and F9 opens it at its usual width.
     window._splitter.moveSplitter(0, 1)
     assert not action.isChecked()
@@ -912,8 +922,14 @@ def test_f11_shows_the_window_full_screen_and_back(window, qtbot):
     qtbot.waitUntil(lambda: bool(window.windowState() & Qt.WindowState.WindowFullScreen))
     action.trigger()
     qtbot.waitUntil(lambda: window.windowState() == Qt.WindowState.WindowMaximized)
-    window.setWindowState(Qt.WindowState.WindowFullScreen)  # as a window manager may do
-    assert action.isChecked()
+    # Made full screen by the window manager, or restored so from a window closed in full
+    # screen: F11 still leaves it, for the state before (F11 only unticked the menu).
+    window.setWindowState(Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen)
+    qtbot.waitUntil(action.isChecked)
+    action.trigger()
+    qtbot.waitUntil(lambda: window.windowState() == Qt.WindowState.WindowMaximized)
+    assert not action.isChecked()
+    window.setWindowState(Qt.WindowState.WindowNoState)
 
 
 def test_a_long_title_is_written_smaller_before_it_is_cut(window, wait_settled, qtbot):
