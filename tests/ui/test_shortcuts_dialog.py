@@ -1,6 +1,5 @@
 """Help > Keyboard Shortcuts lists every key the window answers to, as it is now."""
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
@@ -50,14 +49,6 @@ def test_f1_opens_one_list_beside_the_window(window, qtbot):
     assert tree.columnWidth(0) >= tree.sizeHintForColumn(0)
     assert tree.viewport().width() >= tree.columnWidth(0) + tree.sizeHintForColumn(1)
     dialog.close()
-
-
-@pytest.fixture
-def normal_size(qapp):
-    text_size.reset()
-    yield
-    text_size.reset()
-    text_size.remember()
 
 
 def keys_whole(dialog) -> bool:
