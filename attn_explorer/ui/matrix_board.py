@@ -26,7 +26,7 @@ from ..engine import ARRAY_INFO, Trace, explain
 from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, MatrixView
 from .i18n import tr as _tr
 from .paint_pass import OnePaintPass
-from .trace_plots import Shown, head_within, kind_of, shared_levels, show_array
+from .trace_plots import HeadChoice, Shown, kind_of, shared_levels, show_array
 from .widgets import FormulaText, HeadBox, choice_box
 
 SCORE_VARIANTS = [
@@ -51,7 +51,7 @@ HEAD_ARRAYS = [
 ]
 
 
-class MatrixBoard(QWidget):
+class MatrixBoard(HeadChoice, QWidget):
     """All live heatmaps of the main window and the controls that choose what they show."""
 
     querySelected = Signal(int)
@@ -144,27 +144,10 @@ class MatrixBoard(QWidget):
         return self._grid
 
     # ------------------------------------------------------------------ state from outside
-    @property
-    def shown_head(self) -> int:
-        return head_within(self.head, self.trace)
-
-    @property
-    def head(self) -> int:
-        """The head chosen (see HeadBox)."""
-        return self.head_box.head
-
-    @head.setter
-    def head(self, head: int) -> None:
-        self.head_box.head = head
-
     def set_trace(self, trace: Trace) -> None:
         self.trace = trace
         self.head_box.show_heads(trace.heads)
         self._redraw()
-
-    def set_head(self, head: int) -> None:
-        """Choose a head (one the trace has)."""
-        self.head_box.choose(head)
 
     def set_query(self, row: int | None) -> None:
         self.query = row

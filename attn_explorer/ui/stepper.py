@@ -32,7 +32,7 @@ from .i18n import tr as _tr
 from .keys import keep_own_keys, send_undo_to_document
 from .stage_figure import StageFigure
 from .text_size import text_size
-from .trace_plots import head_within, show_array
+from .trace_plots import HeadChoice, show_array
 from .widgets import FormulaText, HeadBox, SliderSpin
 
 PLAY_MS = 2500
@@ -311,7 +311,7 @@ class MaskMethodsPanel(QWidget):
         )
 
 
-class StepThrough(QWidget):
+class StepThrough(HeadChoice, QWidget):
     """The step-through tab: stage list, navigation, stage figure, followed token, panels."""
 
     querySelected = Signal(int)
@@ -484,23 +484,6 @@ class StepThrough(QWidget):
         self.query = row
         if self.isVisible():
             self.redraw()
-
-    @property
-    def shown_head(self) -> int:
-        return head_within(self.head, self.trace)
-
-    @property
-    def head(self) -> int:
-        """The head chosen (see HeadBox)."""
-        return self.head_box.head
-
-    @head.setter
-    def head(self, head: int) -> None:
-        self.head_box.head = head
-
-    def set_head(self, head: int) -> None:
-        """Choose a head (one the trace has)."""
-        self.head_box.choose(head)
 
     def set_stage(self, key: str) -> None:
         self.stages.setCurrentIndex(STEP_KEYS.index(key))

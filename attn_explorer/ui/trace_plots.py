@@ -4,12 +4,16 @@ array is labelled, coloured and hatched, for the live views, the step-through an
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..engine import ARRAY_INFO, Trace
 from .heatmap import MatrixPlot, levels_for
 from .i18n import tr as _tr
+
+if TYPE_CHECKING:
+    from .widgets import HeadBox
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,31 @@ def head_within(head: int, trace: Trace | None) -> int:
     head 2 while there are two, and comes back when an undo restores four; a session may
     name a head its configuration does not have."""
     return head if trace is None else min(max(head, 0), trace.heads - 1)
+
+
+class HeadChoice:
+    """The head a view (the board, the step-through) chose in its `head_box`, and the head it
+    draws of its `trace`."""
+
+    head_box: HeadBox
+    trace: Trace | None
+
+    @property
+    def shown_head(self) -> int:
+        return head_within(self.head, self.trace)
+
+    @property
+    def head(self) -> int:
+        """The head chosen (see HeadBox)."""
+        return self.head_box.head
+
+    @head.setter
+    def head(self, head: int) -> None:
+        self.head_box.head = head
+
+    def set_head(self, head: int) -> None:
+        """Choose a head (one the trace has)."""
+        self.head_box.choose(head)
 
 
 def head_note(trace: Trace, head: int, per_head: bool = True) -> str:
