@@ -148,12 +148,12 @@ class ExplorerState:
             reseed_dropout=config.dropout_seed is not None,
             dropout_seed=config.dropout_seed if config.dropout_seed is not None else 123,
         )
-        view = view or ViewState()
-        if config.dropout_active:
-            # A config that drops weights (the dropout example) is opened to show them dropped:
-            # its description says "kept cells × 2, the rest 0", and the context below the
-            # weights is computed from them, not from the softmax weights.
-            view = replace(view, weights_array="weights_dropped")
+        # A config opens on the weights its context is computed from: dropped ones where
+        # dropout applies (the dropout example's description says "kept cells × 2, the rest
+        # 0"), else the softmax weights, so that an example without dropout loaded after it
+        # does not say "after dropout" over weights that were not dropped.
+        weights = "weights_dropped" if config.dropout_active else "weights"
+        view = replace(view or ViewState(), weights_array=weights)
         return cls(
             queries=TokenSequence(config.tokens, config.embeddings),
             kv=kv,

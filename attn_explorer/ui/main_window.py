@@ -506,9 +506,9 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ actions
     def load_preset(self, name: str) -> None:
         preset = PRESETS[name]
-        # The weights shown as they are now (the box is not kept in the document as it
-        # moves): undoing an example that changes them gives these back.
-        self.doc.set_view(weights_array=self.board.weight_box.currentData())
+        # The view as it is now (the boxes are read, not followed): the example keeps it,
+        # and undoing one that changes the weights shown gives these back.
+        self._sync_view()
         state = ExplorerState.from_config(preset.config, view=self.doc.view)
         self.doc.load_state(state, _tr("Load example “{0}”").format(preset.title))
         self.notify(preset.source)
@@ -590,6 +590,11 @@ class MainWindow(QMainWindow):
 
     def current_state(self) -> ExplorerState:
         """The document plus what the learner is looking at, as a session stores it."""
+        self._sync_view()
+        return self.doc.state()
+
+    def _sync_view(self) -> None:
+        """Copy what the learner is looking at into the document's view."""
         self.doc.set_view(
             head=self.board.shown_head,
             heads_array=self.board.heads_array.currentData(),
@@ -599,7 +604,6 @@ class MainWindow(QMainWindow):
             tab=TABS[self.tabs.currentIndex()],
             stage=self.stepper.stage,
         )
-        return self.doc.state()
 
     def current_figure(self) -> tuple[FigureSpec, str]:
         """What Export Figure saves: the stage on screen, all heads, or the seven matrices."""

@@ -176,6 +176,15 @@ def test_the_dropout_example_shows_the_weights_it_drops_until_undone(window, wai
     window.doc.undo_stack.redo()
     wait_settled(window)
     assert box.currentText() == "Weights after dropout"
+    # An example without dropout after it: the softmax weights, not "after dropout" over a
+    # matrix titled "no dropout".
+    window.load_preset("causal")
+    wait_settled(window)
+    assert box.currentText() == "Weights (softmax)"
+    assert weights.title.text.startswith("<b>Attention weights</b>")
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert box.currentText() == "Weights after dropout"
 
 
 def test_a_window_opened_on_the_dropout_example_shows_the_dropped_weights(qtbot):
