@@ -716,7 +716,7 @@ class ShrinkingLabel(pg.LabelItem):
     def resizeEvent(self, ev: object) -> None:
         natural = self.item.boundingRect().width()
         room = self.rect().width()
-        scale = 1.0 if natural <= room or natural <= 0 else max(self.LEAST_SCALE, room / natural)
+        scale = 1.0 if natural <= room else max(self.LEAST_SCALE, room / natural)
         if scale != self.item.scale():
             self.item.setScale(scale)
         super().resizeEvent(ev)

@@ -107,7 +107,7 @@ class StageFigure(pg.GraphicsLayout):
         """The height of the title, formula and reason rows above the matrices; it grows
         with the text size."""
         labels = (self.title, self.formula, self.reason)
-        spacing = self.layout.verticalSpacing() if self.layout.verticalSpacing() > 0 else 0
+        spacing = max(self.layout.verticalSpacing(), 0)  # (-1: the style's, none here)
         return sum(label.minimumHeight() + spacing for label in labels)
 
     def _size(self, points: float) -> str:
