@@ -164,10 +164,14 @@ def gui_main(argv: list[str]) -> int:
                 raise UsageError(f"--size must be between 200x200 and 8000x8000, not {args.size}")
         elif args.screenshot or args.report_startup:
             size = DEFAULT_SIZE  # figures and timings of a known size, whatever the last one
-    except (UsageError, SessionError) as error:
+        if args.screenshot:
+            _check_screenshot(args.screenshot)
+    except UsageError as error:
         parser.exit(2, f"attn-explorer: {error}\n")
     except ValueError:
         parser.exit(2, f"attn-explorer: --size must look like 1500x940, not {args.size!r}\n")
+    except (SessionError, _CannotWriteError) as error:  # as `export` says them: status 1
+        parser.exit(1, f"attn-explorer: {error}\n")
 
     from .ui.app import create_app
     from .ui.main_window import MainWindow
@@ -202,6 +206,35 @@ def gui_main(argv: list[str]) -> int:
         return app.exec()
     finally:
         _dispose(window)
+
+
+class _CannotWriteError(Exception):
+    """A screenshot that could not be saved where asked: exit status 1, as for export."""
+
+
+def _check_screenshot(path: str) -> None:
+    """Refuse, before the window is built, a screenshot that could not be saved.
+
+    Qt's image writer fails without a reason: "--screenshot notes.txt" or a mistyped folder
+    ran the whole window and then said only "could not write".
+    """
+    from pathlib import Path
+
+    from PySide6.QtGui import QImageWriter
+
+    from .io.errors import missing_folder
+
+    suffix = Path(path).suffix.lower().lstrip(".")
+    known = sorted(bytes(f.data()).decode() for f in QImageWriter.supportedImageFormats())
+    if suffix not in known:
+        name = Path(path).name or path
+        raise UsageError(
+            f"--screenshot: cannot tell the image type from {name!r}: name a .png file "
+            f"(or {', '.join('.' + k for k in known if k in ('jpg', 'bmp', 'webp', 'tiff'))})"
+        )
+    problem = missing_folder(path)
+    if problem is not None:
+        raise _CannotWriteError(problem)
 
 
 def _dispose(window: QWidget) -> None:

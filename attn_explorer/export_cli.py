@@ -125,13 +125,11 @@ def _check_folder(out: Path, fmt: str) -> None:
     as PNG or SVG) is still made: that folder is what was asked for.
     """
     from .io.data_export import folder_for
+    from .io.errors import missing_folder
 
-    target = folder_for(out, fmt) if fmt in ("csv", "npy") else out
-    parent = target.parent
-    if not parent.is_dir():
-        if parent.exists():
-            raise ExportError(f"Cannot write {target}: {parent} is a file, not a folder.")
-        raise ExportError(f"Cannot write {target}: the folder {parent} does not exist.")
+    problem = missing_folder(folder_for(out, fmt) if fmt in ("csv", "npy") else out)
+    if problem is not None:
+        raise ExportError(problem)
 
 
 def run(argv: list[str]) -> int:

@@ -40,3 +40,19 @@ def cannot_write(
     if where is None:
         return f"Cannot write: {reason}."
     return sentence.format(os.fsdecode(where) if isinstance(where, bytes) else where, reason)
+
+
+def missing_folder(target: str | os.PathLike[str]) -> str | None:
+    """Why `target` cannot be written because of its folder, or None if the folder is there.
+
+    Said before anything is computed or drawn: the command line's exports and screenshots
+    otherwise failed at the end with "no such file or directory", naming the file, or (Qt's
+    image writer) with no reason at all.
+    """
+    path = os.fspath(target)
+    parent = os.path.dirname(path) or "."
+    if os.path.isdir(parent):
+        return None
+    if os.path.exists(parent):
+        return f"Cannot write {path}: {parent} is a file, not a folder."
+    return f"Cannot write {path}: the folder {parent} does not exist."

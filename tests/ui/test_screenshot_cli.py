@@ -144,3 +144,29 @@ def test_a_screenshot_of_a_session_changed_by_set_exits_without_asking(tmp_path)
     )
     assert done.returncode == 0, done.stderr
     assert out.exists()
+
+
+def test_a_screenshot_that_cannot_be_saved_is_refused_before_the_window_opens(tmp_path):
+    """Qt's writer gave no reason: both ran the whole window, then said "could not write"."""
+    done = run_main("--screenshot", str(tmp_path / "gone" / "x.png"))
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"attn-explorer: Cannot write {tmp_path / 'gone' / 'x.png'}: "
+        f"the folder {tmp_path / 'gone'} does not exist.\n"
+    )
+    done = run_main("--screenshot", str(tmp_path / "notes.txt"))
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        "attn-explorer: --screenshot: cannot tell the image type from 'notes.txt': "
+        "name a .png file (or "
+    )
+    assert ".jpg" in done.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_an_unreadable_session_exits_1_as_export_does(tmp_path):
+    session = tmp_path / "cut.json"
+    session.write_text("{", encoding="utf-8")
+    done = run_main(str(session), "--screenshot", str(tmp_path / "x.png"))
+    assert done.returncode == 1
+    assert done.stderr.startswith("attn-explorer: cut.json is not valid JSON")
