@@ -47,6 +47,7 @@ class TextSize(QObject):
         font = QFont(QGuiApplication.font())
         font.setPointSizeF(base * factor)
         QGuiApplication.setFont(font)
+        _refont_styled_widgets()
         self.changed.emit()
 
     def larger(self) -> None:
@@ -67,6 +68,27 @@ class TextSize(QObject):
 
     def remember(self) -> None:
         QSettings().setValue(SETTING, self.factor)
+
+
+def _refont_styled_widgets() -> None:
+    """Give widgets under a style sheet the new application font.
+
+    Qt's style-sheet style fixes a widget's font when it polishes it and does not follow a
+    later QApplication.setFont: the stale-picture notice and the red messages under the
+    controls stayed 9 pt at 200 %. Polishing them again takes the new font (a font a widget
+    set itself is kept).
+    """
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    if not isinstance(QApplication.instance(), QApplication):
+        return
+    styled = {w for w in QApplication.allWidgets() if w.styleSheet()}
+    for widget in list(styled):
+        styled.update(widget.findChildren(QWidget))
+    for widget in styled:
+        style = widget.style()
+        style.unpolish(widget)
+        style.polish(widget)
 
 
 text_size = TextSize()

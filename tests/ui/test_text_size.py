@@ -175,3 +175,20 @@ def test_a_cut_title_stays_within_its_matrix(qapp):
     ink = (np.frombuffer(image.constBits(), np.uint8).reshape(40, 300, 4)[..., :3] < 160).any(2)
     assert ink[:, : int(edge)].any()  # its beginning is written
     assert not ink[:, int(edge) + 2 :].any()  # and nothing past its edge
+
+
+def test_notices_and_messages_under_a_style_sheet_follow_the_size(window, normal_size, qtbot):
+    """Qt's style sheets fix a widget's font when polished: the notice beside the tabs and
+    the red message under the embeddings stayed 9 pt at 200 %, shown beside 18 pt text."""
+    base = text_size.base_points()
+    model = window.doc.queries
+    model.remove_tokens(list(range(model.rowCount())))
+    qtbot.waitUntil(window.stale_banner.isVisible)
+    styled = [window.stale_banner, window.editor.error, window.status_text]
+    assert window.status_text.styleSheet()  # red: it says what went wrong
+    text_size.set_factor(2.0)
+    assert [w.font().pointSizeF() for w in styled] == pytest.approx([2 * base] * 3)
+    text_size.reset()
+    assert [w.font().pointSizeF() for w in styled] == pytest.approx([base] * 3)
+    # A font the widget chose itself is kept: the explanation's formulas.
+    assert window.board.explanation.label.font().pointSizeF() == pytest.approx(10.5)
