@@ -7,6 +7,8 @@ For tutorial authors who regenerate their figures in batch:
     attn-explorer export --preset v1 --format npz -o v1.npz
     attn-explorer export --tokens 8 -o random.png    # the default example, 8 random tokens
 
+Without --view, --stage or --all-steps a session's figure is what its window showed.
+
 On bad input it prints one line saying what was wrong and exits non-zero, never with a
 traceback: 2 for arguments refused (by argparse, or as not fitting each other or the
 configuration: a --format the name contradicts, a --size, --view or --head the figure cannot
@@ -52,7 +54,8 @@ def _parser() -> argparse.ArgumentParser:
         "--view",
         metavar="NAME",
         help="'matrices' (the main window's seven matrices) or an array of the trace, e.g. "
-        "weights, masked_scores, mask, queries, context (default: matrices)",
+        "weights, masked_scores, mask, queries, context (default: what the session showed: "
+        "its stage, all its heads or the matrices)",
     )
     what.add_argument("--stage", choices=STEP_KEYS, metavar="STAGE", help="one step-through stage")
     what.add_argument(
@@ -152,10 +155,17 @@ def run(argv: list[str]) -> int:
         raise UsageError(
             f"--query must be a query token's number from 1 to {config.n_q}, not {args.query}"
         )
+    # Without --view, --stage or --all-steps, the figure is what the session's window showed:
+    # its stage, or every head side by side. A session saved on all the heads exported one.
+    shown = state.view
+    named = args.view is not None or args.stage is not None or args.all_steps
+    all_heads = not named and shown.tab == "matrices" and shown.all_heads
+    stage = args.stage or (shown.stage if not named and shown.tab == "steps" else None)
+    view = args.view or (shown.heads_array if all_heads else None)
     if args.head is None:
         # The session's head, as --query follows its query (a preset's is head 1); a head
         # the trace lacks shows as the last, as the window's head list shows it.
-        head: int | None = min(state.view.head, config.heads - 1)
+        head: int | None = None if all_heads else min(shown.head, config.heads - 1)
     elif args.head.strip().lower() == "all":
         head = None
     else:
@@ -217,7 +227,7 @@ def run(argv: list[str]) -> int:
         raise UsageError(
             f"--scale only applies to png; {fmt} is drawn as vectors, sharp at any zoom"
         )
-    if head is None and (args.stage or args.all_steps or args.view in (None, "matrices")):
+    if head is None and (stage or args.all_steps or view in (None, "matrices")):
         raise UsageError(
             "--head all needs an array --view (e.g. --view weights): the matrices and the "
             "stages show one head"
@@ -236,13 +246,13 @@ def run(argv: list[str]) -> int:
         outlines_query,
     )
 
-    if args.stage:
-        spec = FigureSpec("stage", args.stage, head or 0, query)
-    elif args.view in (None, "matrices"):
-        chosen = dict(scores=state.view.scores_array, weights=state.view.weights_array)
+    if stage:
+        spec = FigureSpec("stage", stage, head or 0, query)
+    elif view in (None, "matrices"):
+        chosen = dict(scores=shown.scores_array, weights=shown.weights_array)
         spec = FigureSpec("matrices", "", head or 0, query, **chosen)
     else:
-        spec = FigureSpec("array", args.view, head, query)
+        spec = FigureSpec("array", view, head, query)
     try:  # refused as the arguments they are, before anything is drawn or written
         if not args.all_steps:
             check_spec(trace, spec)
@@ -253,12 +263,10 @@ def run(argv: list[str]) -> int:
     # Ignored, they would seem to have been obeyed: the output is one array for all heads,
     # the keys have no query row to outline.
     if not args.all_steps and args.head is not None and not draws_head(spec):
-        raise UsageError(
-            f"--view {args.view} is the same for every head: --head would change nothing"
-        )
+        raise UsageError(f"--view {view} is the same for every head: --head would change nothing")
     if not args.all_steps and args.query is not None and not outlines_query(spec):
         raise UsageError(
-            f"--view {args.view} has no row per query to outline: --query would change nothing"
+            f"--view {view} has no row per query to outline: --query would change nothing"
         )
     if args.all_steps and fmt != "pdf":  # -o steps.png is the folder steps, as in the window
         from .io.data_export import folder_for

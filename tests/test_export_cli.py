@@ -631,3 +631,32 @@ def test_a_set_value_of_the_wrong_kind_is_said_in_words(tmp_path, capsys, item, 
     names, where a session's own check says "must be true or false" or "a whole number"."""
     status, _, err = export_here(capsys, "--preset", "v1", "--set", item, "-o", tmp_path / "x.json")
     assert (status, err) == (2, f"attn-explorer export: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("shown", "args", "begins"),
+    [
+        # Saved with every head side by side: both heads, not the session's one head.
+        (dict(all_heads=True, heads_array="masked_scores"), [], "Masked scores · all 2 heads"),
+        (dict(all_heads=True), ["--head", "2"], "Attention weights · head 2 · linear"),
+        # Saved on the step-through: the stage it showed, at its head.
+        (dict(tab="steps", stage="softmax", head=1), [], "6. Softmax ·"),
+        # What the arguments name wins over what the session showed.
+        (dict(tab="steps", stage="softmax"), ["--view", "keys"], "Keys K · head 1 · linear"),
+        (dict(all_heads=True), ["--stage", "mask"], "5. Mask ·"),
+    ],
+)
+def test_the_figure_is_what_the_session_showed_unless_named(
+    tmp_path, capsys, qapp, shown, args, begins
+):
+    """A session saved with all heads side by side, or on a stage, exported the first
+    head's seven matrices: what the teacher had arranged was not what came out."""
+    state = ExplorerState.from_config(preset("mha").config)
+    path = tmp_path / "s.json"
+    save_session(path, replace(state, view=replace(state.view, **shown)))
+    out = tmp_path / "f.svg"
+    status, _, err = export_here(capsys, path, *args, "-o", out)
+    assert status == 0, err
+    assert svg_texts(out).startswith(begins), svg_texts(out)[:80]
+    if shown.get("tab") == "steps" and not args:
+        assert "Masked scores · head 2 6×6" in svg_texts(out)
