@@ -99,6 +99,7 @@ class MainWindow(QMainWindow):
         self.stale_banner.setStyleSheet(
             "background: #fff4d6; color: #5c3d00; border: 1px solid #e0b64c; padding: 2px 6px;"
         )
+        text_size.follow_under_style_sheet(self.stale_banner)
         self.stale_banner.hide()
         self.stale_reason: str | None = None  # why the picture is not of the current settings
         self.tabs.setCornerWidget(self.stale_banner, Qt.Corner.TopRightCorner)
@@ -116,6 +117,7 @@ class MainWindow(QMainWindow):
         # re-lays out the main window, and every slider move would repaint all of it.
         self.status_text = QLabel()
         self.status_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        text_size.follow_under_style_sheet(self.status_text)  # red when it says what is wrong
         self.shape_text = ElidedLabel()  # its whole text, or "…" and the whole in a tooltip
         self.shape_text.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
         self.shape_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -421,7 +423,8 @@ class MainWindow(QMainWindow):
         self._status(summary)
         self.stale_reason = None
         if not self.stale_banner.isHidden():  # (isVisible() is False while the window is)
-            self.stale_banner.hide()
+            text_size.follow_under_style_sheet(self.stale_banner)
+        self.stale_banner.hide()
         self.traceShown.emit(result.trace)
         self._pictures += 1
         if self._pictures == 1:

@@ -9,9 +9,14 @@ sizes: a figure for a handout does not change with the room it was made in.
 from __future__ import annotations
 
 import math
+import weakref
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtGui import QFont, QGuiApplication
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 STEPS = (0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0, 2.5)
 SETTING = "view/textSize"
@@ -26,6 +31,7 @@ class TextSize(QObject):
         super().__init__()
         self.factor = 1.0
         self._base: float | None = None
+        self._styled: weakref.WeakSet[QWidget] = weakref.WeakSet()
 
     def base_points(self) -> float:
         """The application font's size before any scaling (taken the first time it is asked)."""
@@ -47,8 +53,29 @@ class TextSize(QObject):
         font = QFont(QGuiApplication.font())
         font.setPointSizeF(base * factor)
         QGuiApplication.setFont(font)
-        _refont_styled_widgets()
+        self._restyle()
         self.changed.emit()
+
+    def follow_under_style_sheet(self, widget: QWidget) -> None:
+        """Keep `widget`, which has a style sheet, in the application font's size.
+
+        Qt's style-sheet style fixes a widget's font when it polishes it and does not follow a
+        later QApplication.setFont: the stale-picture notice and the red messages under the
+        controls stayed 9 pt at 200 %. Polishing such a widget again takes the new font.
+        Only widgets named here are polished: a sweep over every widget with a style sheet
+        reached Qt's own child widgets, whose wrappers cannot tell when Qt deletes them,
+        and crashed.
+        """
+        self._styled.add(widget)
+
+    def _restyle(self) -> None:
+        for widget in list(self._styled):
+            try:
+                style = widget.style()
+                style.unpolish(widget)
+                style.polish(widget)
+            except RuntimeError:  # its C++ half is gone, the Python half not yet
+                self._styled.discard(widget)
 
     def larger(self) -> None:
         self.set_factor(next((s for s in STEPS if s > self.factor + 1e-9), STEPS[-1]))
@@ -68,27 +95,6 @@ class TextSize(QObject):
 
     def remember(self) -> None:
         QSettings().setValue(SETTING, self.factor)
-
-
-def _refont_styled_widgets() -> None:
-    """Give widgets under a style sheet the new application font.
-
-    Qt's style-sheet style fixes a widget's font when it polishes it and does not follow a
-    later QApplication.setFont: the stale-picture notice and the red messages under the
-    controls stayed 9 pt at 200 %. Polishing them again takes the new font (a font a widget
-    set itself is kept).
-    """
-    from PySide6.QtWidgets import QApplication, QWidget
-
-    if not isinstance(QApplication.instance(), QApplication):
-        return
-    styled = {w for w in QApplication.allWidgets() if w.styleSheet()}
-    for widget in list(styled):
-        styled.update(widget.findChildren(QWidget))
-    for widget in styled:
-        style = widget.style()
-        style.unpolish(widget)
-        style.polish(widget)
 
 
 text_size = TextSize()

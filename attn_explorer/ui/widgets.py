@@ -230,6 +230,7 @@ class ErrorLabel(QLabel):
         super().__init__(parent)
         self.setWordWrap(True)
         self.setStyleSheet("color: #b00020;")
+        text_size.follow_under_style_sheet(self)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hide()
 
