@@ -176,7 +176,8 @@ def test_at_a_large_text_size_values_shrink_before_they_go(qapp):
         font = QFont()
         font.setPointSizeF(points)
         metrics = QFontMetricsF(font)
-        return QRectF(0, 0, metrics.horizontalAdvance("0.33") + 3.5, metrics.height())
+        gap = max(3, metrics.horizontalAdvance(" "))  # a space between neighbours
+        return QRectF(0, 0, metrics.horizontalAdvance("0.33") + gap + 0.5, metrics.height())
 
     item.set_scale(2.0)
     texts, font = item.written(cell_for(12))
@@ -186,3 +187,32 @@ def test_at_a_large_text_size_values_shrink_before_they_go(qapp):
     item.set_scale(1.0)  # the normal size: nothing below 8 pt, as before
     assert item.written(cell_for(8))[1].pointSizeF() == 8
     assert item.written(cell_for(7)) is None
+
+
+def test_four_decimals_in_the_small_font_before_two_in_the_large(qapp):
+    """A learner checks 0.2264 against the tutorial: the weights read 0.23 in 10 pt while
+    0.2264 fitted in 8 pt, and the step-through beside them wrote 0.2264."""
+    item = CellTextItem()
+    item.set_cells(["0.2264"], ["0.23"], np.array([False]), (1, 1))
+    small = QFont()
+    small.setPointSizeF(8)
+    metrics = QFontMetricsF(small)
+    gap = max(3, metrics.horizontalAdvance(" "))
+    texts, font = item.written(QRectF(0, 0, metrics.horizontalAdvance("0.2264") + gap, 40))
+    assert texts == ["0.2264"] and font.pointSizeF() == 8
+
+
+def test_neighbouring_values_keep_a_space_between_them(qapp):
+    """With 3 px between them, "0.2458 0.2559" on a pale row of an exported figure read as
+    one number: a value now keeps at least a space's width from the next."""
+    item = CellTextItem()
+    item.set_cells(["0.2458"], ["0.25"], np.array([False]), (1, 1))
+    metrics = QFontMetricsF(item.font)
+    space = metrics.horizontalAdvance(" ")
+    assert space > 3  # 10 pt: the old rule's 3 px was less than a space
+    tight = QRectF(0, 0, metrics.horizontalAdvance("0.2458") + 3, 40)
+    chosen = item.written(tight)
+    assert chosen is None or (chosen[0], chosen[1].pointSizeF()) != (["0.2458"], 10)
+    roomy = QRectF(0, 0, metrics.horizontalAdvance("0.2458") + space, 40)
+    texts, font = item.written(roomy)
+    assert texts == ["0.2458"] and font.pointSizeF() == 10
