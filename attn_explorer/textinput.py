@@ -39,15 +39,17 @@ def parse_number(text: str) -> float:
         raise InputError("The cell is empty: type a number.")
     if "," in stripped and "." not in stripped and stripped.count(",") == 1:
         stripped = stripped.replace(",", ".")
+    shown = stripped if len(stripped) <= 20 else stripped[:19] + "…"
     try:
         value = float(stripped)
     except ValueError:
-        shown = stripped if len(stripped) <= 20 else stripped[:19] + "…"
         raise InputError(f"“{shown}” is not a number.") from None
     if math.isnan(value):
         raise InputError("NaN is not allowed: type a finite number.")
-    if math.isinf(value):
+    if math.isinf(value) and stripped.lstrip("+-").lower() in ("inf", "infinity"):
         raise InputError("Infinity is not allowed: type a finite number.")
+    if math.isinf(value):  # a number too large even for Python (1e400), not a typed "inf"
+        raise InputError(f"{shown} is too large for float32 (at most about ±3.4e38).")
     if abs(value) > FLOAT32_MAX:
         raise InputError(f"{value:g} is too large for float32 (at most about ±3.4e38).")
     return value + 0.0  # "-0" is 0: a cell showing "-0" was a puzzle, not a number

@@ -257,3 +257,31 @@ def test_every_combination_of_controls_computes_or_is_explained(window, wait_set
     wait_settled(window)
     assert all(not label.isVisible() for label in window.controls.errors.values())
     np.testing.assert_array_equal(window.trace.context, compute(window.doc.config()).context)
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [("1e400", "1e400"), ("-2e999", "-2e999"), ("9" * 400, "9999999999999999999…")],
+    ids=["1e400", "-2e999", "400 nines"],
+)
+def test_a_number_too_large_even_for_python_is_called_too_large_not_infinity(
+    window, qtbot, text, shown
+):
+    """1e400 was refused with "Infinity is not allowed", which the learner never typed."""
+    from .test_editor_widget import type_into_cell
+
+    table = window.editor.query_table
+    type_into_cell(qtbot, table, 2, 2, text)
+    assert table.table.values[2, 1] == 0.85
+    assert window.editor.error.text() == (
+        f"{shown} is too large for float32 (at most about ±3.4e38). "
+        "The previous value '0.85' is kept."
+    )
+
+
+@pytest.mark.parametrize("text", ["inf", "-Infinity", "+INF"])
+def test_a_typed_infinity_is_still_called_infinity(window, qtbot, text):
+    from .test_editor_widget import type_into_cell
+
+    type_into_cell(qtbot, window.editor.query_table, 2, 2, text)
+    assert window.editor.error.text().startswith("Infinity is not allowed: type a finite number.")
