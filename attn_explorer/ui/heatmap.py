@@ -9,7 +9,6 @@ tick labels when the labels changed.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -41,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine import num
+from ..engine.explain import visible_token
 from .i18n import tr as _tr
 from .text_size import text_size
 
@@ -69,16 +69,9 @@ MAX_TEXT_CELLS = 32 * 32  # above this many cells, no values are written in them
 LABEL_PX = 15  # minimum pixels per tick label before labels are thinned out
 
 
-# Characters a label cannot show, and that make an exported SVG invalid XML: C0 controls and
-# DEL as their Unicode control pictures (U+2400...), noncharacters and lone surrogates as "�".
-_VISIBLE = {code: 0x2400 + code for code in range(0x20)} | {0x7F: 0x2421}
-_VISIBLE |= {0x0A: "↵", 0x0D: "↵", 0x09: "⇥", 0xFFFE: "�", 0xFFFF: "�"}
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def display_token(token: str) -> str:
     """A token as a tick label: control characters made visible, long names shortened."""
-    shown = _SURROGATE.sub("�", token.translate(_VISIBLE))
+    shown = visible_token(token)
     if not shown.strip():
         shown = "␣" * max(len(shown), 1)
     return shown if len(shown) <= 14 else shown[:13] + "…"

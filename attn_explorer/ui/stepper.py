@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace, explain, num
+from ..engine.explain import quote_token
 from ..engine.softmax_lab import entropy, softmax, sweep
 from .heatmap import CellHover, MatrixPlot, left_to_right
 from .i18n import tr as _tr
@@ -75,7 +76,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
     cfg = trace.config
     if not 0 <= i < cfg.n_q:
         return ""
-    token = f"“{cfg.tokens[i]}”"
+    token = quote_token(cfg.tokens[i])
     n = i + 1
     same_kv = not cfg.is_cross and i < cfg.n_k
     alpha = trace.info("weights_dropped").symbol  # α_d, or α where dropout does not apply

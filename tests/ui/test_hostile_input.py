@@ -285,3 +285,79 @@ def test_a_typed_infinity_is_still_called_infinity(window, qtbot, text):
 
     type_into_cell(qtbot, window.editor.query_table, 2, 2, text)
     assert window.editor.error.text().startswith("Infinity is not allowed: type a finite number.")
+
+
+def reads_left_to_right(text: str, part: str) -> bool:
+    """`part` of `text` (one line) is drawn left to right, as a learner reads it: a token's
+    right-to-left letters or override must not carry the rest of the sentence with them."""
+    from PySide6.QtGui import QFont, QTextLayout
+
+    layout = QTextLayout(text, QFont())
+    layout.beginLayout()
+    line = layout.createLine()
+    line.setLineWidth(100_000)
+    layout.endLayout()
+    start = text.index(part)
+    xs = [line.cursorToX(start + k)[0] for k in range(len(part) + 1)]
+    return xs == sorted(xs) and xs[0] < xs[-1]
+
+
+def follow_second_token(window, wait_settled, qtbot, name):
+    model = window.doc.queries
+    assert model.setData(model.index(1, 0), name)
+    window.controls.causal.setChecked(False)
+    wait_settled(window)
+    window.show_tab(1)
+    steps = window.stepper
+    qtbot.waitUntil(steps.isVisible)
+    steps.set_stage("embeddings")
+    return steps
+
+
+@pytest.mark.parametrize("name", ["line\nbreak", "tab\there", "a\u2028b"])
+def test_a_token_name_with_a_line_break_stays_on_one_line_of_an_explanation(
+    window, wait_settled, qtbot, name
+):
+    """The hover text and the step-through broke their sentences at the name's line break:
+    "Following query 2 “line" on one line, "break”:" on the next."""
+    steps = follow_second_token(window, wait_settled, qtbot, name)
+    first, numbers = steps.followed.text().split("\n")[:2]
+    assert first.startswith("Following query 2 “") and first.endswith("”:")
+    assert numbers.startswith("x2 “") and numbers.endswith("” = [0.5500, 0.8700, 0.6600]")
+    hover = window.board.explain_cell(window.board.views["weights"].plot, 1, 0)
+    assert hover.split("\n")[1].startswith("Query 2 “")
+    assert hover.split("\n")[1].endswith(
+        "” gives this share of its attention to key 1 “Your”; the row sums to 1."
+    )
+
+
+def test_a_thousand_character_token_name_leaves_the_followed_numbers_in_view(
+    window, wait_settled, qtbot
+):
+    """A 1000-letter name was written whole: the step-through's panel, which cannot wrap a
+    word, showed the name and cut the numbers off at its right edge."""
+    steps = follow_second_token(window, wait_settled, qtbot, "L" * 1000)
+    lines = steps.followed.text().split("\n")
+    assert lines[1].endswith("” = [0.5500, 0.8700, 0.6600]")
+    assert "…" in lines[1]
+    room = steps.followed.viewport().width()
+    metrics = steps.followed.label.fontMetrics()
+    assert all(metrics.horizontalAdvance(line) < room for line in lines[:2]), room
+    hover = window.board.explain_cell(window.board.views["weights"].plot, 1, 0)
+    assert len(hover) < 500
+
+
+@pytest.mark.parametrize(
+    "name", ["\u202eabc", "שלום", "مرحبا بالعالم"], ids=["override", "hebrew", "arabic"]
+)
+def test_a_right_to_left_token_name_does_not_reorder_the_sentence_around_it(
+    window, wait_settled, qtbot, name
+):
+    """A right-to-left override in a name reversed the rest of the sentence ("may attend to
+    key 1" drawn backwards); Hebrew or Arabic letters pulled the numbers after them into
+    their own right-to-left run."""
+    steps = follow_second_token(window, wait_settled, qtbot, name)
+    numbers = steps.followed.text().split("\n")[1]
+    assert reads_left_to_right(numbers, "= [0.5500, 0.8700, 0.6600]")
+    hover = window.board.explain_cell(window.board.views["mask"].plot, 1, 0)
+    assert reads_left_to_right(hover, "may attend to key 1")
