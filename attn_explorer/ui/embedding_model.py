@@ -367,13 +367,29 @@ class EmbeddingTableModel(QAbstractTableModel):
                     else:
                         values[r, col - 1] = parse_number(cell)
                 except InputError as error:
-                    return _tr("Row {0}, column {1} of the block: {2}").format(
-                        r + 1, c + 1, error
-                    ) + _tr(" Nothing was pasted.")
+                    where = _tr("Row {0}, column {1} of the block: {2}").format(r + 1, c + 1, error)
+                    if r == 0 and n_rows > 1 and _all_read(cells[1:], left):
+                        # A block copied with its column headings (an exported x.csv).
+                        return _tr(
+                            "Row 1 of the block looks like column headings, and the rows "
+                            "below it read well: copy the block without its first row. ({0})"
+                        ).format(where) + _tr(" Nothing was pasted.")
+                    return where + _tr(" Nothing was pasted.")
         after = _Rows(tuple(tokens), values)
         if after != block:
             record(self.undo_stack, _tr("Paste"), [_Splice(self, top, block, after)])
         return None
+
+
+def _all_read(rows: list[list[str]], left: int) -> bool:
+    """Every cell of `rows`, pasted from column `left`, reads as a token name or a number."""
+    try:
+        for row in rows:
+            for c, cell in enumerate(row):
+                clean_token(cell) if left + c == 0 else parse_number(cell)
+    except InputError:
+        return False
+    return True
 
 
 def _array(sequence: TokenSequence, width: int) -> np.ndarray:

@@ -361,3 +361,54 @@ def test_a_right_to_left_token_name_does_not_reorder_the_sentence_around_it(
     assert reads_left_to_right(numbers, "= [0.5500, 0.8700, 0.6600]")
     hover = window.board.explain_cell(window.board.views["mask"].plot, 1, 0)
     assert reads_left_to_right(hover, "may attend to key 1")
+
+
+HEADED = {
+    # x.csv of File > Export Data, opened in a spreadsheet and copied whole.
+    "exported": (
+        "\t1\t2\t3\nYour\t0.1\t0.2\t0.3\nam\t0.4\t0.5\t0.6",
+        0,
+        "Row 1, column 1 of the block: A token needs a name (a space is allowed).",
+    ),
+    "named": (
+        "token\tx\ty\tz\nYour\t0.1\t0.2\t0.3\nam\t0.4\t0.5\t0.6",
+        0,
+        "Row 1, column 2 of the block: “x” is not a number.",
+    ),
+    "values only": (
+        "x\ty\tz\n0.1\t0.2\t0.3\n0.4\t0.5\t0.6",
+        1,
+        "Row 1, column 1 of the block: “x” is not a number.",
+    ),
+    "comma-separated": (
+        "token,x,y,z\nYour,0.1,0.2,0.3\nam,0.4,0.5,0.6",
+        0,
+        "Row 1, column 2 of the block: “x” is not a number.",
+    ),
+}
+
+
+@pytest.mark.parametrize(("block", "column", "where"), HEADED.values(), ids=HEADED.keys())
+def test_a_block_with_a_header_row_is_refused_as_headings(window, block, column, where):
+    """A block copied with its column headings was refused for its first cell: "A token
+    needs a name", or "“x” is not a number", with no word of the headings that caused it."""
+    table, model = window.editor.query_table, window.doc.queries
+    before = model.sequence()
+    table.setCurrentIndex(model.index(0, column))
+    QGuiApplication.clipboard().setText(block)
+    window.editor.actions["paste"].trigger()
+    assert window.editor.error.text() == (
+        "Row 1 of the block looks like column headings, and the rows below it read well: "
+        f"copy the block without its first row. ({where}) Nothing was pasted."
+    )
+    assert model.sequence() == before
+    assert not window.doc.undo_stack.canUndo()
+
+
+def test_a_bad_first_row_among_bad_rows_is_named_as_before(window):
+    table, model = window.editor.query_table, window.doc.queries
+    table.setCurrentIndex(model.index(0, 0))
+    table.paste("a\tx\t0.2\t0.3\nb\t0.4\ty\t0.6")
+    assert window.editor.error.text() == (
+        "Row 1, column 2 of the block: “x” is not a number. Nothing was pasted."
+    )
