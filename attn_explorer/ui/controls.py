@@ -23,6 +23,7 @@ from ..engine import PRESETS, Problem
 from ..state import CONTROL_DECIMALS, CONTROL_RANGES
 from .document import Document
 from .i18n import tr as _tr
+from .range_spin import RangeSpinBox
 from .widgets import CommandBox, ErrorLabel, SliderSpin, choice_box, shrinkable
 
 PROJECTIONS = [
@@ -172,6 +173,7 @@ class ControlsPanel(QWidget):
             mask,
             _tr("Padding: valid length"),
             "valid_len",
+            _tr("the valid length"),
             _tr(
                 "Keys at positions after the valid length are padding and are masked, as "
                 "valid_lens in tutorial 002."
@@ -212,6 +214,7 @@ class ControlsPanel(QWidget):
             drop,
             _tr("Reseed first: seed"),
             "dropout_seed",
+            _tr("the dropout seed"),
             _tr(
                 "Draw the dropout mask right after torch.manual_seed(seed), as tutorial 000 "
                 "§3.5.2 does before dropping the seed-789 weights. Off: the mask continues the "
@@ -255,11 +258,12 @@ class ControlsPanel(QWidget):
         self._error(form, field)
 
     def _switched_number(
-        self, form: QFormLayout, label: str, field: str, tip: str
+        self, form: QFormLayout, label: str, field: str, what: str, tip: str
     ) -> tuple[QCheckBox, QSpinBox]:
-        """A checkbox and the whole number it switches on (kept while it is off), one row."""
+        """A checkbox and the whole number it switches on (kept while it is off), one row.
+        A number typed outside its range is refused under the row (`what` names it)."""
         check = QCheckBox(label)
-        spin = QSpinBox()
+        spin = RangeSpinBox(what)
         spin.setRange(*CONTROL_RANGES[field])
         spin.setKeyboardTracking(False)
         row = QHBoxLayout()
@@ -268,6 +272,7 @@ class ControlsPanel(QWidget):
         row.addStretch(1)
         form.addRow(row)
         self._error(form, field)
+        spin.refused.connect(self.errors[field].show_message)
         check.setToolTip(tip)
         spin.setToolTip(tip)
         return check, spin

@@ -412,3 +412,47 @@ def test_a_bad_first_row_among_bad_rows_is_named_as_before(window):
     assert window.editor.error.text() == (
         "Row 1, column 2 of the block: “x” is not a number. Nothing was pasted."
     )
+
+
+@pytest.mark.parametrize(
+    ("spin", "switch", "text", "message"),
+    [
+        ("valid_len", "padding", "5000", "5000 is outside 1 to 4096: the valid length stays 6."),
+        ("valid_len", "padding", "0", "0 is outside 1 to 4096: the valid length stays 6."),
+        (
+            "dropout_seed",
+            "reseed_dropout",
+            "-1",
+            "-1 is outside 0 to 9999: the dropout seed stays 123.",
+        ),
+        (
+            "dropout_seed",
+            "reseed_dropout",
+            "12345",
+            "12345 is outside 0 to 9999: the dropout seed stays 123.",
+        ),
+    ],
+    ids=["valid length 5000", "valid length 0", "seed -1", "seed 12345"],
+)
+def test_a_whole_number_out_of_range_is_refused_not_cut_short(
+    window, wait_settled, qtbot, spin, switch, text, message
+):
+    """The box dropped the keystroke that took it past its range: 5000 typed as the valid
+    length became 500 (then "Valid length 500 is outside 1 to 6"), -1 as a seed became 1."""
+    controls = window.controls
+    controls.training.setChecked(True)
+    controls.dropout.spin.setValue(0.5)
+    getattr(controls, switch).setChecked(True)
+    wait_settled(window)
+    box = getattr(controls, spin)
+    before = window.doc.controls
+    type_into(qtbot, box, text)
+    assert box.value() == getattr(before, spin)
+    assert box.text() == str(getattr(before, spin))
+    assert window.doc.controls == before
+    assert controls.errors[spin].text() == message
+    assert controls.errors[spin].isVisible()
+    type_into(qtbot, box, "3")  # a number in range is taken, and the message goes
+    wait_settled(window)
+    assert getattr(window.doc.controls, spin) == 3
+    assert not controls.errors[spin].isVisible()
