@@ -56,7 +56,7 @@ def test_quoted_cells_keep_their_tabs_line_breaks_and_quotes():
     [
         [["a\nb"], ["c"]],  # pasted back as the tokens '"a' and 'b"', over an extra row
         [['"quoted"'], ["x"]],  # came back as '"""quoted"""'
-        [["New York"], ["Paris"]],  # refused: "Row 2 has 1 cells but row 1 has 2"
+        [["New York"], ["Paris"]],  # refused: "Row 2 has 1 cell but row 1 has 2"
         [['say "hi"'], ["x\ty"], [" the"]],
     ],
 )

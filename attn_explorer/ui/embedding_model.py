@@ -339,9 +339,13 @@ class EmbeddingTableModel(QAbstractTableModel):
         n_rows, n_cols = len(cells), len(cells[0])
         for r, row_cells in enumerate(cells):
             if len(row_cells) != n_cols:
-                return _tr("Row {0} of the block has {1} cells but row 1 has {2}.").format(
-                    r + 1, len(row_cells), n_cols
-                ) + _tr(" Nothing was pasted.")
+                if row_cells == [""]:  # a blank line inside the block
+                    text = _tr("Row {0} of the block is empty, but row 1 has {2} cells.")
+                elif len(row_cells) == 1:
+                    text = _tr("Row {0} of the block has 1 cell but row 1 has {2}.")
+                else:
+                    text = _tr("Row {0} of the block has {1} cells but row 1 has {2}.")
+                return text.format(r + 1, len(row_cells), n_cols) + _tr(" Nothing was pasted.")
         if top + n_rows > MAX_ROWS:
             return _tr(
                 "The block has {0:,} rows, but pasted from row {1} only {2:,} fit: a table "

@@ -157,7 +157,7 @@ def test_paste_grows_the_table(model):
     ("block", "message"),
     [
         ("1\tx\t3", "Row 1, column 2 of the block: “x” is not a number."),
-        ("1\t2\n3", "Row 2 of the block has 1 cells but row 1 has 2."),
+        ("1\t2\n3", "Row 2 of the block has 1 cell but row 1 has 2."),
         ("1\t2\t3\t4", "The block is 4 values wide but only 3 dimensions fit"),
         ("", "The clipboard holds no table to paste."),
         (

@@ -456,3 +456,24 @@ def test_a_whole_number_out_of_range_is_refused_not_cut_short(
     wait_settled(window)
     assert getattr(window.doc.controls, spin) == 3
     assert not controls.errors[spin].isVisible()
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        (
+            "a\t1\t2\t3\n\nb\t4\t5\t6",
+            "Row 2 of the block is empty, but row 1 has 4 cells. Nothing was pasted.",
+        ),
+        ("a\t1\t2\t3\nb", "Row 2 of the block has 1 cell but row 1 has 4. Nothing was pasted."),
+    ],
+    ids=["empty line", "one cell"],
+)
+def test_a_ragged_block_is_refused_in_plain_words(window, block, message):
+    """A blank line inside a block was "Row 2 of the block has 1 cells"."""
+    table, model = window.editor.query_table, window.doc.queries
+    before = model.sequence()
+    table.setCurrentIndex(model.index(0, 0))
+    table.paste(block)
+    assert window.editor.error.text() == message
+    assert model.sequence() == before
