@@ -32,14 +32,28 @@ class UnclosedQuoteError(InputError):
         self.row, self.column = row, column
 
 
-def parse_number(text: str) -> float:
-    """A finite float from user text; "0,55" (decimal comma) is accepted as 0.55."""
+# "1,000" or "-12,500": a number a language that groups thousands with a comma reads whole.
+_THOUSANDS = re.compile(r"[-+]?[1-9][0-9]{0,2},[0-9]{3}")
+
+
+def parse_number(text: str, thousands_comma: bool = False) -> float:
+    """A finite float from user text; "0,55" (decimal comma) is accepted as 0.55.
+
+    With `thousands_comma` (the user's language writes a thousand as 1,000), a number that
+    reads both ways ("1,000": 1000, or 1.000 with a decimal comma) is refused, not guessed.
+    """
     stripped = text.strip().replace("\u2212", "-")  # a typographic minus, as pasted from docs
     if not stripped:
         raise InputError("The cell is empty: type a number.")
-    if "," in stripped and "." not in stripped and stripped.count(",") == 1:
-        stripped = stripped.replace(",", ".")
     shown = stripped if len(stripped) <= 20 else stripped[:19] + "…"
+    if "," in stripped and "." not in stripped and stripped.count(",") == 1:
+        if thousands_comma and _THOUSANDS.fullmatch(stripped):
+            raise InputError(
+                f"“{shown}” could be {stripped.replace(',', '')} or "
+                f"{stripped.replace(',', '.')}: type it without the comma, or with a decimal "
+                "point."
+            )
+        stripped = stripped.replace(",", ".")
     try:
         value = float(stripped)
     except ValueError:

@@ -127,7 +127,7 @@ class EmbeddingTableModel(QAbstractTableModel):
                 new: str | float = clean_token(text)
                 old: str | float = self._tokens[row]
             else:
-                new = parse_number(text)
+                new = parse_number(text, _thousands_comma())
                 old = float(self._values[row, col - 1])
         except InputError as error:
             kept = self.data(index, Qt.ItemDataRole.DisplayRole)
@@ -358,6 +358,7 @@ class EmbeddingTableModel(QAbstractTableModel):
                 "The block is {0} values wide but only {1} dimensions fit from there: add "
                 "dimensions first."
             ).format(value_cols, self.d_in - first_value_col) + _tr(" Nothing was pasted.")
+        thousands = _thousands_comma()
         old_rows = min(len(self._tokens), top + n_rows) - top
         block = self._rows(top, top + old_rows)
         tokens = list(block.tokens) + self._new_names(n_rows - old_rows)
@@ -369,7 +370,7 @@ class EmbeddingTableModel(QAbstractTableModel):
                     if col == 0:
                         tokens[r] = clean_token(cell)
                     else:
-                        values[r, col - 1] = parse_number(cell)
+                        values[r, col - 1] = parse_number(cell, thousands)
                 except InputError as error:
                     where = _tr("Row {0}, column {1} of the block: {2}").format(r + 1, c + 1, error)
                     if r == 0 and n_rows > 1 and _all_read(cells[1:], left):
@@ -385,12 +386,17 @@ class EmbeddingTableModel(QAbstractTableModel):
         return None
 
 
+def _thousands_comma() -> bool:
+    """The language writes a thousand as 1,000: "1,000" typed is not read as 1.0."""
+    return QLocale().groupSeparator() == ","
+
+
 def _all_read(rows: list[list[str]], left: int) -> bool:
     """Every cell of `rows`, pasted from column `left`, reads as a token name or a number."""
     try:
         for row in rows:
             for c, cell in enumerate(row):
-                clean_token(cell) if left + c == 0 else parse_number(cell)
+                clean_token(cell) if left + c == 0 else parse_number(cell, _thousands_comma())
     except InputError:
         return False
     return True

@@ -477,3 +477,51 @@ def test_a_ragged_block_is_refused_in_plain_words(window, block, message):
     table.paste(block)
     assert window.editor.error.text() == message
     assert model.sequence() == before
+
+
+@pytest.fixture
+def language():
+    from PySide6.QtCore import QLocale
+
+    default = QLocale()
+    yield lambda name: QLocale.setDefault(QLocale(name))
+    QLocale.setDefault(default)
+
+
+@pytest.mark.parametrize("text", ["1,000", "-2,500", "12,345"])
+def test_a_thousands_comma_is_not_read_as_a_decimal_comma_in_english(window, qtbot, language, text):
+    """In English "1,000" is a thousand; it was read as the decimal comma 1,000 = 1.0."""
+    from .test_editor_widget import type_into_cell
+
+    language("en_US")
+    table = window.editor.query_table
+    type_into_cell(qtbot, table, 2, 2, text)
+    assert table.table.values[2, 1] == 0.85
+    whole, decimal = text.replace(",", ""), text.replace(",", ".")
+    assert window.editor.error.text() == (
+        f"“{text}” could be {whole} or {decimal}: type it without the comma, or with a "
+        "decimal point. The previous value '0.85' is kept."
+    )
+    table.setCurrentIndex(table.table.index(2, 1))
+    table.paste(f"0.1\t{text}")
+    assert table.table.values[2].tolist() == [0.57, 0.85, 0.64]  # refused in a paste too
+    assert f"“{text}” could be {whole} or {decimal}" in window.editor.error.text()
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "value"),
+    [
+        ("en_US", "0,125", 0.125),
+        ("en_US", "1,5", 1.5),
+        ("en_US", "10,25", 10.25),
+        ("de_DE", "1,000", 1.0),
+        ("vi_VN", "12,345", 12.345),
+    ],
+)
+def test_a_decimal_comma_is_still_read_as_one(window, qtbot, language, lang, text, value):
+    from .test_editor_widget import type_into_cell
+
+    language(lang)
+    type_into_cell(qtbot, window.editor.query_table, 2, 2, text)
+    assert window.doc.queries.values[2, 1] == value
+    assert window.editor.error.text() == ""
