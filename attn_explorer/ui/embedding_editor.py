@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from ..engine import Problem
 from ..textinput import join_block
 from .document import Document
-from .embedding_model import EmbeddingTableModel
+from .embedding_model import MAX_ROWS, EmbeddingTableModel
 from .i18n import tr as _tr
 from .keys import commit_typed_edits
 from .shortcuts_dialog import action_rows, keys_text, name_for_shortcuts
@@ -366,6 +366,10 @@ class EmbeddingEditor(QWidget):
     # ------------------------------------------------------------------ edits
     def add_token(self) -> None:
         table = self.table()
+        if table.table.rowCount() >= MAX_ROWS:
+            full = _tr("The table already holds the maximum of {0:,} tokens: remove one first.")
+            self.error.show_message(full.format(MAX_ROWS))
+            return
         row = table.current_row() + 1
         table.table.insert_tokens(row, 1, self.rng)
         table.select_row(row)

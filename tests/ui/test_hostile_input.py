@@ -525,3 +525,22 @@ def test_a_decimal_comma_is_still_read_as_one(window, qtbot, language, lang, tex
     type_into_cell(qtbot, window.editor.query_table, 2, 2, text)
     assert window.doc.queries.values[2, 1] == value
     assert window.editor.error.text() == ""
+
+
+def test_adding_a_token_to_a_full_table_says_why_nothing_happened(window, qtbot):
+    """At 4,096 tokens "+ Token" (Ctrl+I) did nothing, without a word."""
+    from attn_explorer.state import MAX_TOKENS
+
+    table, model = window.editor.query_table, window.doc.queries
+    table.setCurrentIndex(model.index(0, 0))
+    table.paste("\n".join(f"t{i}\t0.1\t0.2\t0.3" for i in range(MAX_TOKENS)))
+    assert model.rowCount() == MAX_TOKENS
+    steps = window.doc.undo_stack.count()
+    table.setCurrentIndex(model.index(5, 1))
+    window.editor.actions["add_token"].trigger()
+    assert model.rowCount() == MAX_TOKENS
+    assert window.doc.undo_stack.count() == steps
+    assert window.editor.error.text() == (
+        "The table already holds the maximum of 4,096 tokens: remove one first."
+    )
+    assert window.editor.error.isVisible()
