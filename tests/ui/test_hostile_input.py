@@ -544,3 +544,30 @@ def test_adding_a_token_to_a_full_table_says_why_nothing_happened(window, qtbot)
         "The table already holds the maximum of 4,096 tokens: remove one first."
     )
     assert window.editor.error.isVisible()
+
+
+@pytest.mark.parametrize(("text", "typed"), [("0.95", "0.95"), ("1", "1"), ("-0.1", "-0.1")])
+def test_a_decimal_box_refuses_a_number_out_of_range_in_words(qtbot, text, typed):
+    """RangeDoubleSpinBox, for a float control such as dropout p (0 to 0.9)."""
+    from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
+
+    from attn_explorer.ui.range_spin import RangeDoubleSpinBox
+
+    holder = QWidget()
+    qtbot.addWidget(holder)
+    box = RangeDoubleSpinBox("p")
+    box.setDecimals(2)
+    box.setRange(0.0, 0.9)
+    box.setValue(0.3)
+    box.setKeyboardTracking(False)
+    other = QLineEdit()
+    layout = QVBoxLayout(holder)
+    layout.addWidget(box)
+    layout.addWidget(other)
+    holder.show()
+    said, values = [], []
+    box.refused.connect(said.append)
+    box.valueChanged.connect(values.append)
+    type_into(qtbot, box, text)
+    assert said == [f"{typed} is outside 0.00 to 0.90: p stays 0.30."]
+    assert values == [] and box.value() == 0.3 and box.text() == "0.30"
