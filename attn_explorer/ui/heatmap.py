@@ -69,12 +69,13 @@ MAX_TEXT_CELLS = 32 * 32  # above this many cells, no values are written in them
 LABEL_PX = 15  # minimum pixels per tick label before labels are thinned out
 
 
-def display_token(token: str) -> str:
-    """A token as a tick label: control characters made visible, long names shortened."""
+def display_token(token: str, limit: int = 14) -> str:
+    """A token as a tick label: control characters made visible, names longer than `limit`
+    characters shortened."""
     shown = visible_token(token)
     if not shown.strip():
         shown = "␣" * max(len(shown), 1)
-    return shown if len(shown) <= 14 else shown[:13] + "…"
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
 NICE_STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace, explain, num
 from ..engine.explain import quote_token
 from ..engine.softmax_lab import entropy, softmax, sweep
-from .heatmap import CellHover, MatrixPlot, left_to_right
+from .heatmap import CellHover, MatrixPlot, display_token, left_to_right
 from .i18n import tr as _tr
 from .keys import keep_own_keys, send_undo_to_document
 from .stage_figure import StageFigure
@@ -216,7 +216,7 @@ class SoftmaxPanel(QWidget):
         x = np.arange(len(heights))
         plot.bars.setOpts(x=x[visible], height=heights[visible], width=0.7, brush=QColor(color))
         step = max(1, math.ceil(len(heights) / 12))
-        labels = [(k, self.labels[k][:8]) for k in range(0, len(heights), step)]
+        labels = [(k, display_token(self.labels[k], 8)) for k in range(0, len(heights), step)]
         plot.getAxis("bottom").setTicks([labels])
         plot.setXRange(-0.6, len(heights) - 0.4, padding=0)
 

@@ -571,3 +571,21 @@ def test_a_decimal_box_refuses_a_number_out_of_range_in_words(qtbot, text, typed
     type_into(qtbot, box, text)
     assert said == [f"{typed} is outside 0.00 to 0.90: p stays 0.30."]
     assert values == [] and box.value() == 0.3 and box.text() == "0.30"
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [("line\nbreak", "line↵br…"), ("tab\there", "tab⇥here"), ("a" * 300, "a" * 7 + "…")],
+    ids=["newline", "tab", "long"],
+)
+def test_the_softmax_bars_label_a_key_as_the_matrices_do(window, wait_settled, qtbot, name, label):
+    """The softmax stage's bars cut a key's name at 8 characters, line break and all: a
+    two-line label ("line", "bre"), and "aaaaaaaa" with no sign that the name goes on."""
+    steps = follow_second_token(window, wait_settled, qtbot, name)
+    steps.set_stage("softmax")
+    panel = steps.softmax_panel
+    qtbot.waitUntil(panel.isVisible)
+    for plot in (panel.score_plot, panel.weight_plot, panel.sweep_plot):
+        ticks = dict(plot.getAxis("bottom")._tickLevels[0])
+        assert ticks[1] == label
+        assert ticks[0] == "Your"
