@@ -72,6 +72,15 @@ def visible_token(token: str) -> str:
     return _SURROGATE.sub("�", token.translate(_VISIBLE))
 
 
+def label_token(token: str) -> str:
+    """A token as a label on its own (a table cell, a tick): visible as `visible_token`, and
+    a name of spaces or zero-width characters as "␣" each, so it does not pass for no name."""
+    shown = visible_token(token)
+    if all(c.isspace() or unicodedata.category(c) == "Cf" for c in shown):
+        return "␣" * max(len(shown), 1)
+    return shown
+
+
 def quote_token(token: str, limit: int = QUOTED_LIMIT) -> str:
     """A token name to write in a sentence: “journey”.
 

@@ -24,6 +24,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QUndoStack
 
 from ..engine import num
+from ..engine.explain import label_token
 from ..state import MAX_TOKENS, TokenSequence
 from ..textinput import InputError, UnclosedQuoteError, clean_token, parse_number, split_block
 from .i18n import tr as _tr
@@ -88,8 +89,9 @@ class EmbeddingTableModel(QAbstractTableModel):
             return None
         row, col = index.row(), index.column()
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            if col == 0:
-                return self._tokens[row]
+            if col == 0:  # edited as typed; shown with its line breaks and tabs visible
+                token = self._tokens[row]
+                return token if role == Qt.ItemDataRole.EditRole else label_token(token)
             value = float(self._values[row, col - 1])
             return repr(value) if role == Qt.ItemDataRole.EditRole else f"{value:.6g}"
         if role == Qt.ItemDataRole.TextAlignmentRole:

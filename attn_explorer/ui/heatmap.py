@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine import num
-from ..engine.explain import visible_token
+from ..engine.explain import label_token
 from .i18n import tr as _tr
 from .text_size import text_size
 
@@ -72,9 +72,7 @@ LABEL_PX = 15  # minimum pixels per tick label before labels are thinned out
 def display_token(token: str, limit: int = 14) -> str:
     """A token as a tick label: control characters made visible, names longer than `limit`
     characters shortened."""
-    shown = visible_token(token)
-    if not shown.strip():
-        shown = "␣" * max(len(shown), 1)
+    shown = label_token(token)
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 

@@ -72,7 +72,7 @@ def test_any_token_name_is_computed_and_labelled(window, wait_settled, name):
     assert model.setData(model.index(1, 0), name)
     wait_settled(window)
     assert window.trace.config.tokens[1] == name
-    assert model.data(model.index(1, 0)) == name
+    assert model.data(model.index(1, 0), Qt.ItemDataRole.EditRole) == name
     scores = window.board.views["scores"].plot
     label = scores._shown_ticks[0][1]  # row labels: query tokens
     assert "\n" not in label  # a label stays on one line
@@ -589,3 +589,29 @@ def test_the_softmax_bars_label_a_key_as_the_matrices_do(window, wait_settled, q
         ticks = dict(plot.getAxis("bottom")._tickLevels[0])
         assert ticks[1] == label
         assert ticks[0] == "Your"
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("line\nbreak", "line↵break"),
+        ("tab\there", "tab⇥here"),
+        ("a\x00b", "a␀b"),
+        (" ", "␣"),
+        ("\u200d", "␣"),
+        ("\u200b\u2060", "␣␣"),
+    ],
+    ids=["newline", "tab", "nul", "space", "zero-width joiner", "zero-width"],
+)
+def test_the_table_shows_a_token_name_whole_and_visible(window, wait_settled, name, shown):
+    """The table drew "line\nbreak" as "line…" and "tab\there" as "tab…" in a column with
+    room for both words, and a name of zero-width characters as an empty cell (a name the
+    table refuses to type)."""
+    model = window.doc.queries
+    assert model.setData(model.index(1, 0), name)
+    assert model.data(model.index(1, 0)) == shown
+    assert model.data(model.index(1, 0), Qt.ItemDataRole.EditRole) == name  # edited as is
+    assert repr(name) in model.data(model.index(1, 0), Qt.ItemDataRole.ToolTipRole)
+    wait_settled(window)
+    scores = window.board.views["scores"].plot
+    assert scores._shown_ticks[0][1] == shown  # the matrices label it the same way
