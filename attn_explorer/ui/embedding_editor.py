@@ -18,7 +18,9 @@ from PySide6.QtWidgets import (
     QApplication,
     QGridLayout,
     QHeaderView,
+    QLineEdit,
     QSizePolicy,
+    QStyledItemDelegate,
     QTableView,
     QTabWidget,
     QToolButton,
@@ -46,6 +48,17 @@ TABLE_KEYS: tuple[tuple[str, tuple[QKeySequence.StandardKey | Qt.Key, ...]], ...
 )
 
 
+class _CellDelegate(QStyledItemDelegate):
+    """Qt's editor, holding a name of any length: a line edit keeps at most 32,767 characters
+    by default, and opening a longer (pasted) name and pressing Enter cut it short."""
+
+    def createEditor(self, parent: QWidget, option: object, index: QModelIndex) -> QWidget:
+        editor = super().createEditor(parent, option, index)
+        if isinstance(editor, QLineEdit):
+            editor.setMaxLength(2**31 - 1)
+        return editor
+
+
 class EmbeddingTable(QTableView):
     """A spreadsheet-like view: type to edit, Ctrl+C / Ctrl+V blocks, refusals shown in place."""
 
@@ -57,6 +70,7 @@ class EmbeddingTable(QTableView):
         self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
         self.setModel(model)
         self.table = model
+        self.setItemDelegate(_CellDelegate(self))
         self.setEditTriggers(
             QAbstractItemView.EditTrigger.DoubleClicked
             | QAbstractItemView.EditTrigger.EditKeyPressed

@@ -615,3 +615,18 @@ def test_the_table_shows_a_token_name_whole_and_visible(window, wait_settled, na
     wait_settled(window)
     scores = window.board.views["scores"].plot
     assert scores._shown_ticks[0][1] == shown  # the matrices label it the same way
+
+
+def test_opening_and_closing_the_editor_of_a_long_name_keeps_it_whole(window, qtbot):
+    """A 40,000-letter name (pasted) was cut to 32,767, the cell editor's default limit,
+    by only opening its cell and pressing Enter: a silent, undoable "Edit token"."""
+    from .test_editor_widget import type_into_cell
+
+    model, table = window.doc.queries, window.editor.query_table
+    name = "L" * 40_000
+    table.setCurrentIndex(model.index(1, 0))
+    table.paste(name)
+    steps = window.doc.undo_stack.count()
+    type_into_cell(qtbot, table, 1, 0, "")  # opens the editor, types nothing, presses Enter
+    assert model.tokens[1] == name
+    assert window.doc.undo_stack.count() == steps
