@@ -41,25 +41,43 @@ class _RefusesOutOfRange:
             return None
         return value
 
+    def _too_precise(self, text: str) -> bool:
+        """More decimals than the box holds (0.125 where it holds 0.12, a decimal point in a
+        whole number): a plain box dropped the keystroke, and 2.5 became 25."""
+        value = self._typed_number(text)
+        if value is None:
+            return False
+        if isinstance(self, QDoubleSpinBox):
+            return round(value, self.decimals()) != value
+        return self.locale().decimalPoint() in text or not value.is_integer()
+
     def validate(self, text: str, pos: int) -> object:
         result = super().validate(text, pos)
         state = result[0] if isinstance(result, tuple) else result
         if state == QValidator.State.Invalid and (
-            self._out_of_range(text) is not None or self._sign_only(text)
+            self._out_of_range(text) is not None or self._sign_only(text) or self._too_precise(text)
         ):
             return (QValidator.State.Intermediate, text, pos)
         return result
 
     def _refuse_if_out_of_range(self) -> None:
         text = self.lineEdit().text()
-        if self._out_of_range(text) is None:
-            return
-        kept = self.textFromValue(self.value())
         typed = text.removeprefix(self.prefix()).removesuffix(self.suffix()).strip()
-        low, high = self.textFromValue(self.minimum()), self.textFromValue(self.maximum())
+        kept = self.textFromValue(self.value())
+        if self._out_of_range(text) is not None:
+            low, high = self.textFromValue(self.minimum()), self.textFromValue(self.maximum())
+            message = _tr("{0} is outside {1} to {2}: {3} stays {4}.")
+            message = message.format(typed, low, high, self._what, kept)
+        elif self._too_precise(text) and isinstance(self, QDoubleSpinBox):
+            message = _tr("{0} has more than {1} decimals: {2} stays {3}.")
+            message = message.format(typed, self.decimals(), self._what, kept)
+        elif self._too_precise(text):
+            message = _tr("{0} is not a whole number: {1} stays {2}.")
+            message = message.format(typed, self._what, kept)
+        else:
+            return
         self.lineEdit().setText(self.prefix() + kept + self.suffix())
-        message = _tr("{0} is outside {1} to {2}: {3} stays {4}.")
-        self.refused.emit(message.format(typed, low, high, self._what, kept))
+        self.refused.emit(message)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):

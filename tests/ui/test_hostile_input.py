@@ -431,8 +431,9 @@ def test_a_bad_first_row_among_bad_rows_is_named_as_before(window):
             "12345",
             "12345 is outside 0 to 9999: the dropout seed stays 123.",
         ),
+        ("valid_len", "padding", "2.5", "2.5 is not a whole number: the valid length stays 6."),
     ],
-    ids=["valid length 5000", "valid length 0", "seed -1", "seed 12345"],
+    ids=["valid length 5000", "valid length 0", "seed -1", "seed 12345", "valid length 2.5"],
 )
 def test_a_whole_number_out_of_range_is_refused_not_cut_short(
     window, wait_settled, qtbot, spin, switch, text, message
@@ -546,8 +547,16 @@ def test_adding_a_token_to_a_full_table_says_why_nothing_happened(window, qtbot)
     assert window.editor.error.isVisible()
 
 
-@pytest.mark.parametrize(("text", "typed"), [("0.95", "0.95"), ("1", "1"), ("-0.1", "-0.1")])
-def test_a_decimal_box_refuses_a_number_out_of_range_in_words(qtbot, text, typed):
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("0.95", "0.95 is outside 0.00 to 0.90: p stays 0.30."),
+        ("1", "1 is outside 0.00 to 0.90: p stays 0.30."),
+        ("-0.1", "-0.1 is outside 0.00 to 0.90: p stays 0.30."),
+        ("0.125", "0.125 has more than 2 decimals: p stays 0.30."),
+    ],
+)
+def test_a_decimal_box_refuses_a_number_out_of_range_in_words(qtbot, text, message):
     """RangeDoubleSpinBox, for a float control such as dropout p (0 to 0.9)."""
     from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
 
@@ -569,7 +578,7 @@ def test_a_decimal_box_refuses_a_number_out_of_range_in_words(qtbot, text, typed
     box.refused.connect(said.append)
     box.valueChanged.connect(values.append)
     type_into(qtbot, box, text)
-    assert said == [f"{typed} is outside 0.00 to 0.90: p stays 0.30."]
+    assert said == [message]
     assert values == [] and box.value() == 0.3 and box.text() == "0.30"
 
 
