@@ -12,6 +12,8 @@ import re
 
 import numpy as np
 
+from .engine.explain import visible_token
+
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
@@ -45,7 +47,8 @@ def parse_number(text: str, thousands_comma: bool = False) -> float:
     stripped = text.strip().replace("\u2212", "-")  # a typographic minus, as pasted from docs
     if not stripped:
         raise InputError("The cell is empty: type a number.")
-    shown = stripped if len(stripped) <= 20 else stripped[:19] + "…"
+    shown = visible_token(stripped)  # on one line: a block pasted into one cell has breaks
+    shown = shown if len(shown) <= 20 else shown[:19] + "…"
     if "," in stripped and "." not in stripped and stripped.count(",") == 1:
         if thousands_comma and _THOUSANDS.fullmatch(stripped):
             raise InputError(

@@ -639,3 +639,23 @@ def test_opening_and_closing_the_editor_of_a_long_name_keeps_it_whole(window, qt
     type_into_cell(qtbot, table, 1, 0, "")  # opens the editor, types nothing, presses Enter
     assert model.tokens[1] == name
     assert window.doc.undo_stack.count() == steps
+
+
+def test_a_block_pasted_into_a_cells_editor_is_quoted_on_one_line(window, qtbot):
+    """Ctrl+V inside an open cell puts the whole block in that cell, as a spreadsheet does;
+    refused, the message quoted it with its tab and line break: a message cut in two."""
+    from PySide6.QtWidgets import QAbstractItemView, QLineEdit
+
+    table, model = window.editor.query_table, window.doc.queries
+    table.setCurrentIndex(model.index(2, 2))
+    table.edit(table.currentIndex())
+    editor = table.findChild(QLineEdit)
+    editor.selectAll()
+    QGuiApplication.clipboard().setText("0.5\t0.6\n0.7\t0.8")
+    editor.paste()
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: table.state() != QAbstractItemView.State.EditingState)
+    assert model.values[2, 1] == 0.85
+    assert window.editor.error.text() == (
+        "“0.5⇥0.6↵0.7⇥0.8” is not a number. The previous value '0.85' is kept."
+    )
