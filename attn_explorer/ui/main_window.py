@@ -36,7 +36,7 @@ from .figures import FigureSpec
 from .file_actions import FileActions
 from .heatmap import MatrixView
 from .i18n import tr as _tr
-from .keys import keep_own_keys, send_undo_to_document
+from .keys import commit_typed_edits, keep_own_keys, send_undo_to_document
 from .matrix_board import MatrixBoard
 from .shortcuts_dialog import ShortcutsDialog, action_rows, menu_sections, name_for_shortcuts
 from .stepper import StepThrough
@@ -508,6 +508,9 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ actions
     def load_preset(self, name: str) -> None:
+        # A menu does not take the focus: what is typed in a cell or a box is taken in first,
+        # or it was written into the example once the focus moved on.
+        commit_typed_edits(self)
         preset = PRESETS[name]
         # The view as it is now (the boxes are read, not followed): the example keeps it,
         # and undoing one that changes the weights shown gives these back.

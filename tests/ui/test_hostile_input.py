@@ -659,3 +659,49 @@ def test_a_block_pasted_into_a_cells_editor_is_quoted_on_one_line(window, qtbot)
     assert window.editor.error.text() == (
         "“0.5⇥0.6↵0.7⇥0.8” is not a number. The previous value '0.85' is kept."
     )
+
+
+def example_action(window, name):
+    from attn_explorer.engine import PRESETS
+
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "E&xamples")
+    return next(a for a in menu.actions() if a.text() == PRESETS[name].title)
+
+
+def test_an_example_chosen_while_a_cell_is_typed_in_keeps_the_typed_value_for_undo(
+    window, wait_settled, qtbot
+):
+    """A menu does not take the focus: with 0.99 typed in an open cell, an example chosen from
+    Examples loaded around the open cell, and the 0.99 went into the example once the focus
+    moved on (the tutorial's numbers changed unasked), never into the learner's own table
+    that undoing the example gives back. The value typed is taken in first, as saving does."""
+    from PySide6.QtWidgets import QLineEdit
+
+    table, model = window.editor.query_table, window.doc.queries
+    window.activateWindow()
+    table.setFocus()
+    table.setCurrentIndex(model.index(2, 1))
+    table.edit(table.currentIndex())
+    editor = table.findChild(QLineEdit)
+    editor.selectAll()
+    qtbot.keyClicks(editor, "0.99")
+    example_action(window, "mha").trigger()
+    wait_settled(window)
+    assert window.doc.undo_stack.undoText().startswith("Load example")
+    window.doc.undo_stack.undo()
+    assert model.values[2, 0] == 0.99  # the typed value, kept under the example
+    window.doc.undo_stack.undo()
+    assert model.values[2, 0] == 0.57
+
+
+def test_an_example_chosen_while_a_seed_is_typed_keeps_it_for_undo(window, wait_settled, qtbot):
+    seed = window.controls.seed.spin
+    window.activateWindow()
+    seed.setFocus()
+    seed.lineEdit().selectAll()
+    qtbot.keyClicks(seed.lineEdit(), "42")
+    example_action(window, "mha").trigger()
+    wait_settled(window)
+    window.doc.undo_stack.undo()
+    assert window.doc.controls.seed == 42
+    assert seed.value() == 42
