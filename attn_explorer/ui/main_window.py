@@ -163,6 +163,10 @@ class MainWindow(QMainWindow):
         self.files.menu.addAction(quit_action)
 
         edit = self.menuBar().addMenu(_tr("&Edit"))
+        # A menu does not take the focus: what is typed in a cell is taken in as the menu opens,
+        # as a click elsewhere would. Undo then undoes the typing (it is named), where it undid
+        # the step before and the typing, going in later, cleared the redo.
+        edit.aboutToShow.connect(lambda: commit_typed_edits(self))
         undo = self.doc.undo_stack.createUndoAction(self, _tr("&Undo"))
         undo.setShortcut(QKeySequence.StandardKey.Undo)
         redo = self.doc.undo_stack.createRedoAction(self, _tr("&Redo"))

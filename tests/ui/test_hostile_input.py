@@ -705,3 +705,35 @@ def test_an_example_chosen_while_a_seed_is_typed_keeps_it_for_undo(window, wait_
     window.doc.undo_stack.undo()
     assert window.doc.controls.seed == 42
     assert seed.value() == 42
+
+
+def test_undo_from_the_edit_menu_while_a_cell_is_typed_in_loses_no_step(window, qtbot):
+    """Edit > Undo, clicked while 0.99 stood typed in an open cell, undid the edit before it;
+    the 0.99 went in when the focus moved on, and that cleared the redo: the undone edit
+    could not be had back. Opening the menu takes in what is typed, as clicking elsewhere
+    does: Undo then undoes the typing, and Redo brings it back."""
+    from PySide6.QtWidgets import QLineEdit
+
+    table, model, stack = window.editor.query_table, window.doc.queries, window.doc.undo_stack
+    model.setData(model.index(0, 1), "0.11")
+    window.activateWindow()
+    table.setFocus()
+    table.setCurrentIndex(model.index(2, 1))
+    table.edit(table.currentIndex())
+    editor = table.findChild(QLineEdit)
+    editor.selectAll()
+    qtbot.keyClicks(editor, "0.99")
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
+    menu.aboutToShow.emit()  # as the menu opens (its popup would grab the keyboard)
+    undo = menu.actions()[0]
+    assert undo.text() == "&Undo Edit x3[1]"  # the menu names the typing it undoes
+    undo.trigger()
+    window.controls.seed.spin.setFocus()  # the focus moves on: nothing more goes in
+    assert model.values[0, 0] == 0.11 and model.values[2, 0] == 0.57
+    stack.redo()
+    assert model.values[2, 0] == 0.99
+    stack.undo()
+    stack.undo()
+    assert model.values[0, 0] == 0.43
+    stack.redo()
+    assert model.values[0, 0] == 0.11  # the earlier edit is still in the history
