@@ -65,7 +65,7 @@ class ControlsPanel(QWidget):
         layout.addWidget(self.preset)
 
         model = self._group(layout, _tr("Projection and heads"))
-        self.seed = SliderSpin(*CONTROL_RANGES["seed"])
+        self.seed = SliderSpin(*CONTROL_RANGES["seed"], what=_tr("the seed"))
         self._row(
             model,
             "seed",
@@ -88,7 +88,7 @@ class ControlsPanel(QWidget):
                 "(SelfAttention_v2, CausalAttention)."
             ),
         )
-        self.d_out = SliderSpin(*CONTROL_RANGES["d_out"])
+        self.d_out = SliderSpin(*CONTROL_RANGES["d_out"], what=_tr("d_out"))
         self._row(
             model,
             "d_out",
@@ -99,7 +99,7 @@ class ControlsPanel(QWidget):
                 "gets d_out / heads of it."
             ),
         )
-        self.heads = SliderSpin(*CONTROL_RANGES["num_heads"])
+        self.heads = SliderSpin(*CONTROL_RANGES["num_heads"], what=_tr("the number of heads"))
         self._row(
             model,
             "num_heads",
@@ -152,6 +152,7 @@ class ControlsPanel(QWidget):
             step=0.05,
             decimals=CONTROL_DECIMALS["temperature"],
             log=True,
+            what=_tr("the temperature"),
         )
         self._row(
             scores,
@@ -194,7 +195,10 @@ class ControlsPanel(QWidget):
 
         drop = self._group(layout, _tr("Dropout"))
         self.dropout = SliderSpin(
-            *CONTROL_RANGES["dropout"], step=0.05, decimals=CONTROL_DECIMALS["dropout"]
+            *CONTROL_RANGES["dropout"],
+            step=0.05,
+            decimals=CONTROL_DECIMALS["dropout"],
+            what=_tr("the dropout probability"),
         )
         self._row(
             drop,
@@ -256,6 +260,8 @@ class ControlsPanel(QWidget):
         title.setBuddy(widget)
         form.addRow(title, widget)
         self._error(form, field)
+        if isinstance(widget, SliderSpin) and hasattr(widget.spin, "refused"):
+            widget.spin.refused.connect(self.errors[field].show_message)
 
     def _switched_number(
         self, form: QFormLayout, label: str, field: str, what: str, tip: str

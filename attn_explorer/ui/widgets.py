@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from .i18n import tr as _tr
+from .range_spin import RangeDoubleSpinBox, RangeSpinBox
 from .text_size import text_size
 
 
@@ -145,18 +146,24 @@ class SliderSpin(QWidget):
         step: float = 1,
         decimals: int = 0,
         log: bool = False,
+        what: str | None = None,
         parent: QWidget | None = None,
     ) -> None:
+        """`what` names the value in a sentence ("the number of heads"): a number typed
+        outside the range is then kept until Enter and refused in words (`spin.refused`),
+        where a plain box cut "100" heads to 10 and "-1" to 1 without a word."""
         super().__init__(parent)
         self._min, self._max, self._step, self._log = minimum, maximum, step, log
         self._is_int = decimals == 0 and not log and float(step).is_integer()
         self.slider = QSlider(Qt.Orientation.Horizontal)
         if self._is_int:
-            self.spin: QSpinBox | QDoubleSpinBox = QSpinBox()
+            self.spin: QSpinBox | QDoubleSpinBox = (
+                QSpinBox() if what is None else RangeSpinBox(what)
+            )
             self.spin.setRange(int(minimum), int(maximum))
             self.spin.setSingleStep(int(step))
         else:
-            self.spin = QDoubleSpinBox()
+            self.spin = QDoubleSpinBox() if what is None else RangeDoubleSpinBox(what)
             self.spin.setDecimals(decimals)
             self.spin.setRange(minimum, maximum)
             self.spin.setSingleStep(step)

@@ -737,3 +737,35 @@ def test_undo_from_the_edit_menu_while_a_cell_is_typed_in_loses_no_step(window, 
     assert model.values[0, 0] == 0.43
     stack.redo()
     assert model.values[0, 0] == 0.11  # the earlier edit is still in the history
+
+
+@pytest.mark.parametrize(
+    ("control", "text", "message"),
+    [
+        ("heads", "100", "100 is outside 1 to 16: the number of heads stays 1."),
+        ("d_out", "65", "65 is outside 1 to 64: d_out stays 2."),
+        ("seed", "-1", "-1 is outside 0 to 9999: the seed stays 123."),
+        ("seed", "10000", "10000 is outside 0 to 9999: the seed stays 123."),
+        ("temperature", "0", "0 is outside 0.01 to 100.00: the temperature stays 1.00."),
+        ("temperature", "1000", "1000 is outside 0.01 to 100.00: the temperature stays 1.00."),
+        ("dropout", "0.95", "0.95 is outside 0.00 to 0.90: the dropout probability stays 0.00."),
+        ("heads", "2.5", "2.5 is not a whole number: the number of heads stays 1."),
+    ],
+)
+def test_a_slider_box_refuses_a_number_out_of_range_in_words(
+    window, wait_settled, qtbot, control, text, message
+):
+    """The slider boxes cut what was typed short without a word: 100 heads became 10,
+    d_out 65 became 6, seed -1 became 1, temperature 0 stayed 1.00 unexplained."""
+    pair = getattr(window.controls, control)
+    field = {"heads": "num_heads"}.get(control, control)
+    before = window.doc.controls
+    type_into(qtbot, pair.spin, text)
+    wait_settled(window)
+    assert window.doc.controls == before
+    assert pair.spin.text() == pair.spin.textFromValue(getattr(before, field))
+    assert window.controls.errors[field].text() == message
+    assert window.controls.errors[field].isVisible()
+    pair.spin.setValue(pair.spin.maximum() / 2)  # a number in range is taken; the message goes
+    wait_settled(window)
+    assert not window.controls.errors[field].isVisible()
