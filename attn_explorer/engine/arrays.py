@@ -47,6 +47,27 @@ ARRAY_INFO: dict[str, ArrayInfo] = {
         ArrayInfo("scaled_scores", "ω̃", "Scaled scores", "q_tokens", "k_tokens", True),
         ArrayInfo("mask", "M", "Mask (True = hidden)", "q_tokens", "k_tokens", False, "mask"),
         ArrayInfo("masked_scores", "ω̃ₘ", "Masked scores", "q_tokens", "k_tokens", True),
+        # Mask method 1's own steps (tutorial 000): softmax of every scaled score, the hidden
+        # weights zeroed, each row's visible sum (which the zeroed row is divided by).
+        ArrayInfo(
+            "weights_unmasked",
+            "softmax(ω̃)",
+            "softmax(ω̃), every key",
+            "q_tokens",
+            "k_tokens",
+            True,
+            "weights",
+        ),
+        ArrayInfo(
+            "weights_zeroed",
+            "softmax(ω̃) ⊙ (1 − M)",
+            "Hidden weights zeroed",
+            "q_tokens",
+            "k_tokens",
+            True,
+            "weights",
+        ),
+        ArrayInfo("row_sums", "Σ", "Visible row sums", "q_tokens", "row_sum", True, "weights"),
         ArrayInfo("weights", "α", "Attention weights", "q_tokens", "k_tokens", True, "weights"),
         ArrayInfo(
             "weights_neg_inf",
@@ -89,3 +110,5 @@ ARRAY_INFO: dict[str, ArrayInfo] = {
 # are; and of "weights" where it does: what the context is not computed from (`Trace.info`).
 NO_DROPOUT_TITLE = "Weights (no dropout)"
 BEFORE_DROPOUT_TITLE = "Weights before dropout"
+# The title of "masked_scores" under mask method 1, which feeds softmax the scores unmasked.
+METHOD_1_SCORES_TITLE = "Unmasked scores (method 1)"

@@ -96,6 +96,11 @@ def compute(
     config's own method, which saves a second softmax over (heads, n_q, n_k) for a live view
     that does not show the comparison.
 
+    `masked_scores` are the scores fed to softmax: −∞ where hidden for method 2 (`neg_inf`);
+    for method 1 (`renormalize`) the scaled scores as they are, its trace then keeping the
+    tutorial's steps too: `weights_unmasked` (softmax of every score), `weights_zeroed` (the
+    hidden ones zeroed) and `row_sums` (each row's visible sum, which it is divided by).
+
     `pool` lends the big (heads, n_q, n_k) arrays: the engine thread passes one so that the
     arrays of traces no longer shown are written again instead of allocated.
 
@@ -142,16 +147,21 @@ def _compute(
     mask = causal_padding_mask(n_q, n_k, config.causal, config.valid_len)  # (n_q, n_k)
     arrays: dict[str, torch.Tensor] = {}
     if config.has_mask:
-        # Adding 0 / −∞ is the tutorial's masked_fill(mask, −inf), in one fast broadcast add.
-        additive = torch.zeros(n_q, n_k).masked_fill(mask, -torch.inf)  # (n_q, n_k)
-        masked = torch.add(scaled, additive, out=new(big))  # (heads, n_q, n_k)
         methods = {"neg_inf", "renormalize"} if compare_mask_methods else {config.mask_method}
         if "neg_inf" in methods:
-            arrays["weights_neg_inf"] = torch.softmax(masked, dim=-1, out=new(big))
+            # Adding 0 / −∞ is the tutorial's masked_fill(mask, −inf), in one fast broadcast add.
+            additive = torch.zeros(n_q, n_k).masked_fill(mask, -torch.inf)  # (n_q, n_k)
+            by_neg_inf = torch.add(scaled, additive, out=new(big))  # (heads, n_q, n_k)
+            arrays["weights_neg_inf"] = torch.softmax(by_neg_inf, dim=-1, out=new(big))
         if "renormalize" in methods:
-            by_renorm = torch.softmax(scaled, dim=-1, out=new(big)).mul_(~mask)
-            kept = by_renorm.sum(dim=-1, keepdim=True)  # (heads, n_q, 1)
-            if config.mask_method == "renormalize" and bool((kept == 0).any()):
+            # Method 1, as tutorial 000: softmax of the unmasked scores, the hidden weights
+            # zeroed, each row divided by what is left. Its own intermediates are kept when it
+            # is the config's method; for the comparison alone they are written over.
+            own = config.mask_method == "renormalize"
+            unmasked = torch.softmax(scaled, dim=-1, out=new(big))
+            zeroed = torch.mul(unmasked, ~mask, out=new(big)) if own else unmasked.mul_(~mask)
+            kept = zeroed.sum(dim=-1, keepdim=True)  # (heads, n_q, 1)
+            if own and bool((kept == 0).any()):
                 # The hidden keys took all of softmax's weight and the visible ones underflow
                 # to 0: renormalizing would divide 0 by 0.
                 raise ConfigError(
@@ -161,7 +171,12 @@ def _compute(
                     "(−∞, then softmax).",
                     "mask_method",
                 )
-            arrays["weights_renormalize"] = torch.div(by_renorm, kept, out=new(big))
+            arrays["weights_renormalize"] = torch.div(zeroed, kept, out=new(big))
+            if own:
+                arrays.update(weights_unmasked=unmasked, weights_zeroed=zeroed, row_sums=kept)
+        # The scores fed to softmax: −∞ where hidden for method 2; method 1 feeds them as
+        # they are and masks softmax's output instead.
+        masked = by_neg_inf if config.mask_method == "neg_inf" else scaled
         weights = arrays[f"weights_{config.mask_method}"]
         if not compare_mask_methods:
             del arrays[f"weights_{config.mask_method}"]  # it is `weights`; no comparison asked

@@ -162,6 +162,12 @@ class AttentionConfig:
         return self.causal or self.valid_len is not None
 
     @property
+    def method_1(self) -> bool:
+        """A mask applied by method 1: softmax of the unmasked scores, the hidden weights
+        zeroed, each row divided by its visible sum (tutorial 000's first way)."""
+        return self.has_mask and self.mask_method == "renormalize"
+
+    @property
     def dropout_active(self) -> bool:
         return self.training and self.dropout > 0
 

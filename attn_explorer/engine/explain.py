@@ -271,6 +271,17 @@ def _mask(trace: Trace, name: str, h: int, i: int, j: int) -> str:
 
 def _masked(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     reason = _mask_reason(trace, i, j)
+    if trace.config.method_1:  # the scores go to softmax unmasked; its output is masked
+        value = trace["masked_scores"][h, i, j]
+        text = f"ω̃[{i + 1},{j + 1}] = {num(value)}: fed to softmax as it is"
+        if not reason:
+            return f"{text} (method 1 does not mask the scores)."
+        zeroed = trace["weights_unmasked"][h, i, j]
+        return (
+            f"{text}, though hidden, because {reason}.\n"
+            f"Method 1 masks after softmax: its weight softmax(ω̃)[{i + 1},{j + 1}] = "
+            f"{num(zeroed)} is then zeroed, and the row divided by its visible sum."
+        )
     if reason:
         return (
             f"ω̃ₘ[{i + 1},{j + 1}] = −∞: hidden, because {reason}.\n"
@@ -281,8 +292,17 @@ def _masked(trace: Trace, name: str, h: int, i: int, j: int) -> str:
 
 
 # ---------------------------------------------------------------------------- softmax & dropout
-def _softmax_neg_inf(trace: Trace, h: int, i: int, j: int, value: float) -> str:
-    row = trace["masked_scores"][h, i].astype(np.float64)
+def _neg_inf_row(trace: Trace, h: int, i: int) -> np.ndarray:
+    """Row i of the scores method 2 feeds softmax: −∞ where hidden. Under method 1 the trace's
+    scores fed to softmax are unmasked, and the comparison's method 2 masks them itself."""
+    if not trace.config.method_1:
+        return trace["masked_scores"][h, i].astype(np.float64)
+    row = trace["scaled_scores"][h, i].astype(np.float64)
+    return np.where(trace["mask"][i], -np.inf, row)
+
+
+def _softmax_terms(row: np.ndarray, j: int, lead: str, value: float) -> str:
+    """lead = exp(row[j]) / (exp(…) + …) = a / b = value, over the row's finite entries."""
     visible = np.flatnonzero(np.isfinite(row))
     shift = float(row[visible].max())
     shifted = abs(shift) > 30  # exp would overflow or hide the digits: subtract the row maximum
@@ -297,16 +317,23 @@ def _softmax_neg_inf(trace: Trace, h: int, i: int, j: int, value: float) -> str:
         terms = [*terms[: MAX_TERMS - 2], "…", terms[-1]]
     numerator = float(np.exp(row[j] - offset))
     denominator = float(exps.sum())
-    lead = f"α[{i + 1},{j + 1}] = exp(ω̃ₘ[{i + 1},{j + 1}]) / Σ_j exp(ω̃ₘ[{i + 1},j])"
     text = (
         f"{lead} = {term(j)} / ({' + '.join(terms)}) = {operand(numerator)} / "
         f"{operand(denominator)} = {num(value)}"
     )
-    hidden = row.size - visible.size
-    if hidden:
-        text += f"\nThe {hidden} hidden key(s) add exp(−∞) = 0 to the sum."
     if shifted:
         text += f"\nThe row maximum {num(shift)} is subtracted first; softmax does not change."
+    return text
+
+
+def _softmax_neg_inf(trace: Trace, h: int, i: int, j: int, value: float) -> str:
+    row = _neg_inf_row(trace, h, i)
+    lead = f"α[{i + 1},{j + 1}] = exp(ω̃ₘ[{i + 1},{j + 1}]) / Σ_j exp(ω̃ₘ[{i + 1},j])"
+    text = _softmax_terms(row, j, lead, value)
+    hidden = int(row.size - np.isfinite(row).sum())
+    if hidden:
+        first, *rest = text.split("\n", 1)
+        text = "\n".join([first, f"The {hidden} hidden key(s) add exp(−∞) = 0 to the sum.", *rest])
     return text
 
 
@@ -326,9 +353,13 @@ def _softmax_renormalize(trace: Trace, h: int, i: int, j: int, value: float) -> 
 def _weights(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     value = float(trace[name][h, i, j])
     reason = _mask_reason(trace, i, j)
-    if reason:
-        return f"α[{i + 1},{j + 1}] = 0: hidden, because {reason}."
     method = trace.config.mask_method if name == "weights" else name.removeprefix("weights_")
+    if reason:
+        text = f"α[{i + 1},{j + 1}] = 0: hidden, because {reason}."
+        if trace.config.has_mask and method == "renormalize":
+            gave = _unmasked_softmax(trace, h, i)[j]
+            text += f"\nMethod 1: softmax gave it {num(gave)}, zeroed before renormalizing."
+        return text
     if trace.config.has_mask and method == "renormalize":
         text = _softmax_renormalize(trace, h, i, j, value)
     else:
@@ -336,6 +367,62 @@ def _weights(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     return (
         f"{text}\nQuery {i + 1} {_token(trace.q_tokens, i)} gives this share of its attention "
         f"to key {j + 1} {_token(trace.k_tokens, j)}; the row sums to 1."
+    )
+
+
+def _unmasked_softmax(trace: Trace, h: int, i: int) -> np.ndarray:
+    """softmax(ω̃) of row i, every key included: method 1's first step (float64)."""
+    row = trace["scaled_scores"][h, i].astype(np.float64)
+    soft = np.exp(row - row.max())
+    return soft / soft.sum()
+
+
+# ---------------------------------------------------------------------------- method 1's steps
+def _weights_unmasked(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    row = trace["scaled_scores"][h, i].astype(np.float64)
+    value = float(trace[name][h, i, j])
+    lead = f"softmax(ω̃)[{i + 1},{j + 1}] = exp(ω̃[{i + 1},{j + 1}]) / Σ_j exp(ω̃[{i + 1},j])"
+    text = _softmax_terms(row, j, lead, value)
+    reason = _mask_reason(trace, i, j)
+    text += (
+        f"\nMethod 1, first step: softmax over all {row.size} keys of the row, the hidden ones "
+        "included."
+    )
+    if reason:
+        text += f"\nHidden, because {reason}: this weight is zeroed next."
+    return text
+
+
+def _weights_zeroed(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    soft = trace["weights_unmasked"][h, i, j]
+    value = trace[name][h, i, j]
+    reason = _mask_reason(trace, i, j)
+    lead = (
+        f"softmax(ω̃)[{i + 1},{j + 1}] × (1 − M[{i + 1},{j + 1}]) = {operand(soft)} × "
+        f"{0 if reason else 1} = "
+    )
+    if reason:
+        return f"{lead}0: hidden, because {reason}.\nMethod 1, second step: zero the hidden."
+    row_sum = trace["row_sums"][h, i, 0]
+    return (
+        f"{lead}{num(value)} (visible).\nMethod 1, second step: the hidden weights are zeroed; "
+        f"row {i + 1} now sums to {num(row_sum)}, not 1."
+    )
+
+
+def _row_sums(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    zeroed = trace["weights_zeroed"][h, i]
+    visible = np.flatnonzero(~trace["mask"][i])
+    value = trace[name][h, i, 0]
+    terms = [operand(zeroed[k]) for k in visible]
+    if len(terms) > MAX_TERMS:
+        terms = [*terms[: MAX_TERMS - 2], "…", terms[-1]]
+    hidden_share = 1.0 - float(value)
+    return (
+        f"Σ_visible[{i + 1}] = {' + '.join(terms)} = {num(value)}\n"
+        f"Method 1, third step: row {i + 1}'s {visible.size} visible weight(s) are divided by "
+        f"this sum, so that they add up to 1 again; the hidden keys had taken "
+        f"{num(hidden_share)}."
     )
 
 
@@ -440,6 +527,9 @@ _EXPLAINERS = {
     "weights": _weights,
     "weights_neg_inf": _weights,
     "weights_renormalize": _weights,
+    "weights_unmasked": _weights_unmasked,
+    "weights_zeroed": _weights_zeroed,
+    "row_sums": _row_sums,
     "dropout_keep": _keep,
     "weights_dropped": _dropped,
     "head_contexts": _head_context,

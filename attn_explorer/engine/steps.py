@@ -166,38 +166,64 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
     if cfg.valid_len is not None:
         what.append(f"padding: keys after {cfg.valid_len} are hidden")
     mask_reason = "" if what else "No mask: attention is not causal and there is no padding."
+    if cfg.method_1:
+        # Method 1 masks softmax's output, not its input: the scores pass through.
+        mask_formula = (
+            f"M[i,j] = 1 where key j is hidden ({'; '.join(what)}); method 1 leaves ω̃ "
+            "unmasked: softmax sees every score"
+        )
+        mask_html = (
+            f"M<sub>ij</sub> = 1 where key j is hidden ({'; '.join(what)}); method 1 leaves ω̃ "
+            "unmasked: softmax sees every score"
+        )
+    else:
+        mask_formula = "ω̃ₘ[i,j] = −∞ where M[i,j], else ω̃[i,j]" + (
+            f"  ({'; '.join(what)})" if what else ""
+        )
+        mask_html = "ω̃<sub>m</sub>[i,j] = −∞ where M[i,j], else ω̃[i,j]" + (
+            f" &nbsp; ({'; '.join(what)})" if what else ""
+        )
     steps.append(
         step(
             "mask",
             "5. Mask",
-            "ω̃ₘ[i,j] = −∞ where M[i,j], else ω̃[i,j]" + (f"  ({'; '.join(what)})" if what else ""),
-            "ω̃<sub>m</sub>[i,j] = −∞ where M[i,j], else ω̃[i,j]"
-            + (f" &nbsp; ({'; '.join(what)})" if what else ""),
+            mask_formula,
+            mask_html,
             ("scaled_scores", "mask"),
             ("masked_scores",),
             mask_reason,
         )
     )
 
-    if cfg.has_mask and cfg.mask_method == "renormalize":
-        sm = "α = softmax(ω̃) ⊙ (1 − M), each row divided by its sum (method 1)"
-        sm_html = "α = softmax(ω̃) ⊙ (1 − M), each row divided by its sum (method 1)"
-        sm_reads: tuple[str, ...] = ("scaled_scores", "mask")
+    if cfg.method_1:
+        # Tutorial 000's first way, in its order: softmax(ω̃), ⊙ (1 − M), ÷ the row sums.
+        what_happens = (
+            "method 1: softmax of every scaled score, the hidden weights zeroed, each row "
+            "divided by its visible sum"
+        )
+        sm = f"α = softmax(ω̃) ⊙ (1 − M) / Σ_visible  ({what_happens})"
+        sm_html = f"α = softmax(ω̃) ⊙ (1 − M) / Σ<sub>visible</sub> &nbsp; ({what_happens})"
     else:
         sm = "α[i,j] = exp(ω̃ₘ[i,j]) / Σ_j' exp(ω̃ₘ[i,j'])  (each row sums to 1)"
         sm_html = (
             "α<sub>ij</sub> = exp(ω̃<sub>ij</sub>) / Σ<sub>j'</sub> exp(ω̃<sub>ij'</sub>)"
             " &nbsp; (each row sums to 1)"
         )
-        sm_reads = ("masked_scores",)
     steps.append(
         step(
             "softmax",
             "6. Softmax",
             sm,
             sm_html,
-            sm_reads,
-            ("weights", "weights_neg_inf", "weights_renormalize"),
+            ("masked_scores",),
+            (
+                "weights_unmasked",
+                "weights_zeroed",
+                "row_sums",
+                "weights",
+                "weights_neg_inf",
+                "weights_renormalize",
+            ),
         )
     )
 

@@ -8,7 +8,13 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .arrays import ARRAY_INFO, BEFORE_DROPOUT_TITLE, NO_DROPOUT_TITLE, ArrayInfo
+from .arrays import (
+    ARRAY_INFO,
+    BEFORE_DROPOUT_TITLE,
+    METHOD_1_SCORES_TITLE,
+    NO_DROPOUT_TITLE,
+    ArrayInfo,
+)
 from .config import AttentionConfig
 
 
@@ -78,8 +84,12 @@ class Trace:
         evaluation mode) the weights "after dropout" are the softmax weights α themselves,
         and are titled and written so: not α_d beside a greyed-out dropout stage. Where it
         does, the softmax weights say they come before it: the context beside them is
-        computed from the dropped weights (0.55 and 0.45 over a context of 0 read as wrong)."""
+        computed from the dropped weights (0.55 and 0.45 over a context of 0 read as wrong).
+        Under mask method 1 the scores fed to softmax are the scaled scores ω̃, unmasked: the
+        mask applies to softmax's output."""
         info = ARRAY_INFO[name]
+        if name == "masked_scores" and self.config.method_1:
+            return replace(info, symbol="ω̃", title=METHOD_1_SCORES_TITLE)
         if name == "weights_dropped" and not self.config.dropout_active:
             return replace(info, symbol="α", title=NO_DROPOUT_TITLE)
         if name == "weights" and self.config.dropout_active:
@@ -105,6 +115,8 @@ class Trace:
             return tuple(str(i + 1) for i in range(cfg.d_in))
         if axis == "d_head":
             return tuple(str(i + 1) for i in range(cfg.d_head))
+        if axis == "row_sum":
+            return ("Σ visible",)
         if axis in ("concat", "width"):
             if axis == "concat" or not cfg.out_proj:
                 if cfg.heads == 1:

@@ -4,8 +4,8 @@ A learner exports to check the numbers elsewhere (a spreadsheet, a notebook, the
 so every format keeps the token labels next to the values, the config that produced them, and
 full float32 precision in the fewest digits: an embedding typed as 0.43 is written 0.43 (not
 0.4300000071525574), and every cell reads back as the very float32 the engine computed. Masked
-scores are −∞ in the engine; CSV writes `-inf` (which spreadsheets and numpy both read) and
-JSON, which has no infinity, writes null and says so in the file.
+scores (mask method 2's) are −∞ in the engine; CSV writes `-inf` (which spreadsheets and numpy
+both read) and JSON, which has no infinity, writes null and says so in the file.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from .trace_plots import HeadChoice, Shown, kind_of, shared_levels, show_array
 from .widgets import FormulaText, HeadBox, choice_box
 
 SCORE_VARIANTS = [
-    ("masked_scores", QT_TR_NOOP("Scores fed to softmax (scaled, masked)")),
+    ("masked_scores", QT_TR_NOOP("Scores fed to softmax")),
     ("scaled_scores", QT_TR_NOOP("Scaled scores ω / (√d_k·T)")),
     ("scores", QT_TR_NOOP("Raw scores ω = Q·Kᵀ")),
 ]

@@ -36,13 +36,17 @@ AFTER_MASK = frozenset(
         "weights_dropped",
         "weights_neg_inf",
         "weights_renormalize",
+        "weights_zeroed",
         "dropout_keep",
     )
 )
 
 
 def hidden_cells(trace: Trace, name: str) -> np.ndarray | None:
-    """Cells to hatch: masked positions of arrays that come after the mask."""
+    """Cells to hatch: masked positions of arrays that come after the mask. Mask method 1
+    feeds softmax every score, hidden or not: its scores fed to softmax are not hatched."""
+    if name == "masked_scores" and trace.config.method_1:
+        return None
     return trace.mask if name in AFTER_MASK and trace.config.has_mask else None
 
 
