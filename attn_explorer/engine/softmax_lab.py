@@ -27,8 +27,27 @@ def entropy(p: np.ndarray) -> float:
     return float(-(nonzero * np.log(nonzero)).sum())
 
 
-def sweep(row: np.ndarray, factors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """softmax(factor × row) for each factor: (len(factors), len(row)) and their entropies."""
+def zero_renormalize(row: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+    """Mask method 1 on one row: softmax of every entry, the `hidden` ones zeroed, the rest
+    divided by their sum. Where the visible entries all underflow to 0 (a large factor on a
+    row whose hidden keys score highest), their exact share is softmax over them alone."""
+    weights = softmax(row)
+    weights[hidden] = 0.0
+    total = weights.sum()
+    if total > 0:
+        return weights / total
+    return softmax(np.where(hidden, -np.inf, np.asarray(row, dtype=np.float64)))
+
+
+def sweep(
+    row: np.ndarray, factors: np.ndarray, hidden: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """softmax(factor × row) for each factor: (len(factors), len(row)) and their entropies.
+    With `hidden` (mask method 1), each is zeroed there and renormalized."""
     values = np.asarray(row, dtype=np.float64)
-    rows = np.stack([softmax(values * f) for f in np.asarray(factors, dtype=np.float64)])
+    scaled = [values * f for f in np.asarray(factors, dtype=np.float64)]
+    if hidden is None:
+        rows = np.stack([softmax(r) for r in scaled])
+    else:
+        rows = np.stack([zero_renormalize(r, hidden) for r in scaled])
     return rows, np.array([entropy(r) for r in rows])

@@ -25,7 +25,8 @@ STAGE_ARRAYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "scores": (("queries", "keys"), ("scores",)),
     "scale": (("scores",), ("scaled_scores",)),
     "mask": (("scaled_scores", "mask"), ("masked_scores",)),
-    "softmax": (("masked_scores",), ("weights",)),
+    # Mask method 1's own steps (softmax(ω̃), zeroed) are in its traces only.
+    "softmax": (("masked_scores",), ("weights_unmasked", "weights_zeroed", "weights")),
     "dropout": (("weights", "dropout_keep"), ("weights_dropped",)),
     "context": (("weights_dropped", "values"), ("head_contexts",)),
     "concat": (("head_contexts",), ("concat",)),

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace, explain, num
 from ..engine.explain import quote_token
-from ..engine.softmax_lab import entropy, softmax, sweep
+from ..engine.softmax_lab import entropy, sweep
 from .heatmap import CellHover, MatrixPlot, display_token, left_to_right
 from .i18n import tr as _tr
 from .keys import keep_own_keys, send_undo_to_document
@@ -102,11 +102,34 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         lines.append(explain(trace, "scaled_scores", head, i, 0).split("\n")[0])
     elif key == "mask":
         lines.append(f"M{n} = {vector(trace.mask[i])}   (1 = hidden)")
-        lines.append(f"ω̃ₘ{n} = {vector(trace.masked_scores[head, i])}")
+        if cfg.method_1:  # the scores go to softmax as they are; its output is masked
+            scores = f"ω̃{n} = {vector(trace.masked_scores[head, i])}"
+            lines.append(
+                _tr(
+                    "{0} goes to softmax unmasked (method 1 zeroes the hidden weights after it)"
+                ).format(scores)
+            )
+        else:
+            lines.append(f"ω̃ₘ{n} = {vector(trace.masked_scores[head, i])}")
     elif key == "softmax":
         row = trace.weights[head, i]
-        lines.append(f"α{n} = softmax(ω̃ₘ{n}) = {vector(row)}")
-        lines.append(f"Σ α{n} = {num(float(row.astype(np.float64).sum()))}")
+        total = num(float(row.astype(np.float64).sum()))
+        if cfg.method_1:  # tutorial 000's three steps: softmax, zero the hidden, ÷ the sum
+            zeroed = f"⊙ (1 − M{n})"
+            row_sum = num(trace.row_sums[head, i, 0])
+            lines.append(
+                _tr("{0}   (every key)").format(
+                    f"softmax(ω̃{n}) = {vector(trace.weights_unmasked[head, i])}"
+                )
+            )
+            lines.append(
+                f"{zeroed} = {vector(trace.weights_zeroed[head, i])},  "
+                + _tr("Σ visible = {0}").format(row_sum)
+            )
+            lines.append(f"α{n} = {zeroed} / {row_sum} = {vector(row)},  Σ α{n} = {total}")
+        else:
+            lines.append(f"α{n} = softmax(ω̃ₘ{n}) = {vector(row)}")
+            lines.append(f"Σ α{n} = {total}")
         lines.append(explain(trace, "weights", head, i, 0).split("\n")[0])
     elif key == "dropout":
         if "dropout_keep" in trace.arrays:
@@ -177,6 +200,7 @@ class SoftmaxPanel(QWidget):
         layout.addWidget(self.entropy_text)
         self.factor.valueChanged.connect(lambda _v: self._draw_sweep())
         self.row: np.ndarray = np.zeros(0)
+        self.hidden: np.ndarray | None = None  # method 1's hidden keys
         self.labels: tuple[str, ...] = ()
         self.sweep_weights: np.ndarray = np.zeros(0)
         self.sweep_entropy = 0.0
@@ -199,22 +223,45 @@ class SoftmaxPanel(QWidget):
         left_to_right(plot.getPlotItem())  # the value axis on the left, in every language
         return plot
 
+    HIDDEN_COLOR = "#bdbdbd"  # method 1's hidden keys: fed to softmax, zeroed after it
+
     def show_row(self, trace: Trace, head: int, i: int) -> None:
         self.row = trace.masked_scores[head, i].astype(np.float64)
+        # Method 1 feeds softmax every score, hidden or not, and zeroes the hidden weights
+        # after it; method 2's hidden scores are −∞ and have no bar.
+        self.hidden = trace.mask[i] if trace.config.method_1 else None
         self.labels = trace.k_tokens
         self.weights = trace.weights[head, i]
-        self._set_bars(self.score_plot, self.row, "#b2182b")
+        self._set_bars(self.score_plot, self.row, "#b2182b", self.hidden)
         self._set_bars(self.weight_plot, self.weights, "#2171b5")
-        self.score_plot.setTitle(
-            _tr("Scores fed to softmax (row {0})").format(i + 1), size=_title_size()
-        )
+        if self.hidden is None:
+            scores_title = _tr("Scores fed to softmax (row {0})")
+            weights_title = _tr("Weights = softmax(scores)")
+        else:
+            scores_title = _tr("Scores fed to softmax (row {0}, grey: hidden)")
+            weights_title = _tr("Weights: softmax, hidden zeroed, ÷ visible sum")
+        self.score_plot.setTitle(scores_title.format(i + 1), size=_title_size())
+        self.weight_plot.setTitle(weights_title, size=_title_size())
         self._draw_sweep()
 
-    def _set_bars(self, plot: pg.PlotWidget, heights: np.ndarray, color: str) -> None:
-        """Bars per key; hidden keys (−∞ scores) get no bar at all rather than a fake 0."""
+    def _set_bars(
+        self,
+        plot: pg.PlotWidget,
+        heights: np.ndarray,
+        color: str,
+        hidden: np.ndarray | None = None,
+    ) -> None:
+        """Bars per key; hidden keys (−∞ scores) get no bar at all rather than a fake 0.
+        Keys `hidden` marks (method 1's, whose finite scores softmax sees) are grey."""
         visible = np.isfinite(heights)
         x = np.arange(len(heights))
-        plot.bars.setOpts(x=x[visible], height=heights[visible], width=0.7, brush=QColor(color))
+        brushes = None
+        if hidden is not None:
+            grey, own = QColor(self.HIDDEN_COLOR), QColor(color)
+            brushes = [grey if h else own for h in hidden[visible].tolist()]
+        plot.bars.setOpts(
+            x=x[visible], height=heights[visible], width=0.7, brush=QColor(color), brushes=brushes
+        )
         step = max(1, math.ceil(len(heights) / 12))
         labels = [(k, display_token(self.labels[k], 8)) for k in range(0, len(heights), step)]
         plot.getAxis("bottom").setTicks([labels])
@@ -224,13 +271,18 @@ class SoftmaxPanel(QWidget):
         if self.row.size == 0:
             return
         k = float(self.factor.value())
-        rows, entropies = sweep(self.row, np.array([k]))
+        rows, entropies = sweep(self.row, np.array([k]), self.hidden)
         self.sweep_weights, self.sweep_entropy = rows[0], float(entropies[0])
         self._set_bars(self.sweep_plot, self.sweep_weights, "#6a51a3")
-        self.sweep_plot.setTitle(_tr("softmax({0} × scores)").format(f"{k:g}"), size=_title_size())
-        visible = int(np.isfinite(self.row).sum())
+        if self.hidden is None:
+            title = _tr("softmax({0} × scores)")
+            visible = int(np.isfinite(self.row).sum())
+        else:
+            title = _tr("softmax({0} × scores), zeroed, ÷ sum")
+            visible = int((~self.hidden).sum())
+        self.sweep_plot.setTitle(title.format(f"{k:g}"), size=_title_size())
         uniform = math.log(visible) if visible else 0.0
-        at_one = entropy(softmax(self.row))
+        at_one = entropy(sweep(self.row, np.ones(1), self.hidden)[0][0])
         self.entropy_text.setText(
             _tr(
                 "Entropy at k = {0}: H = {1} nats (the row's weights: {2}; uniform over the {3} "

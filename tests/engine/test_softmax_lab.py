@@ -3,7 +3,7 @@ import math
 import numpy as np
 
 from attn_explorer.engine import compute, preset
-from attn_explorer.engine.softmax_lab import entropy, softmax, sweep
+from attn_explorer.engine.softmax_lab import entropy, softmax, sweep, zero_renormalize
 
 
 def test_softmax_matches_the_engine_row():
@@ -27,3 +27,18 @@ def test_sweep_sharpens_toward_one_hot():
     assert math.isclose(entropies[0], math.log(5))
     assert np.all(np.diff(entropies) < 0)
     assert rows[-1].argmax() == 2 and rows[-1, 2] > 0.9999
+
+
+def test_method_1_on_one_row_zeroes_the_hidden_and_renormalizes():
+    row = np.array([0.3293, 0.1218, 0.1238, 0.0183])
+    hidden = np.array([False, False, True, True])
+    weights = zero_renormalize(row, hidden)
+    np.testing.assert_allclose(weights, [0.5517, 0.4483, 0, 0], atol=1e-4)
+    np.testing.assert_allclose(weights, softmax(np.where(hidden, -np.inf, row)))
+    rows, _ = sweep(row, np.array([1.0]), hidden)
+    np.testing.assert_array_equal(rows[0], weights)
+    # At k = 10⁴ the visible keys underflow beside a higher hidden one: 0/0, were their
+    # exact share not taken instead.
+    rows, _ = sweep(np.array([0.1, 0.05, 0.9, 0.0]), np.array([1e4]), hidden)
+    np.testing.assert_allclose(rows[0], [1, 0, 0, 0], atol=1e-12)
+    assert not np.isnan(rows).any()
