@@ -438,6 +438,12 @@ class ColorBar(pg.GraphicsWidget):
         self.setMinimumWidth(0)  # set_levels grows it to the labels' new width
         self.set_levels(*self.levels, self._labels, self.over)
 
+    def fit_labels(self) -> None:
+        """As wide as the labels shown, narrower too (`set_levels` only grows it): for a bar
+        reused for another array, whose labels were wider ("1 hidden")."""
+        self.setMinimumWidth(0)
+        self.set_levels(*self.levels, self._labels, self.over)
+
     def set_colormap(self, cmap: pg.ColorMap) -> None:
         lut = cmap.getLookupTable(nPts=self.BANDS, alpha=False)
         self._colors = [QColor(int(r), int(g), int(b)) for r, g, b in lut]

@@ -6,11 +6,14 @@ the very same object into PNG, SVG and PDF.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget, QSizePolicy
 
 from ..engine import ARRAY_INFO, Step, Trace
 from .heatmap import MatrixPlot, ShrinkingLabel
@@ -67,6 +70,276 @@ def stage_title(step: Step, summary: str) -> str:
     return f"<b>{step.title}</b>{state} <span style='color:#666'>· {summary}</span>"
 
 
+def _values_width(plot: MatrixPlot, height: float) -> tuple[float, float]:
+    """The least width of a cell `height` tall in which the plot writes values at all, and
+    the least in which it writes them in full (the finest precision in the largest font), as
+    its own rule for the values decides; infinite for none."""
+    cells = plot.cells
+    full = cells.written(QRectF(0, 0, 10_000, max(height, 0.0)))
+    if full is None:
+        return math.inf, math.inf
+
+    def least(fits: Callable[[tuple | None], bool]) -> float:
+        low, high = 0.0, 10_000.0
+        for _ in range(16):
+            middle = (low + high) / 2
+            if fits(cells.written(QRectF(0, 0, middle, height))):
+                high = middle
+            else:
+                low = middle
+        return high
+
+    return (
+        least(lambda chosen: chosen is not None),
+        least(lambda chosen: chosen is not None and chosen[0] is full[0] and chosen[1] == full[1]),
+    )
+
+
+class MatrixRow(QGraphicsWidget):
+    """Matrices side by side (and the arrow from a stage's inputs to its outputs), each as
+    wide as what it holds: its row labels and colour bar, and an equal width for every column
+    of cells. Titles take no part: a long one shrinks, then is cut (ShrinkingLabel). In a
+    grid, "Weights before dropout" took less width than "Masked scores" of the same 6×6 shape,
+    and wrote no values where the scores wrote theirs.
+
+    A cell is at most `ASPECT` times as wide as tall, unless its values need more; the rows of
+    one figure (`join`) keep their cells alike in width (one row's wider only as far as its
+    values need). What is left over is shared out on both sides: the row is centred.
+    """
+
+    ASPECT = 2.0
+    LEAST_CELLS = 40  # px of cells a matrix keeps where the row has room (one column of a V)
+
+    def __init__(self, follow_text_size: bool = True, spacing: float = 2) -> None:
+        self.items: list[QGraphicsWidget] = []  # before Qt asks for the size hint
+        self._fixed: dict[int, float] = {}  # id(item) → width, for items other than matrices
+        self._overhead: dict[int, tuple[float, float]] = {}  # id(plot) → (width, height)
+        self.group: list[MatrixRow] = [self]
+        self._arranging = False
+        self._watched: set[int] = set()  # ids of the plots whose resizing is followed
+        self._follow = follow_text_size
+        self.spacing = spacing
+        self.cell_widths: list[float] = []  # of the matrices, as last arranged
+        super().__init__()
+        self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+
+    @staticmethod
+    def join(rows: Sequence[MatrixRow]) -> None:
+        """Rows of one figure: their cells are kept alike in width."""
+        for row in rows:
+            row.group = list(rows)
+
+    def set_items(
+        self, items: Sequence[QGraphicsWidget], fixed: dict[int, float] | None = None
+    ) -> None:
+        """Show `items` (MatrixPlots, or others of the fixed widths `fixed`, by id) left to
+        right; items shown before and not now leave the scene."""
+        for old in self.items:
+            if old not in items and old.parentItem() is self:  # (not taken by another row)
+                old.setParentItem(None)
+                if old.scene() is not None:
+                    old.scene().removeItem(old)
+        for item in items:
+            item.setParentItem(self)
+            if isinstance(item, MatrixPlot) and id(item) not in self._watched:
+                self._watched.add(id(item))
+                item.view.sigResized.connect(lambda _view, plot=item: self._plot_resized(plot))
+        self.items = list(items)
+        self._fixed = dict(fixed or {})
+        self._overhead = {}
+        self.arrange()
+
+    def _plots(self) -> list[MatrixPlot]:
+        return [item for item in self.items if isinstance(item, MatrixPlot)]
+
+    def _fixed_width(self, item: QGraphicsWidget) -> float:
+        width = self._fixed.get(id(item))
+        return item.effectiveSizeHint(Qt.SizeHint.MinimumSize).width() if width is None else width
+
+    def _fit_hints(self) -> None:
+        """The row's least and preferred size, set rather than computed on request (no
+        Python called from Qt's layouts, which ask while a dropped figure is torn down):
+        as wide as its items' least widths (a matrix's title must not ask for width), as
+        tall as the tallest."""
+        width = sum(
+            item.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+            if isinstance(item, MatrixPlot)
+            else self._fixed_width(item)
+            for item in self.items
+        )
+        width += self.spacing * max(len(self.items) - 1, 0)
+        least = max(
+            (i.effectiveSizeHint(Qt.SizeHint.MinimumSize).height() for i in self.items), default=0
+        )
+        wanted = max(
+            (i.effectiveSizeHint(Qt.SizeHint.PreferredSize).height() for i in self.items),
+            default=0,
+        )
+        if (self.minimumWidth(), self.minimumHeight()) != (width, least):
+            self.setMinimumSize(width, least)
+        if (self.preferredWidth(), self.preferredHeight()) != (width, wanted):
+            self.setPreferredSize(width, wanted)
+
+    def resizeEvent(self, event: object) -> None:
+        super().resizeEvent(event)
+        self.arrange()
+
+    def _shape(self, plot: MatrixPlot) -> tuple[int, int]:
+        return plot.matrix.shape if plot.matrix is not None else (1, 1)
+
+    def _overheads(self, plot: MatrixPlot) -> tuple[float, float]:
+        """The width and height of everything but the cells: measured once laid out (row
+        labels, colour bar, title, column labels), else the least size as an estimate."""
+        known = self._overhead.get(id(plot))
+        if known is not None:
+            return known
+        least = plot.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+        return least.width(), least.height()
+
+    def _needs(self, plot: MatrixPlot, height: float) -> tuple[float, float]:
+        """The least cell width in which the plot writes values at all, and the least in
+        which it writes them in full; infinite when its cells are too short for any."""
+        cell_height = (height - self._overheads(plot)[1]) / self._shape(plot)[0]
+        return _values_width(plot, cell_height)
+
+    def cells(self, width: float) -> tuple[list[float], float]:
+        """Each matrix's cell width, and the width the matrices that need no more share.
+
+        Matrices of one shape get one width. Where there is room for every matrix's values,
+        each column of cells gets an equal share of the room; where there is not, the
+        matrices that cost least to write get what their values need, by shape, cheapest
+        first (the room should go where it shows most numbers), and the rest share what is
+        left; a matrix keeps `LEAST_CELLS` of cells where the row has room for it."""
+        plots = self._plots()
+        if not plots:
+            return [], 0.0
+        height = self.size().height()
+        scale = text_size.points(1.0, self._follow)
+        room = width - self.spacing * max(len(self.items) - 1, 0)
+        room -= sum(self._fixed_width(item) for item in self.items if item not in plots)
+        room -= sum(self._overheads(plot)[0] for plot in plots)
+        room = max(room, 0.0)
+        columns = [self._shape(plot)[1] for plot in plots]
+        needs = [self._needs(plot, height) for plot in plots]
+        floors = [self.LEAST_CELLS * scale / n for n in columns]
+        if sum(n * f for n, f in zip(columns, floors, strict=True)) > room:
+            floors = [0.0] * len(plots)
+        shapes: dict[tuple[int, int], list[int]] = {}
+        for index, plot in enumerate(plots):
+            shapes.setdefault(self._shape(plot), []).append(index)
+        groups = sorted(
+            shapes.values(),
+            key=lambda group: sum(columns[i] for i in group) * max(needs[i][0] for i in group),
+        )
+        for group in groups:
+            least = max(needs[i][0] for i in group)
+            if not math.isfinite(least):
+                continue
+            tried = list(floors)
+            for i in group:
+                tried[i] = max(tried[i], least)
+            if sum(n * f for n, f in zip(columns, tried, strict=True)) <= room + 1e-6:
+                floors = tried
+        share = _fill(room, columns, floors)
+        widths = [max(share, floor) for floor in floors]
+        # Not much wider than tall, unless the values need it (a 6×3 X alone in a row).
+        for index, plot in enumerate(plots):
+            tall = (height - self._overheads(plot)[1]) / self._shape(plot)[0]
+            full = needs[index][1] if math.isfinite(needs[index][1]) else 0.0
+            widths[index] = min(widths[index], max(self.ASPECT * tall, full, floors[index]))
+        # Matrices of one shape: one width (their values' needs may differ).
+        for group in shapes.values():
+            for i in group:
+                widths[i] = min(widths[j] for j in group)
+        return widths, share
+
+    def _plot_resized(self, plot: MatrixPlot) -> None:
+        """A plot re-laid out by itself (new row labels, a colour bar's new labels, column
+        labels slanted): arrange again, on the next turn, if its cells moved."""
+        if self._arranging or plot not in self.items:
+            return
+        view = plot.view.geometry()
+        measured = (plot.size().width() - view.width(), plot.size().height() - view.height())
+        known = self._overhead.get(id(plot))
+        if known is None or max(abs(a - b) for a, b in zip(known, measured, strict=True)) > 0.5:
+            # On the next turn of the event loop; cancelled with the row if it goes first.
+            QTimer.singleShot(0, self, self.arrange)
+
+    def arrange(self) -> None:
+        """Give each item its width and the row's height, the row centred."""
+        if self._arranging:
+            return
+        for row in self.group:
+            row._fit_hints()
+        for row in self.group:
+            row._arranging = True
+        try:
+            for row in self.group:
+                row._place()
+        finally:
+            for row in self.group:
+                row._arranging = False
+
+    def _place(self) -> None:
+        width, height = self.size().width(), self.size().height()
+        if not self.items or width <= 0:
+            return
+        for _ in range(3):  # again if the plots' overheads were not as estimated
+            shares = [row.cells(width)[1] for row in self.group if row._plots()]
+            shared = min(shares) if shares else 0.0
+            cells, _ = self.cells(width)
+            plots = self._plots()
+            # The rows of a figure keep their cells alike: wider than the other rows' only
+            # as far as the values need.
+            for index, plot in enumerate(plots):
+                full = self._needs(plot, height)[1]
+                full = full if math.isfinite(full) else 0.0
+                cells[index] = min(cells[index], max(shared, full))
+            self.cell_widths = cells
+            widths = []
+            for item in self.items:
+                if isinstance(item, MatrixPlot):
+                    index = plots.index(item)
+                    widths.append(self._overheads(item)[0] + self._shape(item)[1] * cells[index])
+                else:
+                    widths.append(self._fixed_width(item))
+            total = sum(widths) + self.spacing * (len(widths) - 1)
+            x = max((width - total) / 2, 0.0)
+            changed = False
+            for item, item_width in zip(self.items, widths, strict=True):
+                item.setGeometry(QRectF(x, 0, item_width, height))
+                x += item.size().width() + self.spacing
+                if isinstance(item, MatrixPlot):
+                    item.layout.activate()
+                    view = item.view.geometry()
+                    if view.width() <= 0:
+                        continue
+                    size = item.size()
+                    measured = (size.width() - view.width(), size.height() - view.height())
+                    old = self._overheads(item)
+                    self._overhead[id(item)] = measured
+                    changed |= max(abs(old[0] - measured[0]), abs(old[1] - measured[1])) > 0.5
+            if not changed:
+                break
+
+
+def _fill(room: float, columns: list[int], floors: list[float]) -> float:
+    """The cell width c for which columns[i] × max(c, floors[i]) add up to `room`."""
+    fixed: set[int] = set()
+    while True:
+        kept = sum(columns[i] * floors[i] for i in fixed)
+        free = sum(n for i, n in enumerate(columns) if i not in fixed)
+        if free == 0:
+            return 0.0
+        share = max(room - kept, 0.0) / free
+        more = {i for i, f in enumerate(floors) if f > share} - fixed
+        if not more:
+            return share
+        fixed |= more
+
+
 class StageFigure(pg.GraphicsLayout):
     """Title, formula, and the stage's matrices: inputs on the first row, outputs below."""
 
@@ -98,6 +371,9 @@ class StageFigure(pg.GraphicsLayout):
         # tens of milliseconds to build.
         self._pool: list[MatrixPlot] = []
         self._arrow = pg.LabelItem("→")
+        spacing = 2 if follow_text_size else 12  # a plot has margins of its own
+        self._rows = (MatrixRow(follow_text_size, spacing), MatrixRow(follow_text_size, spacing))
+        MatrixRow.join(self._rows)
         self._layout_key: tuple | None = None
         self.key = ""
         self.panel_rows = 1  # rows of matrices: inputs and outputs side by side, or stacked
@@ -125,7 +401,8 @@ class StageFigure(pg.GraphicsLayout):
         step = trace.step(key)
         panels = stage_panels(trace, key, head)
         layout_key = (key, tuple((p.name, p.head, p.output) for p in panels))
-        if layout_key != self._layout_key:
+        rebuilt = layout_key != self._layout_key
+        if rebuilt:
             self._rebuild(panels)
             self._layout_key = layout_key
         self.key = key
@@ -148,6 +425,12 @@ class StageFigure(pg.GraphicsLayout):
             show_array(plot, trace, panel.name, panel.head, levels=panel_levels, title=title)
             is_query_rows = ARRAY_INFO[panel.name].rows == "q_tokens"
             plot.set_highlight(query if is_query_rows else None)
+            if rebuilt and plot.colorbar is not None:
+                # A plot reused from another stage kept its colour bar's width (the mask's
+                # "1 hidden"), and that much less room for its cells.
+                plot.colorbar.fit_labels()
+        for row in self._rows:  # new shapes, labels or values: new widths
+            row.arrange()
 
     def _rebuild(self, panels: list[Panel]) -> None:
         self.clear()
@@ -158,44 +441,36 @@ class StageFigure(pg.GraphicsLayout):
         outputs = [p for p in panels if p.output]
         one_row = len(panels) <= 4
         self.panel_rows = 1 if one_row else 2
-        columns = (
-            len(panels) + (1 if one_row and inputs else 0)
-            if one_row
-            else max(len(inputs), len(outputs), 1)
-        )
-        self.addItem(self.title, row=0, col=0, colspan=columns)
-        self.addItem(self.formula, row=1, col=0, colspan=columns)
-        self.addItem(self.reason, row=2, col=0, colspan=columns)
+        self.addItem(self.title, row=0, col=0)
+        self.addItem(self.formula, row=1, col=0)
+        self.addItem(self.reason, row=2, col=0)
+        first = [self._plot() for _ in inputs]
+        second = [self._plot() for _ in outputs]
+        fixed = {}
         if one_row:
-            for col in range(len(inputs)):
-                self._add_plot(3, col)
-            first_output = len(inputs)
             if inputs:
                 scale = text_size.points(1, self._follow)
                 self._arrow.setText("→", size=self._size(20))
-                self._arrow.setMaximumWidth(36 * scale)
-                self.addItem(self._arrow, row=3, col=first_output)
-                self.layout.setColumnStretchFactor(first_output, 0)
-                self.layout.setColumnMaximumWidth(first_output, 40 * scale)
-                first_output += 1
-            for col in range(first_output, first_output + len(outputs)):
-                self._add_plot(3, col)
-        else:
-            for col, _ in enumerate(inputs):
-                self._add_plot(3, col)
-            # One output under many inputs (Z_cat under eight heads) spans their width; in
-            # one column of eight it was too narrow to read.
-            span = columns if len(outputs) == 1 else 1
-            for col, _ in enumerate(outputs):
-                self._add_plot(4, col, span)
+                self._arrow.setMaximumWidth(28 * scale)
+                fixed[id(self._arrow)] = 28 * scale
+                first.append(self._arrow)
+            first += second
+            second = []
+        self._rows[0].set_items(first, fixed)
+        self._rows[1].set_items(second)
+        # Each row of matrices is sized by what its matrices hold (see MatrixRow): in one
+        # grid, each column took the width of the longest title in it, and a lone output
+        # under eight heads (Z_cat) had to span their columns to be readable.
+        self.addItem(self._rows[0], row=3, col=0)
+        if second:
+            self.addItem(self._rows[1], row=4, col=0)
 
-    def _add_plot(self, row: int, col: int, colspan: int = 1) -> None:
+    def _plot(self) -> MatrixPlot:
         if len(self.plots) == len(self._pool):
             plot = MatrixPlot(title_points=10, follow_text_size=self._follow)
             plot.cellClicked.connect(lambda r, c, p=plot: self.cellClicked.emit(p, r, c))
             plot.cellHovered.connect(lambda hover, p=plot: self.cellHovered.emit(p, hover))
             self._pool.append(plot)
         plot = self._pool[len(self.plots)]
-        self.layout.setColumnStretchFactor(col, 1)
-        self.addItem(plot, row=row, col=col, colspan=colspan)
         self.plots.append(plot)
+        return plot

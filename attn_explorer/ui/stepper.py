@@ -31,7 +31,7 @@ from ..engine.softmax_lab import entropy, sweep
 from .heatmap import CellHover, MatrixPlot, display_token, left_to_right
 from .i18n import tr as _tr
 from .keys import keep_own_keys, send_undo_to_document
-from .stage_figure import StageFigure
+from .stage_figure import MatrixRow, StageFigure
 from .text_size import text_size
 from .trace_plots import HeadChoice, show_array
 from .widgets import FormulaText, HeadBox, SliderSpin
@@ -310,8 +310,10 @@ class MaskMethodsPanel(QWidget):
         self.view.setBackground("w")
         self.method1 = MatrixPlot(title_points=10)
         self.method2 = MatrixPlot(title_points=10)
-        self.view.addItem(self.method1, row=0, col=0)
-        self.view.addItem(self.method2, row=0, col=1)
+        # Side by side at one width, whatever their titles' lengths (see MatrixRow).
+        self.row = MatrixRow()
+        self.view.addItem(self.row, row=0, col=0)
+        self.row.set_items([self.method1, self.method2])
         self._fit_text_size()
         text_size.changed.connect(self._fit_text_size)
         layout.addWidget(self.view, 1)
@@ -341,6 +343,7 @@ class MaskMethodsPanel(QWidget):
         )
         for plot in (self.method1, self.method2):
             plot.set_highlight(query)
+        self.row.arrange()
         a = trace.weights_renormalize[head].astype(np.float64)
         b = trace.weights_neg_inf[head].astype(np.float64)
         broken = np.flatnonzero(np.isnan(a).any(axis=-1))  # rows renormalizing gave 0/0
