@@ -27,7 +27,7 @@ from ..describe import config_summary
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace
 from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
-from .stage_figure import StageFigure
+from .stage_figure import EXPORT_MARGIN, MatrixRow, StageFigure
 from .trace_plots import head_note, kind_of, shared_levels, show_array
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
@@ -126,18 +126,28 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
         plots = figure.plots
     else:
         figure = pg.GraphicsLayout()
-        figure.setContentsMargins(8, 8, 8, 8)
+        margin = EXPORT_MARGIN  # a margin all round, for a slide
+        figure.setContentsMargins(margin, margin, margin, margin)
         plots = []
         if spec.kind == "matrices":
             title = _tr("<b>Attention</b>{0} · {1}").format(head_note(trace, head), summary)
-            figure.addItem(_title(title), 0, 0, 1, 4)
+            figure.addItem(_title(title), 0, 0)
             names = {"scores": spec.scores, "weights": spec.weights}
-            for index, key in enumerate(MATRIX_VIEWS):
+            for key in MATRIX_VIEWS:
                 plot = MatrixPlot(title_points=10, follow_text_size=False)
-                row, col = (1, index) if index < 3 else (2, index - 3)
-                figure.addItem(plot, row, col)
                 show_array(plot, trace, names.get(key, key), head)
                 plots.append(plot)
+            # Scores, mask and weights above; Q, K, V and the output below. Each row is
+            # centred, its cells alike in size across both rows (see MatrixRow): a grid of
+            # four columns left a quarter blank above, and gave the 6×6 scores the smallest
+            # cells and the 6×2 Q, K, V huge ones.
+            rows = (MatrixRow(False, spacing=12), MatrixRow(False, spacing=12))
+            MatrixRow.join(rows)
+            rows[0].set_items(plots[:3])
+            rows[1].set_items(plots[3:])
+            figure.addItem(rows[0], 1, 0)
+            figure.addItem(rows[1], 2, 0)
+            figure.layout.setVerticalSpacing(16)  # the rows' labels apart
         elif spec.head is None and ARRAY_INFO[spec.name].per_head and trace.heads > 1:
             plots = _all_heads(figure, trace, spec.name, summary)
         else:
@@ -148,6 +158,7 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
             figure.addItem(plot, 1, 0)
             show_array(plot, trace, spec.name, head)
             plots.append(plot)
+    figure.plots = plots
     for plot in plots:
         plot.image.vector_cells = vector
         plot.set_caching(False)  # cached items would be drawn into SVG/PDF as bitmaps

@@ -36,6 +36,7 @@ STAGE_ARRAYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "out_proj": (("concat", "w_out"), ("context",)),
 }
 MAX_CONCAT_HEADS = 8
+EXPORT_MARGIN = 24  # px round an exported figure
 
 
 @dataclass(frozen=True)
@@ -353,7 +354,10 @@ class StageFigure(pg.GraphicsLayout):
         # Inputs → outputs, left to right in every language (right to left, the arrow
         # pointed from the weights back to the scores).
         self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
-        self.setContentsMargins(6, 6, 6, 6)
+        # An exported figure keeps a margin all round (a slide's last row of matrices
+        # touched its bottom edge).
+        margin = 6 if follow_text_size else EXPORT_MARGIN
+        self.setContentsMargins(margin, margin, margin, margin)
         self._follow = follow_text_size
         self.title = ShrinkingLabel("", size=self._size(13))
         self.formula = ShrinkingLabel("", size=self._size(13))

@@ -141,9 +141,7 @@ def test_figures_show_the_trace_numbers(trace):
 
 
 def _plots(figure):
-    from attn_explorer.ui.heatmap import MatrixPlot
-
-    return [item for item in figure.items if isinstance(item, MatrixPlot)]
+    return figure.plots
 
 
 @pytest.mark.parametrize(

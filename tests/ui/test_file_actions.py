@@ -93,7 +93,6 @@ def test_export_figure_and_sessions_keep_the_matrices_the_boxes_chose(
     """Export Figure drew the scores fed to softmax and the weights before dropout whatever
     the boxes showed, and a session forgot the boxes and the all-heads grid."""
     from attn_explorer.ui.figures import build_figure
-    from attn_explorer.ui.heatmap import MatrixPlot
 
     window.load_preset("dropout")
     wait_settled(window)
@@ -103,9 +102,9 @@ def test_export_figure_and_sessions_keep_the_matrices_the_boxes_chose(
     on_screen = {view.plot.shown.name for view in board.views.values()}
     spec, _ = window.current_figure()
     figure = build_figure(window.trace, spec)
-    drawn = {item.shown.name for item in figure.items if isinstance(item, MatrixPlot)}
+    drawn = {plot.shown.name for plot in figure.plots}
     assert drawn == on_screen >= {"scores", "weights_dropped"}
-    mask = next(i for i in figure.items if isinstance(i, MatrixPlot) and i.shown.name == "mask")
+    mask = next(plot for plot in figure.plots if plot.shown.name == "mask")
     assert mask.title.text == board.views["mask"].plot.title.text
 
     board.show_all_heads(True)

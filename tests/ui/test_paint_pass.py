@@ -170,7 +170,6 @@ def test_what_a_move_leaves_alone_is_painted_from_caches_on_screen_not_in_figure
     from PySide6.QtWidgets import QGraphicsItem
 
     from attn_explorer.ui.figures import FigureSpec, build_figure
-    from attn_explorer.ui.heatmap import MatrixPlot
 
     cached = QGraphicsItem.CacheMode.DeviceCoordinateCache
 
@@ -180,7 +179,7 @@ def test_what_a_move_leaves_alone_is_painted_from_caches_on_screen_not_in_figure
     for view in window.board.views.values():
         assert [part.cacheMode() for part in parts(view.plot)] == [cached] * 4
     figure = build_figure(window.trace, FigureSpec("matrices", head=0))
-    plots = [item for item in figure.items if isinstance(item, MatrixPlot)]
+    plots = figure.plots
     assert plots
     for plot in plots:
         assert cached not in [part.cacheMode() for part in parts(plot)]

@@ -1,12 +1,15 @@
-"""How a stage's matrices share out their width: by what the matrices hold (their columns of
-cells, row labels and colour bars), never by the length of their titles."""
+"""How a stage's matrices and an exported figure share out their width: by what the matrices
+hold (their columns of cells, row labels and colour bars), never by the length of their
+titles; and a margin all round an exported figure."""
 
 import pytest
 from PySide6.QtCore import QRectF
+from PySide6.QtGui import QImage
 
 from attn_explorer.engine import compute, preset
 from attn_explorer.ui.app import configure_pyqtgraph
-from attn_explorer.ui.figures import FigureSpec, _Stage, build_figure
+from attn_explorer.ui.figures import FigureSpec, _Stage, build_figure, export_figure
+from attn_explorer.ui.heatmap import MatrixPlot
 
 from .test_stepper import load, steps  # noqa: F401  (a fixture)
 
@@ -112,3 +115,49 @@ def test_an_exported_context_stage_gives_the_weights_the_width(mha):
     assert widths[1] == pytest.approx(widths[2], abs=1)
     # Cells of one size: a column of V as wide as a column of the weights.
     assert widths[1] == pytest.approx(widths[0] / 6, rel=0.1)
+
+
+def test_the_exported_matrices_figure_fills_its_rows_with_cells_of_one_size(qapp):
+    """Three plots in a four-column grid left the top right quarter blank, and the 6×6
+    scores and weights had the smallest cells while the 6×2 Q, K, V had huge ones."""
+    configure_pyqtgraph()
+    trace = compute(preset("v1").config)
+    _figure, stage = laid_out(trace, FigureSpec("matrices"), (1500, 980))
+    plots = [item for item in stage.scene.items() if isinstance(item, MatrixPlot)]
+    areas = [cell_area(p) for p in plots]
+    cell_widths = [a.width() / p.matrix.shape[1] for a, p in zip(areas, plots, strict=True)]
+    rows = {}
+    for plot in plots:
+        rows.setdefault(round(plot.mapRectToScene(plot.boundingRect()).top()), []).append(plot)
+    stage.close()
+    assert max(cell_widths) <= 1.15 * min(cell_widths)
+    assert [len(r) for _, r in sorted(rows.items())] == [3, 4]
+    for row in rows.values():  # each row centred: no quarter left blank on one side
+        left = min(p.mapRectToScene(p.boundingRect()).left() for p in row)
+        right = max(p.mapRectToScene(p.boundingRect()).right() for p in row)
+        assert left == pytest.approx(1500 - right, abs=12)
+
+
+@pytest.mark.parametrize(
+    ("preset_name", "spec", "size"),
+    [
+        ("v1", FigureSpec("matrices"), (1500, 980)),
+        ("mha", FigureSpec("stage", "context"), (1400, 820)),
+        ("mha", FigureSpec("stage", "projections"), (1400, 820)),
+    ],
+)
+def test_an_exported_figure_has_a_white_margin_all_round(qapp, tmp_path, preset_name, spec, size):
+    """The last row of matrices touched the figure's bottom edge."""
+    configure_pyqtgraph()
+    trace = compute(preset(preset_name).config)
+    image = QImage(str(export_figure(trace, spec, tmp_path / "f.png", size=size)))
+    width, height = image.width(), image.height()
+    margin = 16
+
+    def blank(xs, ys) -> bool:
+        return all(image.pixelColor(x, y).name() == "#ffffff" for x in xs for y in ys)
+
+    assert blank(range(width), range(height - margin, height)), "bottom"
+    assert blank(range(width), range(margin)), "top"
+    assert blank(range(margin), range(height)), "left"
+    assert blank(range(width - margin, width), range(height)), "right"
