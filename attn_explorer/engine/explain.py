@@ -437,20 +437,38 @@ def _keep(trace: Trace, name: str, h: int, i: int, j: int) -> str:
 
 
 def _dropped(trace: Trace, name: str, h: int, i: int, j: int) -> str:
-    weight = trace["weights"][h, i, j]
+    weight = float(trace["weights"][h, i, j])
     value = trace["weights_dropped"][h, i, j]
     cfg = trace.config
+    reason = _mask_reason(trace, i, j)
     if not cfg.dropout_active:  # the cell is α's, and is named so (as its matrix is)
         why = "evaluation mode" if not cfg.training else "p = 0"
+        if reason:
+            return f"α[{i + 1},{j + 1}] = 0: hidden, because {reason} (no dropout: {why})."
         return (
             f"α[{i + 1},{j + 1}] = {num(value)}: no dropout ({why}), the softmax weight "
             "is used as it is."
         )
     keep = int(trace["dropout_keep"][h, i, j])
-    return (
-        f"α_d[{i + 1},{j + 1}] = α[{i + 1},{j + 1}] × keep / (1 − p) = {operand(weight)} × "
+    if reason:  # α is 0 there already: whatever the keep-mask says, the cell stays 0
+        return (
+            f"α_d[{i + 1},{j + 1}] = 0: hidden, because {reason}.\n"
+            f"Its softmax weight α[{i + 1},{j + 1}] is 0, and dropout (keep = {keep}) "
+            "leaves it 0."
+        )
+    # The weight as its matrix shows it (4 decimals), unless the shown product would then
+    # miss the shown result: 0.3800 × 1 / 0.5000 is not 0.7599, 0.37997 × 1 / 0.5000 is.
+    scale = 1 / (1 - cfg.dropout)
+    shown = num(weight)
+    if keep and num(float(shown) * scale) != num(value):
+        shown = operand(weight)
+    text = (
+        f"α_d[{i + 1},{j + 1}] = α[{i + 1},{j + 1}] × keep / (1 − p) = {shown} × "
         f"{keep} / {operand(1 - cfg.dropout)} = {num(value)}"
     )
+    if not keep:
+        text += f"\nDropped by the keep-mask (probability p = {cfg.dropout:g})."
+    return text
 
 
 # ---------------------------------------------------------------------------- outputs

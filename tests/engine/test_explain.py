@@ -212,3 +212,21 @@ def test_weights_after_a_dropout_that_does_not_apply_are_alpha():
     assert trace.info("weights").title == "Attention weights"
     assert dropped.info("weights_dropped").title == "Weights after dropout"
     assert dropped.step("context").formula.startswith("Z_h = α_d·V")
+
+
+def test_a_dropped_weight_is_written_with_the_four_decimals_of_its_matrix():
+    trace = compute(preset("dropout").config)
+    # "journey"'s weight for "Your" (0.55168) is dropped: × 0 needs no fifth digit.
+    assert explain(trace, "weights_dropped", 0, 1, 0).split("\n")[0] == (
+        "α_d[2,1] = α[2,1] × keep / (1 − p) = 0.5517 × 0 / 0.5000 = 0.0000"
+    )
+    # A kept one keeps 4 decimals where they give the shown result (0.3097 × 2 = 0.6194).
+    assert "= 0.3097 × 1 / 0.5000 = 0.6194" in explain(trace, "weights_dropped", 0, 2, 1)
+
+
+def test_a_causally_hidden_weight_after_dropout_says_it_is_hidden():
+    trace = compute(preset("dropout").config)
+    assert trace.dropout_keep[0, 1, 3]  # kept by dropout, hidden by the mask
+    text = explain(trace, "weights_dropped", 0, 1, 3)
+    assert text.startswith("α_d[2,4] = 0: hidden, because key 4 comes after query 2 (causal mask).")
+    assert "0.0000 × 1" not in text
