@@ -8,6 +8,10 @@ titles. Axis names refer to `Trace.axis_labels()`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .config import AttentionConfig
 
 
 @dataclass(frozen=True)
@@ -112,3 +116,13 @@ NO_DROPOUT_TITLE = "Weights (no dropout)"
 BEFORE_DROPOUT_TITLE = "Weights before dropout"
 # The title of "masked_scores" under mask method 1, which feeds softmax the scores unmasked.
 METHOD_1_SCORES_TITLE = "Unmasked scores (method 1)"
+
+
+def score_symbols(config: AttentionConfig) -> tuple[str, str]:
+    """The symbols of the scores as this config computes them: (the scores after the scale
+    stage, the scores softmax reads). ω̃ only where they are scaled (√d_k or T ≠ 1), else ω;
+    an ₘ only where method 2's mask sets hidden scores to −∞, else softmax reads them as
+    they are. Preset "simple" read "ω̃ₘ[2,1] = ω̃[2,1]", scaled and masked, with neither."""
+    scaled = "ω̃" if config.scale or config.temperature != 1 else "ω"
+    fed = f"{scaled}ₘ" if config.has_mask and not config.method_1 else scaled
+    return scaled, fed

@@ -13,10 +13,13 @@ import unicodedata
 
 import numpy as np
 
-from .arrays import ARRAY_INFO
+from .arrays import ARRAY_INFO, score_symbols
 from .trace import Trace
 
 MAX_TERMS = 8  # longer sums show their first terms, an ellipsis and the last term
+# A no-break space: a long derivation wraps between its terms, never inside a term or a
+# fraction ("2.4556 / 16.3685" broke after its "/").
+NB = "\u00a0"
 
 
 def num(value: float) -> str:
@@ -271,24 +274,31 @@ def _mask(trace: Trace, name: str, h: int, i: int, j: int) -> str:
 
 def _masked(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     reason = _mask_reason(trace, i, j)
+    scaled, fed = score_symbols(trace.config)
+    if not trace.config.has_mask:  # softmax reads the scores of the stage before as they are
+        if scaled == "ω":
+            text = _scores(trace, "scores", h, i, j).split("\n")[0]
+            return f"{text}\nNot scaled, no mask: softmax reads ω as it is."
+        text = _scaled(trace, "scaled_scores", h, i, j).split("\n")[0]
+        return f"{text}\nNo mask: softmax reads ω̃ as it is."
     if trace.config.method_1:  # the scores go to softmax unmasked; its output is masked
         value = trace["masked_scores"][h, i, j]
-        text = f"ω̃[{i + 1},{j + 1}] = {num(value)}: fed to softmax as it is"
+        text = f"{scaled}[{i + 1},{j + 1}] = {num(value)}: fed to softmax as it is"
         if not reason:
             return f"{text} (method 1 does not mask the scores)."
         zeroed = trace["weights_unmasked"][h, i, j]
         return (
             f"{text}, though hidden, because {reason}.\n"
-            f"Method 1 masks after softmax: its weight softmax(ω̃)[{i + 1},{j + 1}] = "
+            f"Method 1 masks after softmax: its weight softmax({scaled})[{i + 1},{j + 1}] = "
             f"{num(zeroed)} is then zeroed, and the row divided by its visible sum."
         )
     if reason:
         return (
-            f"ω̃ₘ[{i + 1},{j + 1}] = −∞: hidden, because {reason}.\n"
+            f"{fed}[{i + 1},{j + 1}] = −∞: hidden, because {reason}.\n"
             "exp(−∞) = 0, so its attention weight will be exactly 0."
         )
     value = trace["masked_scores"][h, i, j]
-    return f"ω̃ₘ[{i + 1},{j + 1}] = ω̃[{i + 1},{j + 1}] = {num(value)} (visible)."
+    return f"{fed}[{i + 1},{j + 1}] = {scaled}[{i + 1},{j + 1}] = {num(value)} (visible)."
 
 
 # ---------------------------------------------------------------------------- softmax & dropout
@@ -310,25 +320,36 @@ def _softmax_terms(row: np.ndarray, j: int, lead: str, value: float) -> str:
     exps = np.exp(row[visible] - offset)
 
     def term(k: int) -> str:
-        return f"exp({num(row[k])} − {_factor(shift)})" if shifted else f"exp({num(row[k])})"
+        if shifted:
+            return f"exp({num(row[k])}{NB}−{NB}{_factor(shift)})"
+        return f"exp({num(row[k])})"
 
     terms = [term(k) for k in visible]
     if len(terms) > MAX_TERMS:
         terms = [*terms[: MAX_TERMS - 2], "…", terms[-1]]
     numerator = float(np.exp(row[j] - offset))
     denominator = float(exps.sum())
+    # Breaks only after "=" and "+": the fractions and the terms stay whole.
     text = (
-        f"{lead} = {term(j)} / ({' + '.join(terms)}) = {operand(numerator)} / "
-        f"{operand(denominator)} = {num(value)}"
+        f"{lead}{NB}= {term(j)}{NB}/{NB}({f'{NB}+ '.join(terms)}){NB}= "
+        f"{operand(numerator)}{NB}/{NB}{operand(denominator)}{NB}= {num(value)}"
     )
     if shifted:
         text += f"\nThe row maximum {num(shift)} is subtracted first; softmax does not change."
     return text
 
 
+def _softmax_lead(cell: str, scores: str, i: int, j: int) -> str:
+    """α[2,1] = exp(ω̃ₘ[2,1]) / Σⱼ' exp(ω̃ₘ[2,j']): the softmax stage's formula, its cell
+    filled in; one unbreakable piece."""
+    return f"{cell}{NB}={NB}exp({scores}[{i + 1},{j + 1}]){NB}/{NB}Σⱼ'{NB}exp({scores}[{i + 1},j'])"
+
+
 def _softmax_neg_inf(trace: Trace, h: int, i: int, j: int, value: float) -> str:
     row = _neg_inf_row(trace, h, i)
-    lead = f"α[{i + 1},{j + 1}] = exp(ω̃ₘ[{i + 1},{j + 1}]) / Σ_j exp(ω̃ₘ[{i + 1},j])"
+    scaled = score_symbols(trace.config)[0]  # (method 2's, also in a method 1 trace)
+    fed = f"{scaled}ₘ" if trace.config.has_mask else scaled
+    lead = _softmax_lead(f"α[{i + 1},{j + 1}]", fed, i, j)
     text = _softmax_terms(row, j, lead, value)
     hidden = int(row.size - np.isfinite(row).sum())
     if hidden:
@@ -343,8 +364,9 @@ def _softmax_renormalize(trace: Trace, h: int, i: int, j: int, value: float) -> 
     soft /= soft.sum()
     hidden = trace["mask"][i]
     kept = float(soft[~hidden].sum())
+    s = score_symbols(trace.config)[0]
     return (
-        f"α[{i + 1},{j + 1}] = softmax(ω̃)[{i + 1},{j + 1}] / Σ_visible softmax(ω̃)[{i + 1},j] "
+        f"α[{i + 1},{j + 1}] = softmax({s})[{i + 1},{j + 1}] / Σ_visible softmax({s})[{i + 1},j] "
         f"= {operand(soft[j])} / {operand(kept)} = {num(value)}\n"
         "Method 1: softmax over the whole row, zero the hidden cells, divide by what is left."
     )
@@ -381,7 +403,8 @@ def _unmasked_softmax(trace: Trace, h: int, i: int) -> np.ndarray:
 def _weights_unmasked(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     row = trace["scaled_scores"][h, i].astype(np.float64)
     value = float(trace[name][h, i, j])
-    lead = f"softmax(ω̃)[{i + 1},{j + 1}] = exp(ω̃[{i + 1},{j + 1}]) / Σ_j exp(ω̃[{i + 1},j])"
+    s = score_symbols(trace.config)[0]
+    lead = _softmax_lead(f"softmax({s})[{i + 1},{j + 1}]", s, i, j)
     text = _softmax_terms(row, j, lead, value)
     reason = _mask_reason(trace, i, j)
     text += (
@@ -397,8 +420,9 @@ def _weights_zeroed(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     soft = trace["weights_unmasked"][h, i, j]
     value = trace[name][h, i, j]
     reason = _mask_reason(trace, i, j)
+    s = score_symbols(trace.config)[0]
     lead = (
-        f"softmax(ω̃)[{i + 1},{j + 1}] × (1 − M[{i + 1},{j + 1}]) = {operand(soft)} × "
+        f"softmax({s})[{i + 1},{j + 1}] × (1 − M[{i + 1},{j + 1}]) = {operand(soft)} × "
         f"{0 if reason else 1} = "
     )
     if reason:

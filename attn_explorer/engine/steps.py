@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from .arrays import score_symbols
 from .config import AttentionConfig
 from .trace import Step
 
@@ -166,22 +167,27 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
     if cfg.valid_len is not None:
         what.append(f"padding: keys after {cfg.valid_len} are hidden")
     mask_reason = "" if what else "No mask: attention is not causal and there is no padding."
+    # ω̃ only where scaled; ω̃ₘ only where the mask applies (method 2): the symbols of what
+    # this config computes. A skipped mask stage still says what it would write.
+    scaled, fed = score_symbols(cfg)
+    masked = fed if fed.endswith("ₘ") else f"{scaled}ₘ"
     if cfg.method_1:
         # Method 1 masks softmax's output, not its input: the scores pass through.
         mask_formula = (
-            f"M[i,j] = 1 where key j is hidden ({'; '.join(what)}); method 1 leaves ω̃ "
+            f"M[i,j] = 1 where key j is hidden ({'; '.join(what)}); method 1 leaves {scaled} "
             "unmasked: softmax sees every score"
         )
         mask_html = (
-            f"M<sub>ij</sub> = 1 where key j is hidden ({'; '.join(what)}); method 1 leaves ω̃ "
-            "unmasked: softmax sees every score"
+            f"M<sub>ij</sub> = 1 where key j is hidden ({'; '.join(what)}); method 1 leaves "
+            f"{scaled} unmasked: softmax sees every score"
         )
     else:
-        mask_formula = "ω̃ₘ[i,j] = −∞ where M[i,j], else ω̃[i,j]" + (
+        mask_formula = f"{masked}[i,j] = −∞ where M[i,j], else {scaled}[i,j]" + (
             f"  ({'; '.join(what)})" if what else ""
         )
-        mask_html = "ω̃<sub>m</sub>[i,j] = −∞ where M[i,j], else ω̃[i,j]" + (
-            f" &nbsp; ({'; '.join(what)})" if what else ""
+        mask_html = (
+            f"{masked.replace('ₘ', '<sub>m</sub>')}[i,j] = −∞ where M[i,j], else {scaled}[i,j]"
+            + (f" &nbsp; ({'; '.join(what)})" if what else "")
         )
     steps.append(
         step(
@@ -201,12 +207,14 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
             "method 1: softmax of every scaled score, the hidden weights zeroed, each row "
             "divided by its visible sum"
         )
-        sm = f"α = softmax(ω̃) ⊙ (1 − M) / Σ_visible  ({what_happens})"
-        sm_html = f"α = softmax(ω̃) ⊙ (1 − M) / Σ<sub>visible</sub> &nbsp; ({what_happens})"
+        sm = f"α = softmax({scaled}) ⊙ (1 − M) / Σ_visible  ({what_happens})"
+        sm_html = f"α = softmax({scaled}) ⊙ (1 − M) / Σ<sub>visible</sub> &nbsp; ({what_happens})"
     else:
-        sm = "α[i,j] = exp(ω̃ₘ[i,j]) / Σ_j' exp(ω̃ₘ[i,j'])  (each row sums to 1)"
+        # As the followed query's worked line writes it: "α[2,1] = exp(ω̃ₘ[2,1]) / Σⱼ' …".
+        sm = f"α[i,j] = exp({fed}[i,j]) / Σⱼ' exp({fed}[i,j'])  (each row sums to 1)"
+        fed_html = fed.replace("ₘ", "<sub>m</sub>")
         sm_html = (
-            "α<sub>ij</sub> = exp(ω̃<sub>ij</sub>) / Σ<sub>j'</sub> exp(ω̃<sub>ij'</sub>)"
+            f"α[i,j] = exp({fed_html}[i,j]) / Σ<sub>j'</sub> exp({fed_html}[i,j'])"
             " &nbsp; (each row sums to 1)"
         )
     steps.append(

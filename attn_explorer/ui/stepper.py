@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace, explain, num
+from ..engine.arrays import score_symbols
 from ..engine.explain import quote_token
 from ..engine.softmax_lab import entropy, sweep
 from .heatmap import CellHover, MatrixPlot, display_token, left_to_right
@@ -80,6 +81,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
     n = i + 1
     same_kv = not cfg.is_cross and i < cfg.n_k
     alpha = trace.info("weights_dropped").symbol  # α_d, or α where dropout does not apply
+    scaled, fed = score_symbols(cfg)  # ω̃ only where scaled, ω̃ₘ only where masked
     lines: list[str] = []
     if key == "embeddings":
         lines.append(f"x{n} {token} = {vector(trace.x[i])}")
@@ -103,14 +105,17 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
     elif key == "mask":
         lines.append(f"M{n} = {vector(trace.mask[i])}   (1 = hidden)")
         if cfg.method_1:  # the scores go to softmax as they are; its output is masked
-            scores = f"ω̃{n} = {vector(trace.masked_scores[head, i])}"
+            scores = f"{scaled}{n} = {vector(trace.masked_scores[head, i])}"
             lines.append(
                 _tr(
                     "{0} goes to softmax unmasked (method 1 zeroes the hidden weights after it)"
                 ).format(scores)
             )
+        elif not cfg.has_mask:
+            scores = f"{fed}{n} = {vector(trace.masked_scores[head, i])}"
+            lines.append(_tr("{0}   (no mask: softmax reads it as it is)").format(scores))
         else:
-            lines.append(f"ω̃ₘ{n} = {vector(trace.masked_scores[head, i])}")
+            lines.append(f"{fed}{n} = {vector(trace.masked_scores[head, i])}")
     elif key == "softmax":
         row = trace.weights[head, i]
         total = num(float(row.astype(np.float64).sum()))
@@ -119,7 +124,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
             row_sum = num(trace.row_sums[head, i, 0])
             lines.append(
                 _tr("{0}   (every key)").format(
-                    f"softmax(ω̃{n}) = {vector(trace.weights_unmasked[head, i])}"
+                    f"softmax({scaled}{n}) = {vector(trace.weights_unmasked[head, i])}"
                 )
             )
             lines.append(
@@ -128,7 +133,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
             )
             lines.append(f"α{n} = {zeroed} / {row_sum} = {vector(row)},  Σ α{n} = {total}")
         else:
-            lines.append(f"α{n} = softmax(ω̃ₘ{n}) = {vector(row)}")
+            lines.append(f"α{n} = softmax({fed}{n}) = {vector(row)}")
             lines.append(f"Σ α{n} = {total}")
         lines.append(explain(trace, "weights", head, i, 0).split("\n")[0])
     elif key == "dropout":

@@ -31,9 +31,9 @@ def test_scaled_score(v1):
 
 
 def test_softmax_fraction(v1):
-    text = explain(v1, "weights", 0, 1, 0)
+    text = explain(v1, "weights", 0, 1, 0).replace("\u00a0", " ")  # (no-break spaces)
     assert text.startswith(
-        "α[2,1] = exp(ω̃ₘ[2,1]) / Σ_j exp(ω̃ₘ[2,j]) = exp(0.8984) / (exp(0.8984) + exp(1.3098)"
+        "α[2,1] = exp(ω̃[2,1]) / Σⱼ' exp(ω̃[2,j']) = exp(0.8984) / (exp(0.8984) + exp(1.3098)"
     )
     assert "= 2.4556 / 16.3685 = 0.1500" in text
 
@@ -147,7 +147,7 @@ def test_cross_attention_names_the_key_value_embedding_apart_from_the_queries():
 
 def _fraction(text: str) -> tuple[float, float, float]:
     """a, b and c of the first line's closing "… = a / b = c"."""
-    parts = text.split("\n")[0].rsplit(" = ", 2)
+    parts = text.split("\n")[0].replace("\u00a0", " ").rsplit(" = ", 2)
     a, b = (float(x) for x in parts[1].split(" / "))
     return a, b, float(parts[2])
 
@@ -230,3 +230,55 @@ def test_a_causally_hidden_weight_after_dropout_says_it_is_hidden():
     text = explain(trace, "weights_dropped", 0, 1, 3)
     assert text.startswith("α_d[2,4] = 0: hidden, because key 4 comes after query 2 (causal mask).")
     assert "0.0000 × 1" not in text
+
+
+@pytest.mark.parametrize(
+    ("name", "changes", "scores"),
+    [
+        ("simple", {}, "ω"),  # not scaled, no mask
+        ("v1", {}, "ω̃"),  # scaled, no mask
+        ("causal", {"scale": False}, "ωₘ"),  # masked, not scaled
+        ("causal", {}, "ω̃ₘ"),
+    ],
+)
+def test_the_softmax_texts_write_the_scores_that_were_computed(name, changes, scores):
+    """Preset "simple" hovered "ω̃ₘ[2,1] = ω̃[2,1]" and "exp(ω̃ₘ[2,1])" with neither
+    scaling nor a mask; the stage's own formula wrote ω̃ in every config."""
+    trace = compute(dataclasses.replace(preset(name).config, **changes))
+    text = explain(trace, "weights", 0, 1, 0).replace("\u00a0", " ")
+    assert text.startswith(f"α[2,1] = exp({scores}[2,1]) / Σⱼ' exp({scores}[2,j']) = ")
+    formula = trace.step("softmax").formula
+    assert formula.startswith(f"α[i,j] = exp({scores}[i,j]) / Σⱼ' exp({scores}[i,j'])")
+    html = scores.replace("ₘ", "<sub>m</sub>")
+    assert f"exp({html}[i,j]) / Σ<sub>j'</sub> exp({html}[i,j'])" in (
+        trace.step("softmax").formula_html
+    )
+    if scores == "ω":
+        assert "ω̃" not in text and "ω̃" not in formula
+
+
+def test_unmasked_unscaled_scores_fed_to_softmax_are_written_as_omega():
+    trace = compute(preset("simple").config)
+    text = explain(trace, "masked_scores", 0, 1, 0)
+    assert text.startswith("ω[2,1] = q2·k1 = 0.5500×0.4300 + ")
+    assert text.endswith("Not scaled, no mask: softmax reads ω as it is.")
+    assert "ω̃" not in text
+    v1 = compute(preset("v1").config)
+    assert explain(v1, "masked_scores", 0, 1, 0) == (
+        "ω̃[2,1] = ω[2,1] / √2 = 1.2705 / 1.4142 = 0.8984\nNo mask: softmax reads ω̃ as it is."
+    )
+    unscaled = compute(dataclasses.replace(preset("causal").config, scale=False))
+    assert explain(unscaled, "masked_scores", 0, 1, 3).startswith("ωₘ[2,4] = −∞: hidden")
+    assert unscaled.step("mask").formula.startswith("ωₘ[i,j] = −∞ where M[i,j], else ω[i,j]")
+
+
+def test_the_softmax_line_breaks_only_between_its_terms(v1):
+    """It wrapped inside "2.4556 / 16.3685": a space may follow only an "=" or a "+"."""
+    line = explain(v1, "weights", 0, 1, 0).split("\n")[0]
+    assert "= 2.4556\u00a0/\u00a016.3685\u00a0= 0.1500" in line
+    pieces = line.split(" ")
+    assert len(pieces) == 9  # lead =, numerator / (6 terms +), fraction =, value
+    assert all(piece.endswith(("=", "+")) for piece in pieces[:-1])
+    shifted = compute(dataclasses.replace(preset("v1").config, temperature=0.01))
+    line = explain(shifted, "weights", 0, 1, 0).split("\n")[0]  # exp(x − max) terms
+    assert all(piece.endswith(("=", "+")) for piece in line.split(" ")[:-1])

@@ -93,8 +93,8 @@ def test_a_hidden_score_of_method_1_is_explained_as_fed_to_softmax(method_1, met
 
 
 def test_method_1_intermediates_are_explained_with_their_numbers(method_1):
-    unmasked = explain(method_1, "weights_unmasked", 0, 1, 0)
-    assert unmasked.startswith("softmax(ω̃)[2,1] = exp(ω̃[2,1]) / Σ_j exp(ω̃[2,j]) = exp(0.3293)")
+    unmasked = explain(method_1, "weights_unmasked", 0, 1, 0).replace("\u00a0", " ")
+    assert unmasked.startswith("softmax(ω̃)[2,1] = exp(ω̃[2,1]) / Σⱼ' exp(ω̃[2,j']) = exp(0.3293)")
     assert unmasked.split("\n")[0].endswith("= 0.2041")
     assert "6 keys" in unmasked or unmasked.count("exp(") >= 7
     hidden = explain(method_1, "weights_zeroed", 0, 1, 3)

@@ -504,3 +504,45 @@ def test_sixteen_heads_concatenated_say_which_are_drawn_and_get_the_width(
     assert len(heads) == 8
     assert "heads 9–16 are in Z_cat" in steps.figure.reason.text
     assert concat.width() > 4 * heads[0].width()
+
+
+def test_the_followed_query_writes_omega_where_nothing_was_scaled_or_masked(
+    window, wait_settled, steps
+):
+    """Preset "simple" wrote "α2 = softmax(ω̃ₘ2)" and "ω̃ₘ2 = […]" with no scaling and no
+    mask: the symbols of stages that were skipped."""
+    load(window, wait_settled, "simple")
+    steps.set_stage("mask")
+    assert steps.followed.text().split("\n")[-1] == (
+        "ω2 = [0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865]   "
+        "(no mask: softmax reads it as it is)"
+    )
+    steps.set_stage("softmax")
+    text = steps.followed.text().replace("\u00a0", " ")
+    assert "α2 = softmax(ω2) = [0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]" in text
+    assert "α[2,1] = exp(ω[2,1]) / Σⱼ' exp(ω[2,j']) = " in text
+    assert "ω̃" not in text and "ω̃" not in steps.figure.formula.text
+
+
+def test_the_softmax_worked_line_wraps_between_terms_only(window, wait_settled, steps):
+    """v1's line wrapped inside "2.4556 / 16.3685"; the panel's own layout breaks it only
+    after an "=" or a "+", at any width."""
+    from PySide6.QtGui import QTextLayout, QTextOption
+
+    load(window, wait_settled, "v1")
+    steps.set_stage("softmax")
+    line = steps.followed.text().split("\n")[-1]
+    assert "2.4556\u00a0/\u00a016.3685" in line
+    for width in (300, 450, 600, 750, 900):
+        layout = QTextLayout(line, steps.followed.label.font())
+        option = QTextOption()
+        option.setWrapMode(QTextOption.WrapMode.WordWrap)
+        layout.setTextOption(option)
+        layout.beginLayout()
+        ends = []
+        while (row := layout.createLine()).isValid():
+            row.setLineWidth(width)
+            ends.append(row.textStart() + row.textLength())
+        layout.endLayout()
+        for end in ends[:-1]:
+            assert line[:end].rstrip().endswith(("=", "+")), (width, line[:end])
