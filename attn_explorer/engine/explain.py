@@ -170,7 +170,37 @@ def _weight(trace: Trace, name: str, h: int, i: int, j: int) -> str:
         where = f"row {i + 1} (concatenated dimension), column {j + 1} (output dimension)"
     else:
         where = f"row {i + 1} (input dimension), column {j + 1} (dimension of the head)"
-    return f"{symbol}[{i + 1},{j + 1}] = {num(value)}\n{where}.\n{_drawn_from(trace, name)}"
+    lines = [f"{symbol}[{i + 1},{j + 1}] = {num(value)}", f"{where}."]
+    lines += [_stored_as(trace, name, h, i, j), _drawn_from(trace, name)]
+    return "\n".join(line for line in lines if line)
+
+
+# The modules' names, as the tutorials' classes and the exported code call them.
+_MODULES = {"w_query": "W_query", "w_key": "W_key", "w_value": "W_value", "w_out": "out_proj"}
+
+
+def _stored_as(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    """Where print(module.weight) shows a W cell: nn.Linear keeps its weight as
+    (out_features, in_features) and computes x·weightᵀ, so the W of X·W is weightᵀ and
+    W[i,j] is weight[j,i]. torch.rand(d_in, d_out) (projection "rand") is W as it is."""
+    cfg = trace.config
+    if name != "w_out" and cfg.projection != "linear":
+        return ""
+    symbol, module = ARRAY_INFO[name].symbol, _MODULES[name]
+    whole, row = f"{module}.weightᵀ", j
+    if name != "w_out" and cfg.heads > 1:
+        if cfg.head_layout == "split":  # one W_query for all heads, split by columns
+            d_k = cfg.d_head
+            row = h * d_k + j
+            first, last = h * d_k + 1, (h + 1) * d_k
+            cols = f"column {first}" if d_k == 1 else f"columns {first}–{last}"
+            whole = f"{cols} of {whole}"
+        else:  # each head an nn.Linear of its own
+            whole = f"head {h + 1}'s {whole}"
+    return (
+        f"{symbol} = {whole} (nn.Linear stores W transposed): print({module}.weight) shows "
+        f"this value in row {row + 1}, column {i + 1}."
+    )
 
 
 def _bias(trace: Trace, name: str, h: int, i: int, j: int) -> str:

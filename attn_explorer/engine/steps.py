@@ -110,13 +110,24 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
         proj_reason = "No projection (projection 'none'): Q = K = V = X, as in tutorial 003."
     else:
         proj_reason = ""
+    # nn.Linear keeps its weight as (out, in) and computes x·weightᵀ: the W of X·W, as the
+    # matrices show it, is print(W_query.weight) transposed. torch.rand(d_in, d_out) is not.
+    stored = stored_html = ""
+    if cfg.projection == "linear":
+        stored = "each W = its nn.Linear's .weight{0}"
+        if cfg.head_layout == "split" and cfg.heads > 1:
+            d = cfg.d_head
+            cols = "column h" if d == 1 else f"columns {d}h−{d - 1}…{d}h"
+            stored += f"; head h uses its {cols}"
+        stored, stored_html = stored.format("ᵀ"), stored.format("<sup>T</sup>")
+        stored, stored_html = f"   ({stored})", f" &nbsp; ({stored_html})"
     steps.append(
         step(
             "projections",
             "2. Projections Q, K, V",
-            f"Q = X·W_q{bias},  K = {x_kv}·W_k{bias},  V = {x_kv}·W_v{bias}",
+            f"Q = X·W_q{bias},  K = {x_kv}·W_k{bias},  V = {x_kv}·W_v{bias}{stored}",
             f"Q = X·W<sub>q</sub>{bias_html}, &nbsp; K = {x_kv_html}·W<sub>k</sub>{bias_html}, "
-            f"&nbsp; V = {x_kv_html}·W<sub>v</sub>{bias_html}",
+            f"&nbsp; V = {x_kv_html}·W<sub>v</sub>{bias_html}{stored_html}",
             (*inputs, "w_query", "w_key", "w_value", "b_query", "b_key", "b_value"),
             ("queries", "keys", "values"),
             proj_reason,
@@ -292,8 +303,9 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
         step(
             "out_proj",
             "10. Output projection",
-            "out = Z_cat·W_o + b_o",
-            "out = Z<sub>cat</sub>·W<sub>o</sub> + b<sub>o</sub>",
+            "out = Z_cat·W_o + b_o   (W_o = out_proj.weightᵀ, as nn.Linear stores W)",
+            "out = Z<sub>cat</sub>·W<sub>o</sub> + b<sub>o</sub> &nbsp; "
+            "(W<sub>o</sub> = out_proj.weight<sup>T</sup>, as nn.Linear stores W)",
             ("concat", "w_out", "b_out"),
             ("context",),
             "" if cfg.out_proj else "No output projection (out_proj is off): out = Z_cat.",

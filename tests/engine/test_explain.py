@@ -282,3 +282,61 @@ def test_the_softmax_line_breaks_only_between_its_terms(v1):
     shifted = compute(dataclasses.replace(preset("v1").config, temperature=0.01))
     line = explain(shifted, "weights", 0, 1, 0).split("\n")[0]  # exp(x − max) terms
     assert all(piece.endswith(("=", "+")) for piece in line.split(" ")[:-1])
+
+
+def _printed_at(text: str) -> tuple[int, int]:
+    """The 0-based (row, column) of "shows this value in row r, column c"."""
+    import re
+
+    r, c = re.search(r"shows this value in row (\d+), column (\d+)\.", text).groups()
+    return int(r) - 1, int(c) - 1
+
+
+def test_a_w_cell_says_where_print_module_weight_shows_it():
+    """W_o was shown as out_proj.weight transposed, with no word: a learner comparing with
+    print(mha.out_proj.weight) read [[-0.1668, 0.5000], …] against [[-0.1668, 0.2270], …]."""
+    import torch
+
+    from . import tutorial_modules as tm
+
+    torch.manual_seed(123)
+    mha = tm.MultiHeadAttention(3, 2, 6, 0.0, num_heads=2)
+    trace = compute(preset("mha").config)
+    text = explain(trace, "w_out", 0, 0, 1)
+    assert text.startswith("W_o[1,2] = 0.5000\n")
+    assert "W_o = out_proj.weightᵀ (nn.Linear stores W transposed): print(out_proj.weight) " in (
+        text
+    )
+    assert _printed_at(text) == (1, 0)
+    assert mha.out_proj.weight[1, 0].item() == pytest.approx(0.5000, abs=5e-5)
+    # Split heads: head 2's W_q is column 2 of W_query.weightᵀ.
+    text = explain(trace, "w_query", 1, 2, 0)
+    assert "W_q = column 2 of W_query.weightᵀ" in text
+    r, c = _printed_at(text)
+    assert mha.W_query.weight[r, c].item() == pytest.approx(float(trace.w_query[1, 2, 0]))
+    cross = compute(preset("cross").config)
+    assert "W_k = columns 3–4 of W_key.weightᵀ" in explain(cross, "w_key", 1, 0, 1)
+    # Stacked heads: each its own nn.Linear.
+    wrapper = compute(preset("wrapper").config)
+    assert "W_v = head 2's W_value.weightᵀ" in explain(wrapper, "w_value", 1, 0, 0)
+
+
+def test_torch_rand_weights_are_not_said_to_be_transposed():
+    text = explain(compute(preset("v1").config), "w_query", 0, 0, 1)
+    assert "transposed" not in text and "weightᵀ" not in text
+    assert "torch.rand(d_in, d_out)" in text
+
+
+def test_the_projection_and_output_stages_say_w_is_the_weight_transposed():
+    mha = compute(preset("mha").config)
+    assert mha.step("projections").formula.endswith(
+        "(each W = its nn.Linear's .weightᵀ; head h uses its column h)"
+    )
+    assert "(each W = its nn.Linear's .weight<sup>T</sup>" in mha.step("projections").formula_html
+    assert "W_o = out_proj.weightᵀ" in mha.step("out_proj").formula
+    cross = compute(preset("cross").config)
+    assert "head h uses its columns 2h−1…2h" in cross.step("projections").formula
+    v2 = compute(preset("v2").config)
+    assert v2.step("projections").formula.endswith("(each W = its nn.Linear's .weightᵀ)")
+    v1 = compute(preset("v1").config)
+    assert "weight" not in v1.step("projections").formula
