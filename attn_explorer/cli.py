@@ -88,7 +88,7 @@ def state_from_args(args: argparse.Namespace) -> ExplorerState:
         raise UsageError("give a session file or --preset, not both")
     if args.preset:
         try:
-            state = ExplorerState.from_config(preset(args.preset).config)
+            state = ExplorerState.from_preset(preset(args.preset))
         except KeyError as error:
             raise UsageError(str(error.args[0])) from None
     elif getattr(args, "session", None):

@@ -68,7 +68,8 @@ def _parser() -> argparse.ArgumentParser:
         "--query",
         type=int,
         default=None,
-        help="the followed query token, from 1 (default: the session's followed query, else 2)",
+        help="the followed query token, from 1 (default: the session's or the example's "
+        "followed query: 2, or 3 in the dropout example)",
     )
     parser.add_argument("--format", choices=FORMATS, help="default: the output's extension")
     parser.add_argument(

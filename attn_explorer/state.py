@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 
 from .engine import AttentionConfig
-from .engine.presets import DEFAULT_PRESET, preset
+from .engine.presets import DEFAULT_PRESET, Preset, preset
 
 
 @dataclass(frozen=True)
@@ -161,12 +161,18 @@ class ExplorerState:
             view=view,
         )
 
+    @classmethod
+    def from_preset(cls, example: Preset, view: ViewState | None = None) -> ExplorerState:
+        """`from_config` of an example, following the query token the example follows."""
+        state = cls.from_config(example.config, view)
+        return replace(state, view=replace(state.view, query=example.query))
+
     def with_controls(self, **changes: object) -> ExplorerState:
         return replace(self, controls=replace(self.controls, **changes))
 
 
 def default_state() -> ExplorerState:
-    return ExplorerState.from_config(preset(DEFAULT_PRESET).config)
+    return ExplorerState.from_preset(preset(DEFAULT_PRESET))
 
 
 def random_sequence(n: int, d_in: int, seed: int = 0, normal: bool = False) -> TokenSequence:

@@ -388,9 +388,10 @@ def test_the_query_help_names_the_default_the_export_uses(tmp_path, capsys, qapp
     from attn_explorer.export_cli import _parser
 
     help_text = " ".join(_parser().format_help().split())
-    assert "the followed query token, from 1 (default: the session's followed query, else 2)" in (
-        help_text
-    )
+    assert (
+        "the followed query token, from 1 (default: the session's or the example's followed "
+        "query: 2, or 3 in the dropout example)"
+    ) in help_text
     state = ExplorerState.from_config(preset("v1").config)
     path = tmp_path / "s.json"
     save_session(path, replace(state, view=replace(state.view, query=4)))

@@ -34,12 +34,15 @@ DECODER = (
 
 @dataclass(frozen=True)
 class Preset:
-    """A named example: `name` for the command line, `title` for the menu, `source` cites it."""
+    """A named example: `name` for the command line, `title` for the menu, `source` cites it.
+    `query` is the query token it follows (0-based): the tutorials' x^(2) "journey", unless
+    the example's lesson is in another row."""
 
     name: str
     title: str
     source: str
     config: AttentionConfig
+    query: int = 1
 
 
 _journey = AttentionConfig(tokens=JOURNEY_TOKENS, embeddings=JOURNEY)
@@ -75,8 +78,10 @@ PRESETS: dict[str, Preset] = {
             "dropout",
             "Dropout 0.5 on the causal weights (reseed 123)",
             "Tutorial 000 §3.5.2: torch.manual_seed(123), then dropout 0.5 on the seed-789 "
-            "causal weights: kept cells × 2, the rest 0.",
+            "causal weights: kept cells × 2, the rest 0. It follows “starts”, whose kept "
+            "weights are the tutorial's 0.7599, 0.6194, 0.6206 (all of “journey”'s are dropped).",
             replace(_journey, seed=789, causal=True, dropout=0.5, dropout_seed=123),
+            query=2,
         ),
         Preset(
             "causal-class",

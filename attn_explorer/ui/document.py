@@ -161,8 +161,9 @@ class Document(QObject):
         """Replace everything (a preset or a session) in one undoable step.
 
         The view is where the learner looks, not an edit, except which weights the matrices
-        show: an example may choose them (the dropout example shows them dropped), and undoing
-        the example gives back the weights shown before it."""
+        show and which query they follow: an example may choose them (the dropout example
+        shows them dropped, and follows “starts”), and undoing the example gives back the
+        weights shown and the query followed before it."""
         controls = None
         if state.controls != self._controls:
             controls = _ControlsEdit(self, self._controls, state.controls, None)
@@ -170,14 +171,19 @@ class Document(QObject):
         weights = None
         if state.view.weights_array != shown:
             weights = _WeightsShown(self, shown, state.view.weights_array)
+        followed = self.view.query
+        query = None
+        if state.view.query != followed:
+            query = _QueryChosen(self, followed, state.view.query)
         edits = [
             self.queries.replacement(state.queries),
             self.kv.replacement(state.kv or state.queries),
             controls,
             weights,
+            query,
         ]
         # First: the new tables' recompute checks the view against them.
-        self.view = replace(state.view, weights_array=shown)
+        self.view = replace(state.view, weights_array=shown, query=followed)
         record(self.undo_stack, text, edits)
 
     def add_dimension(self, rng: np.random.Generator | None = None) -> str | None:
@@ -247,6 +253,21 @@ class _QueryFollow:
     def revert(self) -> None:
         now = self.doc.view.query
         self.doc._set_query(self.old if now == self.new else max(self.back(now), 0))
+
+
+class _QueryChosen:
+    """The followed query, set with a loaded example (or session) and given back by its undo."""
+
+    nbytes = 64
+
+    def __init__(self, doc: Document, old: int, new: int) -> None:
+        self.doc, self.old, self.new = doc, old, new
+
+    def apply(self) -> None:
+        self.doc._set_query(self.new)
+
+    def revert(self) -> None:
+        self.doc._set_query(self.old)
 
 
 class _WeightsShown:

@@ -519,7 +519,7 @@ class MainWindow(QMainWindow):
         # The view as it is now (the boxes are read, not followed): the example keeps it,
         # and undoing one that changes the weights shown gives these back.
         self._sync_view()
-        state = ExplorerState.from_config(preset.config, view=self.doc.view)
+        state = ExplorerState.from_preset(preset, view=self.doc.view)
         self.doc.load_state(state, _tr("Load example “{0}”").format(preset.title))
         self.notify(preset.source)
 

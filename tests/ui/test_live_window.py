@@ -203,6 +203,43 @@ def test_a_window_opened_on_the_dropout_example_shows_the_dropped_weights(qtbot)
     assert plain.view.weights_array == "weights"  # no dropout: the softmax weights
 
 
+def test_the_dropout_example_follows_starts_until_undone(window, wait_settled):
+    """It followed “journey”, whose weights are all dropped: its A·V worked example was
+    "= 0 = 0.0000". “starts” keeps the tutorial's 0.7599, 0.6194, 0.6206."""
+    from attn_explorer.ui.stepper import followed_text
+
+    window._query_chosen(4)  # the learner follows “one”
+    steps = window.doc.undo_stack.count()
+    window.load_preset("dropout")
+    wait_settled(window)
+    assert window.doc.undo_stack.count() == steps + 1  # one step, the query included
+    assert window.doc.view.query == window.board.query == window.stepper.query == 2
+    text = followed_text(window.trace, "context", 0, window.stepper.query)
+    assert text.startswith("Following query 3 “starts”:")
+    assert "z3[1] = Σ_j α_d[3,j]·v_j[1] = 0.7599×(-0.0872) + 0.6194×(-0.1137) + " in text
+    assert window.editor.query_table.currentIndex().row() == 2
+    window.doc.undo_stack.undo()  # the example, and the query it chose
+    wait_settled(window)
+    assert window.doc.view.query == window.board.query == window.stepper.query == 4
+    window.doc.undo_stack.redo()
+    wait_settled(window)
+    assert window.doc.view.query == window.stepper.query == 2
+    window.load_preset("causal")  # the other examples follow “journey”, as the tutorials
+    wait_settled(window)
+    assert window.doc.view.query == window.stepper.query == 1
+
+
+def test_the_command_line_opens_an_example_on_its_followed_query():
+    import argparse
+
+    from attn_explorer.cli import add_state_arguments, state_from_args
+
+    parser = argparse.ArgumentParser()
+    add_state_arguments(parser)
+    assert state_from_args(parser.parse_args(["--preset", "dropout"])).view.query == 2
+    assert state_from_args(parser.parse_args(["--preset", "v1"])).view.query == 1
+
+
 def test_the_example_box_loads_only_what_is_chosen_in_its_list(window, wait_settled, qtbot):
     """↓ on the closed box, a letter, or a wheel tick over it (while scrolling the controls)
     each replaced the whole session with the first example."""

@@ -213,11 +213,12 @@ def test_the_context_stage_names_the_weights_it_reads_one_way(
     formula = steps.figure.formula.text.replace("<sub>", "_").replace("</sub>", "")
     assert f"Z_h = {alpha}·V for each head h" in formula and f"Σ_j {alpha_ij} v_j" in formula
     lines = steps.followed.text().split("\n")
-    assert lines[1].startswith(f"z2 = Σ_j {alpha}[2,j]·v_j = ")
-    assert lines[2].startswith(f"z2[1] = Σ_j {alpha}[2,j]·v_j[1] = ")
+    n = steps.query + 1  # (the dropout example follows “starts”)
+    assert lines[1].startswith(f"z{n} = Σ_j {alpha}[{n},j]·v_j = ")
+    assert lines[2].startswith(f"z{n}[1] = Σ_j {alpha}[{n},j]·v_j[1] = ")
     steps.set_stage("dropout")  # the stage's own output, greyed out or not, is named alike
     assert steps.figure.plots[-1].title.text.startswith(f"<b>{title}</b>")
-    assert steps.followed.text().split("\n")[-1].startswith(f"{alpha}2 = [")
+    assert steps.followed.text().split("\n")[-1].startswith(f"{alpha}{n} = [")
 
 
 def test_clicking_a_row_follows_it_across_stages_and_changes(window, wait_settled, steps):
