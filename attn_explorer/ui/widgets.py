@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QKeyEvent, QResizeEvent, QWheelEvent
+from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -14,7 +14,9 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSlider,
     QSpinBox,
     QWidget,
@@ -248,6 +250,99 @@ class ErrorLabel(QLabel):
             self.setVisible(bool(text))
 
 
+ELLIPSIS = "…"
+_SEPARATORS = ("·", "→", ",", ";", ":", "|", "-", "—", "–")
+
+
+def elide_words(
+    text: str,
+    metrics: QFontMetrics,
+    width: int,
+    mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+) -> str:
+    """`text` whole if it fits `width` pixels, else whole words of it and "…" where the others
+    were (at its end, or in its middle): never a word cut, so a number never reads as another
+    ("seed 12" for seed 123). A separator left beside the "…" goes with the words it joined.
+    """
+    if metrics.horizontalAdvance(text) <= width:
+        return text
+    words = text.split(" ")
+
+    def joined(head: list[str], tail: list[str]) -> str:
+        while head and head[-1] in _SEPARATORS:
+            head = head[:-1]
+        while tail and tail[0] in _SEPARATORS:
+            tail = tail[1:]
+        return " ".join([*head, ELLIPSIS, *tail])
+
+    fits = lambda candidate: metrics.horizontalAdvance(candidate) <= width  # noqa: E731
+    if mode != Qt.TextElideMode.ElideMiddle:
+        for count in range(len(words) - 1, 0, -1):
+            candidate = joined(words[:count], [])
+            if fits(candidate):
+                return candidate
+        return ELLIPSIS
+    # The middle: words from the start and the end in turn, while they fit.
+    head, tail = 1, 0
+    if not fits(joined(words[:1], [])):
+        return ELLIPSIS
+    grew = True
+    while grew and head + tail < len(words) - 1:
+        grew = False
+        for more_head, more_tail in ((1, 0), (0, 1)) if head <= tail else ((0, 1), (1, 0)):
+            h, t = head + more_head, tail + more_tail
+            if h + t < len(words) and fits(joined(words[:h], words[len(words) - t :] if t else [])):
+                head, tail, grew = h, t, True
+                break
+    return joined(words[:head], words[len(words) - tail :] if tail else [])
+
+
+class ShrinkButton(QPushButton):
+    """A push button that shows its whole text where it has the room, and a short one (a
+    symbol, a word) where the window is narrow: its least width is the short text's, so
+    a row of buttons at a large text size does not make the window wider than the screen.
+    The whole text stays in the tooltip's first line."""
+
+    def __init__(self, text: str, short: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self._texts = (text, short)
+        # (A push button's usual policy never gives it less than its whole text; one wider
+        # than its whole text would show its short one with room to spare.)
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+
+    def set_texts(self, text: str, short: str) -> None:
+        self._texts = (text, short)
+        self._fit()
+        self.updateGeometry()
+
+    def _width_for(self, text: str) -> int:
+        extra = QPushButton.sizeHint(self).width() - self.fontMetrics().horizontalAdvance(
+            self.text()
+        )
+        return self.fontMetrics().horizontalAdvance(text) + extra
+
+    def sizeHint(self) -> QSize:
+        return QSize(self._width_for(self._texts[0]), QPushButton.sizeHint(self).height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self._width_for(self._texts[1]), QPushButton.sizeHint(self).height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit()
+
+    def _fit(self) -> None:
+        text, short = self._texts
+        shown = text if self._width_for(text) <= self.width() else short
+        if shown != self.text():
+            self.setText(shown)
+
+
 class ElidedLabel(QLabel):
     """A one-line label whose width is set from outside, not by its text, that shows its whole
     text or, where that is too wide, elides it with "…" (`mode`; by default its start and end
@@ -260,11 +355,35 @@ class ElidedLabel(QLabel):
         parent: QWidget | None = None,
         mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle,
         tooltip: bool = True,
+        words: bool = False,
     ) -> None:
+        """`words`: cut between words only (`elide_words`), never inside a number."""
         super().__init__(parent)
         self._full = ""
         self._mode = mode
         self._tooltip = tooltip
+        self._words = words
+        self._hint_width: int | None = None
+
+    def set_hint_width(self, width: int | None) -> None:
+        """Ask the layout for `width` pixels whatever the text, and let it give as little as
+        an ellipsis (None: a QLabel's own hints, which follow the text)."""
+        if width != self._hint_width:
+            self._hint_width = width
+            self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        if self._hint_width is None:
+            return hint
+        return QSize(self._hint_width, hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        if self._hint_width is None:
+            return hint
+        least = self.fontMetrics().horizontalAdvance(ELLIPSIS) + 2 * self.margin() + 4
+        return QSize(least, hint.height())
 
     def setText(self, text: str) -> None:
         self._full = text
@@ -285,7 +404,10 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         room = max(self.contentsRect().width() - 2 * self.margin(), 0)
-        shown = self.fontMetrics().elidedText(self._full, self._mode, room)
+        if self._words:
+            shown = elide_words(self._full, self.fontMetrics(), room, self._mode)
+        else:
+            shown = self.fontMetrics().elidedText(self._full, self._mode, room)
         if shown != self.text():
             super().setText(shown)
         if self._tooltip:
@@ -349,7 +471,10 @@ class FormulaText(QScrollArea):
     the matrices above it and move the cell under the mouse.
     """
 
-    def __init__(self, text: str = "", lines: int = 4, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, text: str = "", lines: int = 4, parent: QWidget | None = None, least: int = 0
+    ) -> None:
+        """`least` lines (if fewer than `lines`): where `fit_to` says room is short."""
         super().__init__(parent)
         self.label = QLabel(text)
         self.label.setWordWrap(True)
@@ -361,18 +486,36 @@ class FormulaText(QScrollArea):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setStyleSheet("QScrollArea { background: #fafafa; border-top: 1px solid #ddd; }")
-        self._lines = lines
+        self._lines = self._most = lines
+        self._least = min(least, lines) if least else lines
+        self._heights: dict[tuple[str, int], int] = {}
         self._size_to_text()
         text_size.changed.connect(self._size_to_text)
 
+    def _height_for(self, lines: int) -> int:
+        """As tall as the label is with `lines` lines, its padding included (a sum guessed
+        from the line spacing left the last line half under a scroll bar)."""
+        key = (self.label.font().key(), lines)
+        if key not in self._heights:
+            text = self.label.text()
+            self.label.setText("\n".join(["Xg"] * lines))
+            self._heights[key] = self.label.sizeHint().height() + 2 * self.frameWidth()
+            self.label.setText(text)
+        return self._heights[key]
+
     def _size_to_text(self) -> None:
         self.label.setFont(formula_font(text_size.points(10.5)))
-        # As tall as the label is with `lines` lines, its padding included (a sum guessed
-        # from the line spacing left the last line half under a scroll bar).
-        text = self.label.text()
-        self.label.setText("\n".join(["Xg"] * self._lines))
-        self.setFixedHeight(self.label.sizeHint().height() + 2 * self.frameWidth())
-        self.label.setText(text)
+        self.setFixedHeight(self._height_for(self._lines))
+
+    def fit_to(self, room: int) -> None:
+        """As many lines as fit `room` pixels, from `least` to `lines`. Called when the
+        window is resized or the text size changes, never on a new text."""
+        lines = self._most
+        while lines > self._least and self._height_for(lines) > room:
+            lines -= 1
+        if lines != self._lines:
+            self._lines = lines
+            self._size_to_text()
 
     def text(self) -> str:
         return self.label.text()
