@@ -1086,19 +1086,21 @@ class MatrixPlot(pg.GraphicsLayout):
         self._tick_state = None
         self._refresh_ticks()
 
-    def _stride(self, count: int, pixels: float) -> int:
+    def _stride(self, count: int, pixels: float, least: float = LABEL_PX) -> int:
         if count == 0 or pixels <= 0:
             return 1
-        return max(1, math.ceil(LABEL_PX / (pixels / count)))
+        return max(1, math.ceil(max(LABEL_PX, least) / (pixels / count)))
 
     def _refresh_ticks(self) -> None:
         """Tick labels, thinned to every k-th token when the cells are too small to label all."""
         size = self.view.size()
         rows, cols = self._row_labels, self._col_labels
-        row_stride = self._stride(len(rows), size.height())
         cell_width = size.width() / max(len(cols), 1)
         font = self.axis_font
         line = QFontMetricsF(font).height()
+        # A labelled row at least a line tall: at 200 % rows of 15-30 px ran "journey" into
+        # "starts".
+        row_stride = self._stride(len(rows), size.height(), line)
         # Measured once per label set and font: a window resize refreshes every view often,
         # and a 4096-token table has 4096 labels per axis.
         measured = (rows, cols, font.key())

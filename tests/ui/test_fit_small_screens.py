@@ -1,0 +1,84 @@
+"""A projector at 1024 × 768 or 1280 × 720, at a large text size: the window fits, and what is
+cut is cut visibly ("…", at a word), never so that it reads as something else."""
+
+import re
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QFontMetricsF
+
+from attn_explorer.ui.app import configure_pyqtgraph
+from attn_explorer.ui.main_window import MainWindow
+from attn_explorer.ui.text_size import SETTING, text_size
+
+
+def numbers(text: str) -> list[str]:
+    return re.findall(r"\d+(?:\.\d+)?", text)
+
+
+def cut_at_a_word(shown: str, full: str) -> bool:
+    """`shown` is `full`, or words of it with "…" where the rest was left out: every number
+    shown is one of `full`'s numbers, whole."""
+    if shown == full:
+        return True
+    if "…" not in shown:
+        return False
+    kept = [part.strip() for part in shown.split("…") if part.strip()]
+    words = full.split()
+    for part in kept:
+        part_words = part.split()
+        found = any(
+            words[i : i + len(part_words)] == part_words
+            for i in range(len(words) - len(part_words) + 1)
+        )
+        if not found:
+            return False
+    return all(n in numbers(full) for n in numbers(shown))
+
+
+@pytest.fixture
+def sized_window(qtbot, normal_size):
+    """A window opened at a remembered text size, as a teacher's next session opens."""
+    windows = []
+
+    def make(factor: float, preset: str = "v1") -> MainWindow:
+        configure_pyqtgraph()
+        QSettings().setValue(SETTING, factor)
+        win = MainWindow()
+        qtbot.addWidget(win, before_close_func=lambda w: w.doc.undo_stack.setClean())
+        win.resize(1024, 700)
+        with qtbot.waitSignal(win.firstPicture, timeout=30_000):
+            win.show()
+        win.load_preset(preset)
+        qtbot.waitUntil(lambda: win.trace is not None and win.trace.config == win.doc.config())
+        qtbot.wait(50)
+        windows.append(win)
+        return win
+
+    yield make
+    for win in windows:
+        win.doc.undo_stack.setClean()
+        win.close()
+
+
+def test_row_labels_never_run_into_each_other(qapp, normal_size):
+    """At 200 % in a short view "journey" ran into "starts": rows thinned only below 15 px."""
+    from attn_explorer.ui.heatmap import MatrixView
+
+    text_size.set_factor(2.0)
+    view = MatrixView()
+    tokens = ("Your", "journey", "starts", "with", "one", "step")
+    view.plot.set_matrix(np.arange(36.0).reshape(6, 6), rows=tokens, cols=tokens)
+    view.resize(400, 170)
+    view.show()
+    for _ in range(5):
+        qapp.processEvents()
+    plot = view.plot
+    rows_px = plot.view.size().height()
+    line = QFontMetricsF(plot.axis_font).height()
+    shown = plot.tick_labels[0]
+    assert shown, "no row labels at all"
+    stride = tokens.index(shown[1]) - tokens.index(shown[0]) if len(shown) > 1 else 6
+    assert stride * rows_px / 6 >= line
+    view.close()
