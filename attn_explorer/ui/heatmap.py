@@ -29,6 +29,7 @@ from PySide6.QtGui import (
     QPainter,
     QPen,
     QRawFont,
+    QTextCursor,
     QTransform,
 )
 from PySide6.QtWidgets import (
@@ -702,8 +703,13 @@ class ShrinkingLabel(pg.LabelItem):
     LEAST_SCALE = 0.75
 
     def __init__(self, *args: object, **kwargs: object) -> None:
+        self._cut = False  # words left out of the text shown (see `_cut_to`)
         super().__init__(*args, **kwargs)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)
+
+    def setText(self, text: str, **args: object) -> None:
+        self._cut = False
+        super().setText(text, **args)
 
     def updateMin(self) -> None:
         # The text's own height, not its shrunk one: a row that followed the shrinking
@@ -720,17 +726,50 @@ class ShrinkingLabel(pg.LabelItem):
         self.updateGeometry()
 
     def resizeEvent(self, ev: object) -> None:
+        if self._cut:  # the whole text again, measured afresh
+            self._cut = False
+            self.item.document().undo()
+            self.item.setToolTip("")
         natural = self.item.boundingRect().width()
         room = self.rect().width()
         scale = 1.0 if natural <= room else max(self.LEAST_SCALE, room / natural)
         if scale != self.item.scale():
             self.item.setScale(scale)
+        if natural * scale > room + 0.5:
+            self._cut_to(room / scale)
         super().resizeEvent(ev)
         # Centred, a title wider than its room lost both ends ("cores ω = Q·Kᵀ · … · seed"):
         # it keeps its beginning, the matrix's name, and loses its end instead.
         left = self.item.mapToParent(self.item.boundingRect().topLeft()).x()
-        if left < 0:
+        if left < 0 or (self._cut and left > 0):  # a cut title starts at the left as well
             self.item.moveBy(-left, 0)
+
+    def _cut_to(self, width: float) -> None:
+        """Leave out the text's last words until it fits `width` (unscaled pixels), and end
+        it with "…", whole in its tooltip: cut at the label's edge, a stage's "· seed 123"
+        read "· seed", a shape "6×6" read "6×"."""
+        document = self.item.document()
+        plain = document.toPlainText()
+        # After a word, not after a separator ("· …"): the ends of the words that may stay.
+        ends = [
+            m.start()
+            for m in re.finditer(r" ", plain)
+            if plain[: m.start()].rsplit(" ", 1)[-1] not in ("", "·", "→", "|", "—", "-")
+        ]
+        self.item.setToolTip(plain)
+        self._cut = True
+        for end in reversed(ends):
+            cursor = QTextCursor(document)
+            cursor.beginEditBlock()  # one step, which `resizeEvent` undoes
+            cursor.setPosition(end)
+            cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+            cursor.insertText(" …")
+            cursor.endEditBlock()
+            if self.item.boundingRect().width() <= width or end == ends[0]:
+                return
+            document.undo()
+        self._cut = False  # a single word: cut at the edge, as before
+        self.item.setToolTip("")
 
 
 class TokenAxis(pg.AxisItem):

@@ -41,7 +41,7 @@ from .matrix_board import MatrixBoard
 from .shortcuts_dialog import ShortcutsDialog, action_rows, menu_sections, name_for_shortcuts
 from .stepper import StepThrough
 from .text_size import text_size
-from .widgets import ElidedLabel, NoticeLabel
+from .widgets import ElidedLabel, NoticeLabel, elide_words
 
 TABS = ("matrices", "steps")
 GEOMETRY_SETTING = "window/geometry"
@@ -82,10 +82,17 @@ class MainWindow(QMainWindow):
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._controls_scroll = scroll
-        self._fit_controls()
         text_size.changed.connect(self._text_size_changed)
         left.addWidget(scroll)
-        left.addWidget(self.editor)
+        # The table in a scroll area that never scrolls while the column has its room: on a
+        # 1024-pixel projector at 200 % the column may be narrower than the table's buttons
+        # (see `_fit_controls`), and then scrolls rather than push the matrices off screen.
+        editor_scroll = QScrollArea()
+        editor_scroll.setWidget(self.editor)
+        editor_scroll.setWidgetResizable(True)
+        editor_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self._editor_scroll = editor_scroll
+        left.addWidget(editor_scroll)
         left.setStretchFactor(0, 3)
         left.setStretchFactor(1, 2)
         self.tabs = QTabWidget()
@@ -112,16 +119,26 @@ class MainWindow(QMainWindow):
         main.splitterMoved.connect(self._splitter_moved)
         self.setCentralWidget(main)
         self._side, self._splitter = left, main
+        self._fit_controls()
 
         # Status labels whose size never follows their text: a label that grows or shrinks
         # re-lays out the main window, and every slider move would repaint all of it.
+        # The summary is cut between words, with "…" (whole in its tooltip): cut at its
+        # edge, "seed 123" read "seed 12".
         self.status_text = QLabel()
         self.status_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         text_size.follow_under_style_sheet(self.status_text)  # red when it says what is wrong
-        self.shape_text = ElidedLabel()  # its whole text, or "…" and the whole in a tooltip
-        self.shape_text.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
+        self._summary = ""
+        self.status_text.installEventFilter(self)
+        # Widths set by `_size_status_labels`, from the bar's width: whole texts, or "…" and
+        # the whole in a tooltip, never a number cut.
+        self.shape_text = ElidedLabel(words=True)
+        self.shape_text.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
         self.shape_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.time_text = ElidedLabel()
+        self.time_text = ElidedLabel(mode=Qt.TextElideMode.ElideRight, words=True)
+        self.time_text.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+        self._shapes_need = 0
+        self.statusBar().installEventFilter(self)
         self._size_status_labels()
         self.time_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.statusBar().addWidget(self.status_text, 1)
@@ -255,35 +272,81 @@ class MainWindow(QMainWindow):
         self._fit_controls()
         self._size_status_labels()
 
+    SIDE_LEAST = 160  # the controls' column, at the least, on the smallest screen
+
     def _fit_controls(self) -> None:
-        """The controls' column as wide as its widgets need at the current text size."""
-        self._controls_scroll.setMinimumWidth(self.controls.minimumSizeHint().width() + 24)
+        """The controls' column as wide as its widgets need at the current text size, where
+        the screen has that room beside the tabs' least width. At 200 % the controls and the
+        table's buttons need 530 px: on a 1024-pixel projector the window could not be made
+        narrower than 1396 px, with the weights and the context off the screen. Where the
+        screen is too narrow the column may be narrower than its widgets and scrolls."""
+        need = self.controls.minimumSizeHint().width() + 24
+        editor_need = self.editor.minimumSizeHint().width()
+        screen = self.screen().availableGeometry().width()
+        tabs = getattr(self, "tabs", None)
+        beside = tabs.minimumSizeHint().width() if tabs is not None else 0
+        room = max(screen - beside - 16, self.SIDE_LEAST)
+        policy = Qt.ScrollBarPolicy
+        self._controls_scroll.setMinimumWidth(min(need, room))
+        self._controls_scroll.setHorizontalScrollBarPolicy(
+            policy.ScrollBarAsNeeded if need > room else policy.ScrollBarAlwaysOff
+        )
+        editor = getattr(self, "_editor_scroll", None)
+        if editor is not None:
+            editor.setMinimumWidth(min(editor_need, room))
+            editor.setMinimumHeight(self.editor.minimumSizeHint().height())
+
+    def eventFilter(self, watched: object, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            if watched is self.status_text:
+                self._elide_summary()
+            elif watched is self.statusBar():
+                self._size_status_labels()
+        return super().eventFilter(watched, event)
+
+    def _elide_summary(self) -> None:
+        label = self.status_text
+        room = label.contentsRect().width() - 2 * label.margin() - 2
+        shown = self._summary
+        if not label.testAttribute(Qt.WidgetAttribute.WA_PendingResizeEvent):  # laid out
+            shown = elide_words(self._summary, label.fontMetrics(), room)
+        if shown != label.text():
+            label.setText(shown)
 
     def _size_status_labels(self) -> None:
-        """Status labels of a fixed width (one that followed its text would re-lay out the
-        window on every move), wide enough for their longest text at the current size, but
-        never more than a quarter of the screen each: the window must fit a 1024-pixel
-        projector, where the longest shapes (1024 tokens, 16 heads) lose their start."""
+        """Status labels whose widths follow the bar's width, not their texts (a label that
+        followed its text would re-lay out the window on every move): the shapes ask for
+        their text's width (grown, not shrunk, as it changes), the time for its usual text.
+        Where the summary, the shapes and the time do not all fit, the time gets at most a
+        fifth of the bar and the shapes at most what the summary leaves, at least 30 %: the
+        summary keeps at least half. Each can be made as narrow as "…", so at a large text
+        size the window still fits a 1024-pixel projector."""
         # The application's font, not the window's: at startup a remembered text size has
         # not reached the window yet (it comes in a posted event), and the labels were cut.
         metrics = QFontMetrics(QApplication.font())
-        room = self.screen().availableGeometry().width() // 4
         gap = 3 * metrics.averageCharWidth()
-
-        def width(longest: str, usual: str) -> int:
-            """Room for `longest`, capped at `room`, but always for `usual` and a gap."""
-            usual_width = metrics.horizontalAdvance(usual) + gap
-            return min(metrics.horizontalAdvance(longest), max(room, usual_width))
-
-        self.shape_text.setFixedWidth(
-            width(
-                "X 1024×64 → Q,K,V 16×1024×64 → A 16×1024×1024 → out 1024×1024",
-                "X 6×3 → Q,K,V 2×6×2 → A 2×6×6 → out 6×2",
-            )
+        bar = self.statusBar().width()
+        shapes = max(
+            metrics.horizontalAdvance("X 6×3 → Q,K,V 2×6×2 → A 2×6×6 → out 6×2"),
+            metrics.horizontalAdvance(self.shape_text.full_text()),
         )
-        self.time_text.setFixedWidth(
-            width("engine 99999.9 ms · drawn in 9999.9 ms", "engine 9.9 ms · drawn in 99.9 ms")
-        )
+        self._shapes_need = shapes + gap
+        usual_time = metrics.horizontalAdvance("engine 9.9 ms · drawn in 99.9 ms") + gap
+        summary = metrics.horizontalAdvance(self._summary) + gap
+        time = usual_time
+        shapes = self._shapes_need
+        if summary + shapes + time > bar:  # not all three whole: the summary comes first
+            time = min(usual_time, bar // 5)
+            shapes = min(shapes, max(bar * 3 // 10, bar - summary - time))
+        self.shape_text.set_hint_width(shapes)
+        self.time_text.set_hint_width(time)
+
+    def _show_shapes(self, text: str) -> None:
+        """The shapes, given more room when they need it (never less: see above)."""
+        self.shape_text.setText(text)
+        need = self.shape_text.fontMetrics().horizontalAdvance(text) + 12
+        if need > self._shapes_need:
+            self._size_status_labels()
 
     def show_shortcuts(self) -> ShortcutsDialog:
         """The keys of the menus, the step-through and the tables, in a window beside this one
@@ -362,6 +425,12 @@ class MainWindow(QMainWindow):
             return
         self.bridge.request(config, self._wants_comparison(config))
 
+    def showEvent(self, event: object) -> None:
+        super().showEvent(event)
+        # Widgets shown for the first time are polished in the window's style and fonts,
+        # which can widen them (the controls' group boxes at 150 %): measure again.
+        QTimer.singleShot(0, self, self._fit_controls)
+
     def paintEvent(self, event: object) -> None:
         super().paintEvent(event)
         if not self._engine_started:
@@ -418,7 +487,7 @@ class MainWindow(QMainWindow):
         self.bridge.release(previous)  # freed on the engine thread
         del previous
         drawn = time.perf_counter()
-        self.shape_text.setText(shapes_summary(result.trace))
+        self._show_shapes(shapes_summary(result.trace))
         self.time_text.setText(
             _tr("engine {0:.1f} ms · drawn in {1:.1f} ms").format(
                 result.seconds * 1e3, (drawn - start) * 1e3
@@ -432,6 +501,7 @@ class MainWindow(QMainWindow):
         self.traceShown.emit(result.trace)
         self._pictures += 1
         if self._pictures == 1:
+            self._size_status_labels()  # for the first summary, not "Starting the engine…"
             self.firstPicture.emit()
 
     def _show_failure(self, failure: Failure) -> None:
@@ -504,8 +574,9 @@ class MainWindow(QMainWindow):
         style = "color: #b00020;" if error else ""
         if error and self.statusBar().currentMessage():
             self.statusBar().clearMessage()  # a notice must not hide what went wrong
-        if self.status_text.text() != text:
-            self.status_text.setText(text)
+        if self._summary != text:
+            self._summary = text
+            self._elide_summary()
             self.status_text.setToolTip(text)
         if self.status_text.styleSheet() != style:
             self.status_text.setStyleSheet(style)

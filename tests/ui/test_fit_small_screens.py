@@ -82,3 +82,47 @@ def test_row_labels_never_run_into_each_other(qapp, normal_size):
     stride = tokens.index(shown[1]) - tokens.index(shown[0]) if len(shown) > 1 else 6
     assert stride * rows_px / 6 >= line
     view.close()
+
+
+def test_the_summary_is_cut_at_a_word_with_an_ellipsis(sized_window, qtbot):
+    """At 1280 × 720 and 150 % the status bar read "… · causal · seed 12" for seed 123."""
+    window = sized_window(1.5, "causal")
+    window.statusBar().clearMessage()
+    window.resize(900, 660)
+    qtbot.waitUntil(lambda: window.width() == 900)
+    qtbot.wait(20)
+    label = window.status_text
+    full = label.toolTip()
+    assert "seed" in full
+    assert label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width()
+    assert cut_at_a_word(label.text(), full), label.text()
+    window.resize(1900, 660)
+    qtbot.waitUntil(lambda: label.text() == full)
+
+
+def test_the_shapes_have_room_where_the_bar_has_it(window, wait_settled):
+    """Cross-attention at 1500 × 940 showed "Q 2×4×2, K,V…" beside free room."""
+    window.load_preset("cross")
+    wait_settled(window)
+    label = window.shape_text
+    assert label.text() == label.full_text()
+
+
+def test_a_stage_title_too_wide_is_cut_at_a_word_with_an_ellipsis(window, wait_settled, qtbot):
+    """At 1024 px the projections' title ended at "· seed", its number cut off."""
+    window.load_preset("dropout")
+    wait_settled(window)
+    window.tabs.setCurrentWidget(window.stepper)
+    steps = window.stepper
+    qtbot.waitUntil(steps.isVisible)
+    steps.set_stage("projections")
+    window.resize(1024, 768)
+    qtbot.waitUntil(lambda: window.width() == 1024)
+    qtbot.wait(50)
+    title = steps.figure.title
+    full = re.sub("<[^>]+>", "", title.text).replace("&nbsp;", " ")
+    shown = title.item.toPlainText()
+    assert shown != full, "the test needs a title too wide for its room"
+    assert cut_at_a_word(shown, full), shown
+    width = title.item.boundingRect().width() * title.item.scale()
+    assert width <= title.rect().width() + 1
