@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TR_NOOP, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TR_NOOP, QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -35,7 +35,7 @@ from .keys import keep_own_keys, send_undo_to_document
 from .stage_figure import MatrixRow, StageFigure
 from .text_size import text_size
 from .trace_plots import HeadChoice, show_array
-from .widgets import FormulaText, HeadBox, SliderSpin
+from .widgets import FormulaText, HeadBox, ShrinkButton, SliderSpin
 
 PLAY_MS = 2500
 EXTRAS_MAX_HEIGHT = 330  # the softmax and mask panels under a stage's matrices
@@ -156,6 +156,67 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         else ""
     )
     return _tr("Following query {0} {1}{2}:").format(n, token, head_note) + "\n" + "\n".join(lines)
+
+
+class StageTabs(QTabBar):
+    """The ten stages as a row of tabs, all in sight: in a narrow window the longest names
+    shorten first ("5 Soft…"), then names give way to their numbers ("5"), the whole name
+    staying in the tab's tooltip. Qt's own eliding shortened every tab alike, short names
+    too, and to "3 ..." and "8 ...": as long as "3 Q·Kᵀ" and "8 A·V", and unreadable."""
+
+    def __init__(self, names: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setExpanding(False)
+        self.setDrawBase(False)
+        self.setUsesScrollButtons(False)
+        self.setElideMode(Qt.TextElideMode.ElideNone)  # the texts set always fit
+        self.names = names
+        for number, name in enumerate(names, start=1):
+            self.addTab(f"{number} {name}")
+
+    def choices(self, index: int) -> list[str]:
+        """The tab's texts, longest first: its name, a shortened name, its number."""
+        number, name = index + 1, self.names[index]
+        texts = [f"{number} {name}"]
+        if len(name) >= 7:
+            texts.append(f"{number} {name[:4].rstrip(' ,')}…")
+        texts.append(str(number))
+        return texts
+
+    def _width(self, index: int, text: str) -> int:
+        metrics = self.fontMetrics()
+        frame = super().tabSizeHint(index).width() - metrics.horizontalAdvance(self.tabText(index))
+        return frame + metrics.horizontalAdvance(text) + 1
+
+    def minimumTabSizeHint(self, index: int) -> QSize:
+        hint = super().tabSizeHint(index)
+        return QSize(self._width(index, str(index + 1)), hint.height())
+
+    def resizeEvent(self, event: object) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def changeEvent(self, event: object) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit()
+
+    def _fit(self) -> None:
+        count = self.count()
+        level = [0] * count
+        widths = [self._width(i, self.choices(i)[0]) for i in range(count)]
+        room = self.width()
+        while sum(widths) > room:
+            shorter = [i for i in range(count) if level[i] < len(self.choices(i)) - 1]
+            if not shorter:
+                break
+            widest = max(shorter, key=lambda i: widths[i])
+            level[widest] += 1
+            widths[widest] = self._width(widest, self.choices(widest)[level[widest]])
+        for i in range(count):
+            text = self.choices(i)[level[i]]
+            if text != self.tabText(i):
+                self.setTabText(i, text)
 
 
 class SoftmaxPanel(QWidget):
@@ -389,20 +450,13 @@ class StepThrough(HeadChoice, QWidget):
         text_size.changed.connect(self._text_size_changed)
 
         # The stages as a row of tabs: it costs a line of height, not a column of width.
-        self.stages = QTabBar()
-        self.stages.setExpanding(False)
-        self.stages.setDrawBase(False)
-        # All ten stages stay in sight: in a narrow window their names shorten ("6 Softm…")
-        # instead of scrolling the later stages out of view.
-        self.stages.setUsesScrollButtons(False)
-        self.stages.setElideMode(Qt.TextElideMode.ElideRight)
-        for number, label in enumerate(STAGE_LABELS, start=1):
-            self.stages.addTab(f"{number} " + _tr(label))
+        self.stages = StageTabs([_tr(label) for label in STAGE_LABELS])
 
-        self.prev_button = QPushButton(_tr("◀ Previous"))
-        self.play_button = QPushButton(_tr("▶ Play"))
+        # At a large text size on a small screen the buttons keep their arrows only.
+        self.prev_button = ShrinkButton(_tr("◀ Previous"), "◀")
+        self.play_button = ShrinkButton(_tr("▶ Play"), "▶")
         self.play_button.setCheckable(True)
-        self.next_button = QPushButton(_tr("Next ▶"))
+        self.next_button = ShrinkButton(_tr("Next ▶"), "▶")
         self.prev_button.setToolTip(_tr("Previous stage (←)"))
         self.next_button.setToolTip(_tr("Next stage (→)"))
         self.play_button.setToolTip(
@@ -600,7 +654,10 @@ class StepThrough(HeadChoice, QWidget):
         self.headChanged.emit(index)
 
     def _play(self, on: bool) -> None:
-        self.play_button.setText(_tr("❚❚ Pause") if on else _tr("▶ Play"))
+        if on:
+            self.play_button.set_texts(_tr("❚❚ Pause"), "❚❚")
+        else:
+            self.play_button.set_texts(_tr("▶ Play"), "▶")
         if on:
             if self._next_applying() is None:
                 self.stages.setCurrentIndex(0)  # from the end: start again

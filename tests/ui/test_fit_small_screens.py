@@ -10,6 +10,7 @@ from PySide6.QtGui import QFontMetricsF
 
 from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.main_window import MainWindow
+from attn_explorer.ui.stepper import STAGE_LABELS
 from attn_explorer.ui.text_size import SETTING, text_size
 
 
@@ -126,3 +127,25 @@ def test_a_stage_title_too_wide_is_cut_at_a_word_with_an_ellipsis(window, wait_s
     assert cut_at_a_word(shown, full), shown
     width = title.item.boundingRect().width() * title.item.scale()
     assert width <= title.rect().width() + 1
+
+
+def test_stage_tabs_shorten_to_something_shorter(window, qtbot):
+    """At 1024 × 768 the tabs read "3 ...", "8 ...": as long as "3 Q·Kᵀ" and "8 A·V"."""
+    window.resize(1024, 740)
+    window.tabs.setCurrentWidget(window.stepper)
+    steps = window.stepper
+    qtbot.waitUntil(steps.isVisible)
+    qtbot.wait(50)
+    bar = steps.stages
+    metrics = bar.fontMetrics()
+    for index in range(bar.count()):
+        full = f"{index + 1} {STAGE_LABELS[index]}"
+        text = bar.tabText(index)
+        assert bar.tabRect(index).right() <= bar.width()
+        # Written as set (no elision by the bar itself) ...
+        assert bar.tabRect(index).width() >= bar.tabSizeHint(index).width()
+        # ... and either whole, or shorter than the whole.
+        assert text == full or metrics.horizontalAdvance(text) < metrics.horizontalAdvance(full)
+        assert text.startswith(str(index + 1))
+    short = [bar.tabText(i) for i in range(bar.count())]
+    assert "3 Q·Kᵀ" in short and "8 A·V" in short  # short names are never shortened first
