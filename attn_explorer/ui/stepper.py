@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TR_NOOP, QEvent, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QKeySequence
+from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QFontMetricsF, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -35,7 +35,7 @@ from .keys import keep_own_keys, send_undo_to_document
 from .stage_figure import MatrixRow, StageFigure
 from .text_size import text_size
 from .trace_plots import HeadChoice, show_array
-from .widgets import FormulaText, HeadBox, ShrinkButton, SliderSpin
+from .widgets import FormulaText, HeadBox, ShrinkButton, SliderSpin, elide_words
 
 PLAY_MS = 2500
 EXTRAS_MAX_HEIGHT = 330  # the softmax and mask panels under a stage's matrices
@@ -230,9 +230,9 @@ class SoftmaxPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         plots = QHBoxLayout()
-        self.score_plot = self._bars(_tr("Scores fed to softmax"))
-        self.weight_plot = self._bars(_tr("Weights = softmax(scores)"))
-        self.sweep_plot = self._bars(_tr("softmax(k × scores)"))
+        self.score_plot = self._bars(_tr("Scores fed to softmax"), _tr("Scores"))
+        self.weight_plot = self._bars(_tr("Weights = softmax(scores)"), _tr("Weights"))
+        self.sweep_plot = self._bars(_tr("softmax(k × scores)"), _tr("softmax(k ×)"))
         self.sweep_plot.setYRange(0, 1)
         self.weight_plot.setYRange(0, 1)
         for plot in (self.score_plot, self.weight_plot, self.sweep_plot):
@@ -275,11 +275,52 @@ class SoftmaxPanel(QWidget):
 
     def _retitle(self) -> None:
         for plot in (self.score_plot, self.weight_plot, self.sweep_plot):
-            plot.setTitle(plot.getPlotItem().titleLabel.text, size=_title_size())
+            self._fit_title(plot)
             plot.setMinimumHeight(round(self.BARS_MIN_HEIGHT * text_size.factor))
 
-    def _bars(self, title: str) -> pg.PlotWidget:
+    def _title(self, plot: pg.PlotWidget, title: str, short: str) -> None:
+        plot.titles = (title, short)
+        self._fit_title(plot)
+
+    @staticmethod
+    def _fit_title(plot: pg.PlotWidget) -> None:
+        """The title, or its short form, or the short form cut between words with "…",
+        whichever fits: at 1024 px "Scores fed to softmax (row 2)" was cut at "(row"."""
+        title, short = plot.titles
+        label = plot.getPlotItem().titleLabel
+        room = plot.width() - 8
+        for text in (title, short):
+            plot.setTitle(text, size=_title_size())
+            if label.item.boundingRect().width() <= room:
+                return
+        font = QFont(label.item.font())
+        font.setPointSizeF(text_size.points(10))  # the size _title_size() writes
+        plot.setTitle(elide_words(short, QFontMetrics(font), room), size=_title_size())
+
+    def _fit_axis(self, plot: pg.PlotWidget) -> None:
+        """Every key's label where the bars are wide enough, else every k-th: at 1024 px the
+        labels ran together ("Yourjourney")."""
+        count = len(self.labels)
+        if not count:
+            return
+        axis = plot.getAxis("bottom")
+        metrics = QFontMetricsF(axis.style["tickFont"] or axis.font())
+        labels = [display_token(label, 8) for label in self.labels]
+        widest = max(metrics.horizontalAdvance(label) for label in labels) + 6
+        per_bar = plot.getViewBox().width() / count
+        step = max(1, math.ceil(widest / per_bar)) if per_bar > 0 else count
+        ticks = [(k, labels[k]) for k in range(0, count, step)]
+        if ticks != getattr(plot, "shown_ticks", None):
+            plot.shown_ticks = ticks
+            axis.setTicks([ticks])
+
+    def _refit(self, plot: pg.PlotWidget) -> None:
+        self._fit_axis(plot)
+        self._fit_title(plot)
+
+    def _bars(self, title: str, short: str) -> pg.PlotWidget:
         plot = pg.PlotWidget(background="w", enableMenu=False)
+        plot.titles = (title, short)
         plot.setTitle(title, size=_title_size())
         plot.setMouseEnabled(False, False)
         plot.hideButtons()
@@ -287,6 +328,7 @@ class SoftmaxPanel(QWidget):
         plot.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush="#2171b5")
         plot.addItem(plot.bars)
         left_to_right(plot.getPlotItem())  # the value axis on the left, in every language
+        plot.getViewBox().sigResized.connect(lambda _box, p=plot: self._refit(p))
         return plot
 
     HIDDEN_COLOR = "#bdbdbd"  # method 1's hidden keys: fed to softmax, zeroed after it
@@ -306,8 +348,10 @@ class SoftmaxPanel(QWidget):
         else:
             scores_title = _tr("Scores fed to softmax (row {0}, grey: hidden)")
             weights_title = _tr("Weights: softmax, hidden zeroed, ÷ visible sum")
-        self.score_plot.setTitle(scores_title.format(i + 1), size=_title_size())
-        self.weight_plot.setTitle(weights_title, size=_title_size())
+        self._title(
+            self.score_plot, scores_title.format(i + 1), _tr("Scores (row {0})").format(i + 1)
+        )
+        self._title(self.weight_plot, weights_title, _tr("Weights"))
         self._draw_sweep()
 
     def _set_bars(
@@ -328,10 +372,8 @@ class SoftmaxPanel(QWidget):
         plot.bars.setOpts(
             x=x[visible], height=heights[visible], width=0.7, brush=QColor(color), brushes=brushes
         )
-        step = max(1, math.ceil(len(heights) / 12))
-        labels = [(k, display_token(self.labels[k], 8)) for k in range(0, len(heights), step)]
-        plot.getAxis("bottom").setTicks([labels])
         plot.setXRange(-0.6, len(heights) - 0.4, padding=0)
+        self._fit_axis(plot)
 
     def _draw_sweep(self) -> None:
         if self.row.size == 0:
@@ -346,7 +388,7 @@ class SoftmaxPanel(QWidget):
         else:
             title = _tr("softmax({0} × scores), zeroed, ÷ sum")
             visible = int((~self.hidden).sum())
-        self.sweep_plot.setTitle(title.format(f"{k:g}"), size=_title_size())
+        self._title(self.sweep_plot, title.format(f"{k:g}"), _tr("k = {0}").format(f"{k:g}"))
         uniform = math.log(visible) if visible else 0.0
         at_one = entropy(sweep(self.row, np.ones(1), self.hidden)[0][0])
         self.entropy_text.setText(

@@ -149,3 +149,27 @@ def test_stage_tabs_shorten_to_something_shorter(window, qtbot):
         assert text.startswith(str(index + 1))
     short = [bar.tabText(i) for i in range(bar.count())]
     assert "3 Q·Kᵀ" in short and "8 A·V" in short  # short names are never shortened first
+
+
+def test_softmax_bars_labels_and_title_fit(window, wait_settled, qtbot):
+    """At 1024 × 768 the keys' labels ran together ("Yourjourney") and the title was cut at
+    "(row"."""
+    window.resize(1024, 900)
+    window.tabs.setCurrentWidget(window.stepper)
+    steps = window.stepper
+    qtbot.waitUntil(steps.isVisible)
+    steps.set_stage("softmax")
+    qtbot.waitUntil(steps.extras.isVisible)
+    qtbot.wait(50)
+    panel = steps.softmax_panel
+    for plot in (panel.score_plot, panel.weight_plot, panel.sweep_plot):
+        axis = plot.getAxis("bottom")
+        ticks = axis._tickLevels[0]
+        metrics = QFontMetricsF(axis.style["tickFont"] or axis.font())
+        per_bar = plot.getViewBox().width() / len(panel.labels)
+        positions = [x for x, _ in ticks]
+        widest = max(metrics.horizontalAdvance(t) for _, t in ticks)
+        gaps = np.diff(positions) * per_bar
+        assert not gaps.size or gaps.min() >= widest + 4, (gaps, widest)
+        title = plot.getPlotItem().titleLabel
+        assert title.item.boundingRect().width() <= title.width() + 1, title.text
