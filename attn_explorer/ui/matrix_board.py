@@ -26,6 +26,7 @@ from ..engine import ARRAY_INFO, Trace, explain
 from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, MatrixView
 from .i18n import tr as _tr
 from .paint_pass import OnePaintPass
+from .text_size import text_size
 from .trace_plots import HeadChoice, Shown, kind_of, shared_levels, show_array
 from .widgets import FormulaText, HeadBox, choice_box
 
@@ -122,8 +123,10 @@ class MatrixBoard(HeadChoice, QWidget):
                 "Keyboard: Ctrl+1 (or Tab) to a matrix, the arrows to move, Enter to follow."
             ),
             lines=4,
+            least=2,
         )
         layout.addWidget(self.explanation)
+        text_size.changed.connect(self._fit_help)
 
         self.head_box.headChosen.connect(lambda _head: self._redraw())
         self.all_heads.toggled.connect(self._page_chosen)
@@ -131,6 +134,19 @@ class MatrixBoard(HeadChoice, QWidget):
         self.weight_box.currentIndexChanged.connect(self._redraw)
         self.heads_array.currentIndexChanged.connect(self._redraw)
         self._page_chosen(False)
+
+    HELP_SHARE = 7  # the hover help takes at most a seventh of the board's height
+
+    def resizeEvent(self, event: object) -> None:
+        super().resizeEvent(event)
+        self._fit_help()
+
+    def _fit_help(self) -> None:
+        """Four lines of hover help where the board is tall, down to two in a short window
+        or at a large text size: at 1024 × 768 and 200 % two lines of instructions kept
+        165 px from the matrices. Fitted to the board's height, never to the text shown: a
+        pane that grew with the text would move the cell under the mouse."""
+        self.explanation.fit_to(self.height() // self.HELP_SHARE)
 
     @property
     def grid(self) -> pg.GraphicsLayoutWidget:

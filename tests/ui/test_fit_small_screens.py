@@ -85,6 +85,30 @@ def test_row_labels_never_run_into_each_other(qapp, normal_size):
     view.close()
 
 
+def test_the_hover_help_gives_a_short_window_to_the_matrices(sized_window, qtbot):
+    """At 1024 × 768 and 200 % the two lines of instructions kept 165 px, four lines' worth."""
+    window = sized_window(2.0)
+    window.resize(1000, 660)
+    qtbot.waitUntil(lambda: window.height() == 660)
+    qtbot.wait(20)
+    help_pane = window.board.explanation
+    line = help_pane.label.fontMetrics().lineSpacing()
+    assert help_pane.height() <= 3 * line + 16
+    height = help_pane.height()
+    weights = window.board.views["weights"].plot
+    weights.cellHovered.emit(None)
+    window.board._hovered(weights, None)
+    window.board.explanation.setText("a\nlong\nexplanation\nof\nsix\nlines")
+    assert help_pane.height() == height  # a hover never moves the matrices
+
+
+def test_the_hover_help_keeps_its_four_lines_in_a_tall_window(window, qtbot):
+    window.resize(1500, 940)
+    qtbot.wait(20)
+    help_pane = window.board.explanation
+    assert help_pane.height() >= 4 * help_pane.label.fontMetrics().lineSpacing()
+
+
 def test_the_summary_is_cut_at_a_word_with_an_ellipsis(sized_window, qtbot):
     """At 1280 × 720 and 150 % the status bar read "… · causal · seed 12" for seed 123."""
     window = sized_window(1.5, "causal")
