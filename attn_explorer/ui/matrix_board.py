@@ -14,7 +14,6 @@ from PySide6.QtCore import QT_TR_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QSplitter,
     QStackedWidget,
     QToolTip,
@@ -28,7 +27,7 @@ from .i18n import tr as _tr
 from .paint_pass import OnePaintPass
 from .text_size import text_size
 from .trace_plots import HeadChoice, Shown, kind_of, shared_levels, show_array
-from .widgets import FormulaText, HeadBox, choice_box
+from .widgets import FormulaText, HeadBox, ShrinkButton, choice_box
 
 SCORE_VARIANTS = [
     ("masked_scores", QT_TR_NOOP("Scores fed to softmax")),
@@ -69,14 +68,16 @@ class MatrixBoard(HeadChoice, QWidget):
         bar.addWidget(QLabel(_tr("Head")))
         self.head_box = HeadBox(_tr("Which head the matrices show (Ctrl+[ and Ctrl+] step)"))
         bar.addWidget(self.head_box)
-        self.all_heads = QPushButton(_tr("All heads side by side"))
+        # The row's widgets may all be narrower than their texts (a short name, elided
+        # labels): at 200 % they made the window 1396 px wide, past a 1024-pixel projector.
+        self.all_heads = ShrinkButton(_tr("All heads side by side"), _tr("All heads"))
         self.all_heads.setCheckable(True)
         self.all_heads.setToolTip(_tr("Show one matrix for every head in a grid"))
         bar.addWidget(self.all_heads)
         bar.addSpacing(16)
-        self.score_box = choice_box(SCORE_VARIANTS, shrink_to=12)
-        self.weight_box = choice_box(WEIGHT_VARIANTS, shrink_to=12)
-        self.heads_array = choice_box(HEAD_ARRAYS, shrink_to=12)
+        self.score_box = choice_box(SCORE_VARIANTS, shrink_to=7)
+        self.weight_box = choice_box(WEIGHT_VARIANTS, shrink_to=7)
+        self.heads_array = choice_box(HEAD_ARRAYS, shrink_to=7)
         self.score_box.setToolTip(
             _tr("Which scores the left matrix shows: raw ω, scaled, or as fed to softmax")
         )

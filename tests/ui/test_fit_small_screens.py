@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 from PySide6.QtCore import QSettings
-from PySide6.QtGui import QFontMetricsF
+from PySide6.QtGui import QFontMetricsF, QGuiApplication
 
 from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.main_window import MainWindow
@@ -61,6 +61,24 @@ def sized_window(qtbot, normal_size):
     for win in windows:
         win.doc.undo_stack.setClean()
         win.close()
+
+
+@pytest.mark.parametrize("factor", [1.5, 2.0])
+def test_the_window_fits_a_1024_pixel_projector_at_a_large_text_size(sized_window, qtbot, factor):
+    """At 150 % the window could not be made narrower than 1112 px, at 200 % 1396 px: on a
+    1024 × 768 projector the weights' colour bar and the context were off the screen."""
+    window = sized_window(factor, "wrapper")
+    screen = QGuiApplication.primaryScreen().availableGeometry()
+    most = min(1000, screen.width())
+    for page in ("matrices", "grid", "steps"):
+        window.board.show_all_heads(page == "grid")
+        window.tabs.setCurrentIndex(1 if page == "steps" else 0)
+        qtbot.wait(20)
+        hint = window.minimumSizeHint()
+        assert hint.width() <= most, (page, hint)
+        assert hint.height() <= 660, (page, hint)  # 1280 × 720, below a title bar and a panel
+    window.resize(most, 660)
+    qtbot.waitUntil(lambda: window.width() == most)
 
 
 def test_row_labels_never_run_into_each_other(qapp, normal_size):
