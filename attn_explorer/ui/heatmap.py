@@ -9,6 +9,7 @@ tick labels when the labels changed.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
