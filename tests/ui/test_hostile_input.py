@@ -33,6 +33,21 @@ def type_into(qtbot, spin, text: str) -> None:
     spin.clearFocus()  # leaving the box fixes up what was typed
 
 
+def type_in_open_cell(window, qtbot, index, text: str) -> None:
+    """Open the Queries X cell `index` for editing and type `text`, without pressing Enter:
+    the value stands typed, not yet taken in."""
+    from PySide6.QtWidgets import QLineEdit
+
+    table = window.editor.query_table
+    window.activateWindow()
+    table.setFocus()
+    table.setCurrentIndex(index)
+    table.edit(index)
+    editor = table.findChild(QLineEdit)
+    editor.selectAll()
+    qtbot.keyClicks(editor, text)
+
+
 UNREADABLE = ("abc", "nan", "inf", "-inf", "")
 
 
@@ -677,16 +692,8 @@ def test_an_example_chosen_while_a_cell_is_typed_in_keeps_the_typed_value_for_un
     Examples loaded around the open cell, and the 0.99 went into the example once the focus
     moved on (the tutorial's numbers changed unasked), never into the learner's own table
     that undoing the example gives back. The value typed is taken in first, as saving does."""
-    from PySide6.QtWidgets import QLineEdit
-
-    table, model = window.editor.query_table, window.doc.queries
-    window.activateWindow()
-    table.setFocus()
-    table.setCurrentIndex(model.index(2, 1))
-    table.edit(table.currentIndex())
-    editor = table.findChild(QLineEdit)
-    editor.selectAll()
-    qtbot.keyClicks(editor, "0.99")
+    model = window.doc.queries
+    type_in_open_cell(window, qtbot, model.index(2, 1), "0.99")
     example_action(window, "mha").trigger()
     wait_settled(window)
     assert window.doc.undo_stack.undoText().startswith("Load example")
@@ -714,17 +721,9 @@ def test_undo_from_the_edit_menu_while_a_cell_is_typed_in_loses_no_step(window, 
     the 0.99 went in when the focus moved on, and that cleared the redo: the undone edit
     could not be had back. Opening the menu takes in what is typed, as clicking elsewhere
     does: Undo then undoes the typing, and Redo brings it back."""
-    from PySide6.QtWidgets import QLineEdit
-
-    table, model, stack = window.editor.query_table, window.doc.queries, window.doc.undo_stack
+    model, stack = window.doc.queries, window.doc.undo_stack
     model.setData(model.index(0, 1), "0.11")
-    window.activateWindow()
-    table.setFocus()
-    table.setCurrentIndex(model.index(2, 1))
-    table.edit(table.currentIndex())
-    editor = table.findChild(QLineEdit)
-    editor.selectAll()
-    qtbot.keyClicks(editor, "0.99")
+    type_in_open_cell(window, qtbot, model.index(2, 1), "0.99")
     menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
     menu.aboutToShow.emit()  # as the menu opens (its popup would grab the keyboard)
     undo = menu.actions()[0]
