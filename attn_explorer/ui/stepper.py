@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TR_NOOP, QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TR_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QFontMetricsF, QKeySequence
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -188,20 +188,14 @@ class StageTabs(QTabBar):
         frame = super().tabSizeHint(index).width() - metrics.horizontalAdvance(self.tabText(index))
         return frame + metrics.horizontalAdvance(text) + 1
 
-    def minimumTabSizeHint(self, index: int) -> QSize:
-        hint = super().tabSizeHint(index)
-        return QSize(self._width(index, str(index + 1)), hint.height())
-
-    def resizeEvent(self, event: object) -> None:
-        super().resizeEvent(event)
-        self._fit()
-
-    def changeEvent(self, event: object) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.FontChange:
-            self._fit()
-
-    def _fit(self) -> None:
+    def fit(self) -> None:
+        """Texts that fit the bar's width; called by the step-through on a resize and a new
+        text size. (No Python overrides of the bar's virtual functions here: one of
+        minimumTabSizeHint, or of resizeEvent, crashed a later QApplication.allWidgets()
+        in the test suite.)"""
+        least = sum(self._width(i, str(i + 1)) for i in range(self.count()))
+        if least != self.minimumWidth():
+            self.setMinimumWidth(least)  # the numbers alone
         count = self.count()
         level = [0] * count
         widths = [self._width(i, self.choices(i)[0]) for i in range(count)]
@@ -534,6 +528,7 @@ class StepThrough(HeadChoice, QWidget):
         right.addWidget(self.figure_view, 3)
         right.addWidget(self.followed)
         right.addWidget(self.extras, 1)  # its height is bounded in resizeEvent
+        self._right = right
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(right, 1)
@@ -566,10 +561,18 @@ class StepThrough(HeadChoice, QWidget):
             self.addAction(action)
             self.key_actions.append(action)
         self._stage_row_chosen(0)
+        self._fit_stages()
 
     def resizeEvent(self, event: object) -> None:
         super().resizeEvent(event)
+        self._fit_stages()
         self._fit_extras()
+
+    def _fit_stages(self) -> None:
+        least = self.stages.minimumWidth()
+        self.stages.fit()
+        if self.stages.minimumWidth() != least:
+            self._right.invalidate()  # (a sub-layout keeps its old least width otherwise)
 
     def figure_need(self) -> float:
         """The least height of the stage figure's view: its title, formula and reason, and
@@ -663,6 +666,7 @@ class StepThrough(HeadChoice, QWidget):
             self.redraw()  # the stage figure re-lays out for the new text size
             # The panels' new fonts reach them as events: weigh the room once they have.
             QTimer.singleShot(0, self._fit_extras)
+        QTimer.singleShot(0, self, self._fit_stages)  # not after the tab is gone
 
     def redraw(self) -> None:
         if self.trace is None:
