@@ -196,6 +196,8 @@ class StageTabs(QTabBar):
         least = sum(self._width(i, str(i + 1)) for i in range(self.count()))
         if least != self.minimumWidth():
             self.setMinimumWidth(least)  # the numbers alone
+        if not self.isVisible():
+            return  # its width is not the one it will be shown at: fitted when shown
         count = self.count()
         level = [0] * count
         widths = [self._width(i, self.choices(i)[0]) for i in range(count)]
@@ -638,6 +640,7 @@ class StepThrough(HeadChoice, QWidget):
 
     def showEvent(self, event: object) -> None:
         super().showEvent(event)
+        self._fit_stages()
         self.redraw()  # traces that arrived while hidden were only stored
 
     def set_query(self, row: int | None) -> None:
