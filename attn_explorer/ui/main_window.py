@@ -496,8 +496,7 @@ class MainWindow(QMainWindow):
         self._status(summary)
         self.stale_reason = None
         if not self.stale_banner.isHidden():  # (isVisible() is False while the window is)
-            text_size.follow_under_style_sheet(self.stale_banner)
-        self.stale_banner.hide()
+            self.stale_banner.hide()
         self.traceShown.emit(result.trace)
         self._pictures += 1
         if self._pictures == 1:
