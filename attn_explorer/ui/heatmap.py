@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -212,6 +212,14 @@ class CellTextItem(QGraphicsItem):
         self._fonts = [self.font, self.small_font]
         if least.pointSizeF() < self.small_font.pointSizeF():
             self._fonts.append(least)
+        # Per font: its metrics, the least gap between neighbouring values (a space's width,
+        # as between words: with 3 px, "0.2458 0.2559" on a pale row read as one number) and
+        # the least cell height.
+        self._measures = []
+        for font in self._fonts:
+            metrics = QFontMetricsF(font)
+            gap = max(3.0, metrics.horizontalAdvance(" "))
+            self._measures.append((font, metrics, gap, metrics.height() * 0.9))
         self._runs = None
         self.update()
 
@@ -233,29 +241,41 @@ class CellTextItem(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         return QRectF(0, 0, self._cols, self._rows)
 
-    def written(self, cell: QRectF) -> tuple[list[str], QFont] | None:
-        """The texts and the font the values are written in when a cell is `cell` in device
-        pixels: the finest precision that fits, in the largest font it fits in; None when
-        nothing fits.
+    def _choices(self) -> Iterator[tuple[list[str], QFont, float, float]]:
+        """In the order they are preferred, each way of writing the values: texts, font, and
+        the least cell width and height it needs.
 
         Precision comes before size: a learner checks 0.2264 against the tutorial, and the
-        weights read 0.23 in 10 pt where 0.2264 fitted in 8 pt. Neighbouring values keep at
-        least a space's width between them, as words do: with 3 px, "0.2458 0.2559" on a
-        pale row read as one number.
+        weights read 0.23 in 10 pt where 0.2264 fitted in 8 pt.
         """
-        if not self._texts[0]:
-            return None
         fine, coarse = self._texts
         long_fine, long_coarse = self._longest
-        choices = [(fine, long_fine, font) for font in self._fonts[:2]]
-        choices += [(coarse, long_coarse, font) for font in self._fonts]
-        for texts, longest, font in choices:
-            metrics = QFontMetricsF(font)
+        ways = [(fine, long_fine, m) for m in self._measures[:2]]
+        ways += [(coarse, long_coarse, m) for m in self._measures]
+        for texts, longest, (font, metrics, gap, height) in ways:
             widest = max(metrics.horizontalAdvance(t) for t in longest)
-            gap = max(3.0, metrics.horizontalAdvance(" "))
-            if widest + gap <= cell.width() and metrics.height() * 0.9 <= cell.height():
+            yield texts, font, widest + gap, height
+
+    def written(self, cell: QRectF) -> tuple[list[str], QFont] | None:
+        """The texts and the font the values are written in when a cell is `cell` in device
+        pixels: the first way of `_choices` that fits; None when none does."""
+        if not self._texts[0]:
+            return None
+        for texts, font, width, height in self._choices():
+            if width <= cell.width() and height <= cell.height():
                 return texts, font
         return None
+
+    def widths_needed(self, height: float) -> tuple[float, float]:
+        """For cells `height` tall: the least width in which values are written at all, and
+        the least in which they are written as in a cell of any width; infinite for none.
+        (The stage figure shares its room by these, on every redraw.)"""
+        if not self._texts[0]:
+            return math.inf, math.inf
+        fitting = [width for _, _, width, least in self._choices() if least <= height]
+        if not fitting:
+            return math.inf, math.inf
+        return min(fitting), fitting[0]
 
     def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
         transform = painter.transform()

@@ -7,7 +7,7 @@ the very same object into PNG, SVG and PDF.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pyqtgraph as pg
@@ -69,31 +69,6 @@ def stage_panels(trace: Trace, key: str, head: int) -> list[Panel]:
 def stage_title(step: Step, summary: str) -> str:
     state = "" if step.applies else _tr(" <span style='color:#a15c00'>(skipped)</span>")
     return f"<b>{step.title}</b>{state} <span style='color:#666'>· {summary}</span>"
-
-
-def _values_width(plot: MatrixPlot, height: float) -> tuple[float, float]:
-    """The least width of a cell `height` tall in which the plot writes values at all, and
-    the least in which it writes them in full (the finest precision in the largest font), as
-    its own rule for the values decides; infinite for none."""
-    cells = plot.cells
-    full = cells.written(QRectF(0, 0, 10_000, max(height, 0.0)))
-    if full is None:
-        return math.inf, math.inf
-
-    def least(fits: Callable[[tuple | None], bool]) -> float:
-        low, high = 0.0, 10_000.0
-        for _ in range(16):
-            middle = (low + high) / 2
-            if fits(cells.written(QRectF(0, 0, middle, height))):
-                high = middle
-            else:
-                low = middle
-        return high
-
-    return (
-        least(lambda chosen: chosen is not None),
-        least(lambda chosen: chosen is not None and chosen[0] is full[0] and chosen[1] == full[1]),
-    )
 
 
 class MatrixRow(QGraphicsWidget):
@@ -203,7 +178,7 @@ class MatrixRow(QGraphicsWidget):
         """The least cell width in which the plot writes values at all, and the least in
         which it writes them in full; infinite when its cells are too short for any."""
         cell_height = (height - self._overheads(plot)[1]) / self._shape(plot)[0]
-        return _values_width(plot, cell_height)
+        return plot.cells.widths_needed(cell_height)
 
     def cells(self, width: float) -> tuple[list[float], float]:
         """Each matrix's cell width, and the width the matrices that need no more share.
