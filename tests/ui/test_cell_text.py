@@ -216,3 +216,20 @@ def test_neighbouring_values_keep_a_space_between_them(qapp):
     roomy = QRectF(0, 0, metrics.horizontalAdvance("0.2458") + space, 40)
     texts, font = item.written(roomy)
     assert texts == ["0.2458"] and font.pointSizeF() == 10
+
+
+@pytest.mark.parametrize("height", [8.0, 12.0, 40.0])
+def test_the_width_values_need_is_where_they_start_to_be_written(qapp, height):
+    """The stage figure shares its room by `widths_needed`: it must agree with `written`,
+    cell by cell, or a matrix given "enough" room writes nothing."""
+    item = CellTextItem()
+    item.set_cells(["-0.2264", "0.1500"], ["-0.23", "0.15"], np.array([False, False]), (1, 2))
+    least, full = item.widths_needed(height)
+    best = item.written(QRectF(0, 0, 10_000, height))
+    if best is None:
+        assert (least, full) == (np.inf, np.inf)
+        return
+    assert item.written(QRectF(0, 0, least, height)) is not None
+    assert item.written(QRectF(0, 0, least - 0.01, height)) is None
+    assert item.written(QRectF(0, 0, full, height)) == best
+    assert item.written(QRectF(0, 0, full - 0.01, height)) != best
