@@ -173,10 +173,11 @@ def gui_main(argv: list[str]) -> int:
     except (SessionError, _CannotWriteError) as error:  # as `export` says them: status 1
         parser.exit(1, f"attn-explorer: {error}\n")
 
-    from .ui.app import create_app
+    from .ui.app import create_app, quiet_offscreen_notices
     from .ui.main_window import MainWindow
 
     app = create_app()
+    quiet_offscreen_notices(app)
     window = MainWindow(state)
     if size is None:
         window.place_on_screen(DEFAULT_SIZE)

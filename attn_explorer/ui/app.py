@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import pyqtgraph as pg
+from PySide6.QtCore import QMessageLogContext, QtMsgType, qFormatLogMessage, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
 from .. import __version__
@@ -28,3 +29,25 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationVersion(__version__)
     configure_pyqtgraph()
     return app
+
+
+# What Qt's offscreen platform says of every window it shows: it cannot pass size hints on or
+# raise a window, which it has no screen to do for. `--screenshot` on a machine with no
+# display (a CI job making the README's figures) printed these as if something had failed.
+OFFSCREEN_NOTICES = (
+    "This plugin does not support propagateSizeHints()",
+    "This plugin does not support raise()",
+)
+
+
+def quiet_offscreen_notices(app: QApplication) -> None:
+    """Drop the offscreen platform's notices of what it cannot do; print every other message
+    as Qt would. Elsewhere nothing changes."""
+    if app.platformName() != "offscreen":
+        return
+
+    def handler(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+        if message not in OFFSCREEN_NOTICES:
+            print(qFormatLogMessage(mode, context, message), file=sys.stderr, flush=True)
+
+    qInstallMessageHandler(handler)

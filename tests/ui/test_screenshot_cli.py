@@ -170,3 +170,21 @@ def test_an_unreadable_session_exits_1_as_export_does(tmp_path):
     done = run_main(str(session), "--screenshot", str(tmp_path / "x.png"))
     assert done.returncode == 1
     assert done.stderr.startswith("attn-explorer: cut.json is not valid JSON")
+
+
+def test_offscreen_notices_are_not_printed_but_other_messages_are(tmp_path):
+    """Qt's offscreen platform says it cannot raise a window or pass size hints on; a
+    `--screenshot` on a machine with no display printed that as if something had failed."""
+    done = run_main("--screenshot", str(tmp_path / "a.png"), "--preset", "v1")
+    assert done.returncode == 0
+    assert "does not support" not in done.stderr
+    code = (
+        "from PySide6.QtCore import qWarning; from attn_explorer.ui.app import create_app, "
+        "quiet_offscreen_notices as q; app = create_app(); q(app); "
+        "qWarning('This plugin does not support raise()'); qWarning('a real warning')"
+    )
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert done.stderr.splitlines() == ["a real warning"]
