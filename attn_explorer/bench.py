@@ -219,9 +219,9 @@ def matplotlib_ms(trace: object, repeats: int) -> float:
 
 
 def run_latency(sizes: tuple[Size, ...], changes: int) -> list[dict]:
-    from .ui.app import create_app
+    from .ui.app import create_app, quiet_offscreen_notices
 
-    create_app(["attn-explorer-bench"])
+    quiet_offscreen_notices(create_app(["attn-explorer-bench"]))
     rows = []
     for size in sizes:
         n = changes if size.tokens <= 256 else max(changes, 100)
