@@ -639,8 +639,8 @@ class MainWindow(QMainWindow):
         self.doc.load_state(scaling_demo(self.doc.state()), _tr("Why √d_k: demonstration"))
         self.notify(
             _tr(
-                "Unscaled, d_out = 64: softmax saturates. Tick “Divide by √d_k” to compare; "
-                "Ctrl+Z undoes the demo."
+                "Unscaled, d_out = 64: softmax saturates (query t2 puts 0.97 of its weight on "
+                "one key). Tick “Divide by √d_k” to compare; Ctrl+Z undoes the demo."
             )
         )
 

@@ -349,17 +349,24 @@ def test_softmax_panel_numbers(window, wait_settled, steps):
 
 
 def test_why_scaling_demo_is_one_undo_step(window, wait_settled, steps):
+    # From any seed and row: at seed 42, row 4, the demo once showed no row above 0.65.
+    window.controls.seed.spin.setValue(42)
+    window._query_chosen(3)
+    wait_settled(window)
     steps.set_stage("softmax")
     before = window.doc.state()
     steps.softmax_panel.why.click()
     wait_settled(window)
     cfg = window.trace.config
     assert (cfg.n_q, cfg.d_in, cfg.d_out, cfg.scale, cfg.causal) == (8, 16, 64, False, False)
+    assert steps.query == 1 and window.trace.weights[0, 1].max() == pytest.approx(0.966, abs=1e-3)
+    assert "query t2 puts 0.97 of its weight on one key" in window.statusBar().currentMessage()
     unscaled = steps.softmax_panel.sweep_entropy
     assert unscaled < 0.5 * math.log(8)  # saturated: far from uniform over 8 keys
     window.controls.scale.setChecked(True)
     wait_settled(window)
     assert steps.softmax_panel.sweep_entropy > 2 * unscaled  # √d_k spreads the weights again
+    assert window.trace.weights[0, 1].max() == pytest.approx(0.232, abs=1e-3)
     window.doc.undo_stack.undo()
     window.doc.undo_stack.undo()
     wait_settled(window)
