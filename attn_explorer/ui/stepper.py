@@ -72,6 +72,19 @@ def vector(values: np.ndarray, limit: int = 8) -> str:
     return "[" + ", ".join(items) + "]"
 
 
+def _keep_line(trace: Trace, head: int, i: int, n: str) -> str:
+    """The row's keep-mask as drawn, the keys the mask hides in parentheses: their weight is
+    0 kept or dropped, and a bare 1 under a hatched cell read as "this key is kept"."""
+    keep = trace.dropout_keep[head, i]
+    hidden = trace.mask[i] if "mask" in trace.arrays else np.zeros(keep.shape, dtype=bool)
+    pairs = zip(keep.tolist(), hidden.tolist(), strict=True)
+    items = [f"({int(k)})" if h else str(int(k)) for k, h in pairs]
+    if len(items) > 8:
+        items = [*items[:7], "…", items[-1]]
+    note = _tr("(0 = dropped; in parentheses: hidden by the mask, 0 either way)")
+    return f"keep{n} = [{', '.join(items)}]   " + (note if hidden.any() else _tr("(0 = dropped)"))
+
+
 def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
     """The followed query's numbers at one stage, written out."""
     cfg = trace.config
@@ -138,7 +151,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         lines.append(explain(trace, "weights", head, i, 0).split("\n")[0])
     elif key == "dropout":
         if "dropout_keep" in trace.arrays:
-            lines.append(f"keep{n} = {vector(trace.dropout_keep[head, i])}   (0 = dropped)")
+            lines.append(_keep_line(trace, head, i, n))
         lines.append(f"{alpha}{n} = {vector(trace.weights_dropped[head, i])}")
     elif key == "context":
         lines.append(f"z{n} = Σ_j {alpha}[{n},j]·v_j = {vector(trace.head_contexts[head, i])}")

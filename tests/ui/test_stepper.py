@@ -554,3 +554,18 @@ def test_the_softmax_worked_line_wraps_between_terms_only(window, wait_settled, 
         layout.endLayout()
         for end in ends[:-1]:
             assert line[:end].rstrip().endswith(("=", "+")), (width, line[:end])
+
+
+def test_the_keep_line_puts_keys_hidden_by_the_mask_in_parentheses(window, wait_settled, steps):
+    """ "keep3 = [1, 1, 1, 1, 0, 1]" under a figure hatching keys 4–6 read as "with and step
+    are kept"; the draw is still shown, as torch makes it."""
+    load(window, wait_settled, "dropout")  # follows query 3, "starts"
+    steps.set_stage("dropout")
+    lines = steps.followed.text().splitlines()
+    assert lines[1] == (
+        "keep3 = [1, 1, 1, (1), (0), (1)]   "
+        "(0 = dropped; in parentheses: hidden by the mask, 0 either way)"
+    )
+    window.controls.causal.setChecked(False)
+    wait_settled(window)
+    assert steps.followed.text().splitlines()[1] == "keep3 = [1, 1, 1, 1, 0, 1]   (0 = dropped)"
