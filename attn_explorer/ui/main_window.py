@@ -249,6 +249,14 @@ class MainWindow(QMainWindow):
             action.setStatusTip(preset.source)
             action.triggered.connect(lambda _=False, n=name: self.load_preset(n))
             examples.addAction(action)
+        examples.addSeparator()
+        # Also where the softmax panel is left out for lack of height (its button with it).
+        self.why_scaling_action = QAction(_tr("Why √d_k? A demonstration"), self)
+        self.why_scaling_action.setStatusTip(
+            _tr("Wide heads without √d_k: watch softmax saturate, then tick “Divide by √d_k”")
+        )
+        self.why_scaling_action.triggered.connect(self._why_scaling_from_menu)
+        examples.addAction(self.why_scaling_action)
 
         help_menu = self.menuBar().addMenu(_tr("&Help"))
         keys = QAction(_tr("&Keyboard Shortcuts"), self)
@@ -633,6 +641,12 @@ class MainWindow(QMainWindow):
         if TABS[index] == "steps":
             self.stepper.stages.setFocus()
             self._stage_chosen(self.stepper.stage)
+
+    def _why_scaling_from_menu(self) -> None:
+        commit_typed_edits(self)
+        self._why_scaling()
+        self.stepper.set_stage("softmax")
+        self.show_tab(TABS.index("steps"))
 
     def _why_scaling(self) -> None:
         """The softmax panel's demonstration (one undo step): see `scaling_demo`."""

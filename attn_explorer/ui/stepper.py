@@ -529,6 +529,12 @@ class StepThrough(HeadChoice, QWidget):
         self._mask_panel: MaskMethodsPanel | None = None
         self.extras = QStackedWidget()
         self.extras.addWidget(QWidget())
+        # Says what a window too short for the panel leaves out, and how to get it back.
+        self.extras_left_out = QLabel()
+        self.extras_left_out.setObjectName("extrasLeftOut")
+        self.extras_left_out.setWordWrap(True)
+        self.extras_left_out.setIndent(6)  # the followed query's text starts there too
+        self.extras_left_out.hide()
 
         # The stages get a row of their own, so that all ten names fit a laptop's window.
         nav = QHBoxLayout()
@@ -543,6 +549,7 @@ class StepThrough(HeadChoice, QWidget):
         right.addWidget(self.figure_view, 3)
         right.addWidget(self.followed)
         right.addWidget(self.extras, 1)  # its height is bounded in resizeEvent
+        right.addWidget(self.extras_left_out)
         self._right = right
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -616,8 +623,25 @@ class StepThrough(HeadChoice, QWidget):
         room = self.height() - above  # what the panel may take and leave the figure its need
         cap = min(EXTRAS_MAX_HEIGHT, self.height() // 3, room)
         self.extras.setMaximumHeight(max(need, cap, 0))
-        wanted = self.extras.currentIndex() != 0
-        self.extras.setVisible(wanted and self.isVisible() and room >= need)
+        wanted = self.extras.currentIndex() != 0 and self.isVisible()
+        self.extras.setVisible(wanted and room >= need)
+        left_out = wanted and room < need
+        if left_out:
+            self.extras_left_out.setText(self._left_out_text())
+        self.extras_left_out.setVisible(left_out)
+
+    def _left_out_text(self) -> str:
+        """At 150 % text the mask stage lost its comparison of the methods, and the softmax
+        stage its bars and the √d_k demo, without a word."""
+        if self.extras.currentWidget() is self._softmax_panel:
+            return _tr(
+                "The softmax bars, the sharpening slider and “Why √d_k?” (also in the Examples "
+                "menu) need more height: a taller window, or smaller text (Ctrl+-)."
+            )
+        return _tr(
+            "The comparison of the two masking methods needs more height: a taller window, "
+            "or smaller text (Ctrl+-)."
+        )
 
     @property
     def softmax_panel(self) -> SoftmaxPanel:

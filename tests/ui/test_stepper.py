@@ -469,9 +469,16 @@ def test_a_small_window_keeps_the_stage_matrices_not_the_panel(
     qtbot.waitUntil(lambda: window.height() == 700 and not steps.extras.isVisible())
     qtbot.wait(20)
     assert min(matrix_heights(steps)) >= MATRIX_ROW_MIN_HEIGHT
+    left_out = {  # and it says so: at 150 % text the panel went without a word
+        "softmax": "The softmax bars, the sharpening slider and “Why √d_k?” (also in the",
+        "mask": "The comparison of the two masking methods needs more height",
+    }[stage]
+    assert steps.extras_left_out.isVisible()
+    assert steps.extras_left_out.text().startswith(left_out)
     window.resize(1366, 768)  # a laptop: both fit
     qtbot.waitUntil(lambda: steps.extras.isVisible())
     qtbot.wait(20)
+    assert not steps.extras_left_out.isVisible()
     assert min(matrix_heights(steps)) >= MATRIX_ROW_MIN_HEIGHT
     assert steps.figure_view.height() >= steps.figure_need()
 
@@ -569,3 +576,14 @@ def test_the_keep_line_puts_keys_hidden_by_the_mask_in_parentheses(window, wait_
     window.controls.causal.setChecked(False)
     wait_settled(window)
     assert steps.followed.text().splitlines()[1] == "keep3 = [1, 1, 1, 1, 0, 1]   (0 = dropped)"
+
+
+def test_the_scaling_demo_is_in_the_examples_menu(window, wait_settled, steps):
+    """Its button is on the softmax panel, which a short window leaves out."""
+    window.controls.seed.spin.setValue(42)
+    wait_settled(window)
+    window.why_scaling_action.trigger()
+    wait_settled(window)
+    assert window.tabs.currentIndex() == 1 and steps.stage == "softmax"
+    assert window.trace.config.d_out == 64 and not window.trace.config.scale
+    assert steps.followed.text().startswith("Following query 2 “t2”")
