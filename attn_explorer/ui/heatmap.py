@@ -1235,7 +1235,7 @@ class MatrixPlot(pg.GraphicsLayout):
 
 
 def _cell_texts(values: np.ndarray) -> tuple[list[str], list[str]]:
-    """Each value as `num` and as `_coarse` write it.
+    """Each value as `_fine` and as `_coarse` write it.
 
     The usual matrix (finite, every value zero or between 1e-4 and 1000 in size) takes one
     format per precision, half the cost of deciding value by value on every move.
@@ -1244,7 +1244,16 @@ def _cell_texts(values: np.ndarray) -> tuple[list[str], list[str]]:
     size = np.abs(values)
     if np.isfinite(values).all() and ((size >= 1e-4) | (size == 0)).all() and size.max() < 1000:
         return [f"{v:.4f}" for v in numbers], [f"{v:.2f}" for v in numbers]
-    return [num(v) for v in numbers], [_coarse(v) for v in numbers]
+    return [_fine(v) for v in numbers], [_coarse(v) for v in numbers]
+
+
+def _fine(value: float) -> str:
+    """As `num` writes it, but a value under 1e-4 in one significant digit ("6e-05"): as
+    `num` writes it ("6.038e-05") it was the widest text of its matrix, and a matrix is
+    written in the precision its widest text fits, so one tiny weight of a saturated softmax
+    cut all the others to two decimals. The hover still gives all four digits."""
+    text = num(value)
+    return f"{value:.0e}" if "e-" in text else text
 
 
 def _coarse(value: float) -> str:

@@ -131,8 +131,9 @@ def test_a_long_thin_matrix_that_is_pooled_gets_no_cell_text(view):
     )
 )
 def test_cell_texts_write_every_value_as_num_does(values):
+    """All but the tiny: in one digit, so that they are no wider than 0.2264."""
     fine, coarse = _cell_texts(values)
-    assert fine == [num(v) for v in values.tolist()]
+    assert fine == [f"{v:.0e}" if "e-" in num(v) else num(v) for v in values.tolist()]
     assert coarse == [_coarse(v) for v in values.tolist()]
 
 
@@ -233,3 +234,15 @@ def test_the_width_values_need_is_where_they_start_to_be_written(qapp, height):
     assert item.written(QRectF(0, 0, least - 0.01, height)) is None
     assert item.written(QRectF(0, 0, full, height)) == best
     assert item.written(QRectF(0, 0, full - 0.01, height)) != best
+
+
+def test_one_tiny_weight_does_not_cut_the_others_to_two_decimals(qapp):
+    """The √d_k demo's saturated row: 6.038e-05 was its matrix's widest text, which did not
+    fit, so the whole matrix was written in two decimals, 0.31 beside the scores' -4.4283."""
+    values = np.array([0.3125, 6.038e-05, 0.6874], dtype=np.float32)
+    item = CellTextItem()
+    item.set_cells(*_cell_texts(values), np.zeros(3, dtype=bool), (1, 3))
+    metrics = QFontMetricsF(item.font)
+    cell = QRectF(0, 0, metrics.horizontalAdvance("0.3125") + metrics.horizontalAdvance(" "), 40)
+    texts, font = item.written(cell)
+    assert texts == ["0.3125", "6e-05", "0.6874"] and font.pointSizeF() == 10
