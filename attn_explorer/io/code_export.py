@@ -54,7 +54,7 @@ def pytorch_script(config: AttentionConfig) -> str:
 def _summary(cfg: AttentionConfig) -> list[str]:
     """What the script reproduces, one fact per line, in the order of the computation."""
     kind = {
-        "none": "no projection: Q = K = V = X (tutorial 003)",
+        "none": f"no projection: {_no_weights(cfg)}",
         "rand": "W = torch.rand(d_in, d_out) (SelfAttention_v1)",
         "linear": "W = nn.Linear(d_in, d_out"
         + (", bias=True)" if cfg.qkv_bias else ", bias=False)")
@@ -93,13 +93,28 @@ def _summary(cfg: AttentionConfig) -> list[str]:
         lines.append(f"dropout p = {cfg.dropout!r} on the attention weights ({mode})")
     if cfg.out_proj:
         lines.append(f"output projection out_proj = nn.Linear({cfg.width}, {cfg.width})")
-    lines.append(f"torch.manual_seed({cfg.seed}) right before the module is built")
+    seeded = f"torch.manual_seed({cfg.seed}) right before the module is built"
+    if _draws_nothing(cfg):
+        seeded += " (nothing here is random: no weights, and no dropout acting)"
+    lines.append(seeded)
     if cfg.dropout_seed is not None:
         lines.append(
             f"torch.manual_seed({cfg.dropout_seed}) again right before the forward pass, "
             "so the dropout masks follow from it (tutorial 000 section 3.5.2)"
         )
     return lines
+
+
+def _no_weights(cfg: AttentionConfig) -> str:
+    """Which tutorial attention without projections is: scaled, tutorial 003's by hand;
+    unscaled, tutorial 000's simplified self-attention (the `simple` example's script called
+    itself scaled, from tutorial 003)."""
+    qkv = "Q = X, K = V = X_kv" if cfg.is_cross else "Q = K = V = X"
+    return f"{qkv} (tutorial 003)" if cfg.scale else f"{qkv} (tutorial 000 section 3.3)"
+
+
+def _draws_nothing(cfg: AttentionConfig) -> bool:
+    return cfg.projection == "none" and not cfg.dropout_active
 
 
 def _header(cfg: AttentionConfig) -> str:
@@ -255,7 +270,8 @@ def _head_class(cfg: AttentionConfig) -> str:
     """One head: CausalAttention (nn.Linear), SelfAttention_v1 (torch.rand) or no weights."""
     name = _HEAD_CLASS[cfg.projection]
     if cfg.projection == "none":
-        doc = "Scaled dot-product attention with Q = K = V = X (tutorial 003): no weights."
+        kind = "Scaled dot-product attention" if cfg.scale else "Attention, not scaled,"
+        doc = f"{kind} with {_no_weights(cfg)}: no weights."
         sizes = "d_in, dropout,"
         init = "        self.d_out = d_in  # no projection: the output keeps the input's width"
         project = "        queries, keys, values = x, x_kv, x_kv"
@@ -407,6 +423,8 @@ def _main(cfg: AttentionConfig, split: bool, wrapper: bool) -> str:
     if cfg.dropout_seed is None:
         reseed = ""
         seeded = "the random weights (and dropout masks) follow from here"
+        if _draws_nothing(cfg):
+            seeded = "nothing here draws from it: no weights, no dropout acting"
     else:
         reseed = (
             "\n    torch.manual_seed(DROPOUT_SEED)  # reseed: the dropout masks follow from here"

@@ -238,6 +238,24 @@ def test_header_says_what_is_reproduced_and_how_to_run():
     assert "python <this file>" in docstring
 
 
+@pytest.mark.parametrize(
+    ("name", "source", "kind"),
+    [
+        ("simple", "(tutorial 000 section 3.3)", "Attention, not scaled,"),
+        ("happy", "(tutorial 003)", "Scaled dot-product attention"),
+    ],
+)
+def test_a_script_without_weights_names_its_tutorial_and_says_nothing_is_random(name, source, kind):
+    """The `simple` example (tutorial 000 §3.3, not scaled) was called scaled dot-product
+    attention from tutorial 003, and its seed was said to draw weights it does not have."""
+    tree = ast.parse(pytorch_script(preset(name).config))
+    header = ast.get_docstring(tree)
+    assert f"projection: no projection: Q = K = V = X {source}" in header
+    assert "(nothing here is random: no weights, and no dropout acting)" in header
+    module = next(n for n in tree.body if isinstance(n, ast.ClassDef))
+    assert ast.get_docstring(module) == f"{kind} with Q = K = V = X {source}: no weights."
+
+
 def test_an_impossible_config_is_refused():
     bad = AttentionConfig(
         tokens=("a",), embeddings=((1.0,),), d_out=5, num_heads=2, head_layout="split"
