@@ -526,6 +526,14 @@ def _dropped(trace: Trace, name: str, h: int, i: int, j: int) -> str:
 
 
 # ---------------------------------------------------------------------------- outputs
+def context_lead(alpha: str, i: int, j: int | None = None) -> str:
+    """z2[1] = Σⱼ α[2,j]·vⱼ[1]: the context stage's formula, its query (and dimension) filled
+    in, in the formula's notation; one unbreakable piece. The whole row (j None) is
+    z2 = Σⱼ α[2,j]·vⱼ."""
+    dim = "" if j is None else f"[{j + 1}]"
+    return f"z{i + 1}{dim}{NB}={NB}Σⱼ{NB}{alpha}[{i + 1},j]·vⱼ{dim}"
+
+
 def _head_context(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     weights = trace["weights_dropped"][h, i]
     values = trace["values"][h, :, j]
@@ -535,10 +543,7 @@ def _head_context(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     # After dropout the weights are α_d, and they no longer sum to 1.
     alpha = trace.info("weights_dropped").symbol
     dropped = trace.config.dropout_active
-    text = (
-        f"z{i + 1}[{j + 1}] = Σ_j {alpha}[{i + 1},j]·v_j[{j + 1}] = {_sum_of_products(pairs)} = "
-        f"{num(value)}"
-    )
+    text = f"{context_lead(alpha, i, j)}{NB}= {_sum_of_products(pairs)} = {num(value)}"
     skipped = weights.size - len(used)
     if skipped:
         text += f"\n{skipped} key(s) with weight 0 are left out of the sum."

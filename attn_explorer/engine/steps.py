@@ -275,15 +275,17 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
     )
     # The weights A·V reads: α_d after a dropout that applies, else the softmax weights α
     # (the formula read "α_d·V" and "α[i,j]" in one line, and α_d beside a skipped dropout).
-    alpha, alpha_ij = ("α_d", "α<sub>d,ij</sub>") if cfg.dropout_active else ("α", "α<sub>ij</sub>")
+    # Its sum as the followed query's worked line and a cell's hover write it, filled in:
+    # "z2[1] = Σⱼ α[2,j]·vⱼ[1]" (they wrote Σ_j beside the formula's Σⱼ and αᵢⱼ).
+    alpha = "α_d" if cfg.dropout_active else "α"
     alpha_html = "α<sub>d</sub>" if cfg.dropout_active else "α"
     steps.append(
         step(
             "context",
-            "8. Context Z = A·V",
-            f"Z_h = {alpha}·V for each head h  (z_i = Σ_j {alpha}[i,j] v_j)",
+            f"8. Context Z = {alpha}·V",
+            f"Z_h = {alpha}·V for each head h  (z_i = Σⱼ {alpha}[i,j]·vⱼ)",
             f"Z<sub>h</sub> = {alpha_html}·V for each head h &nbsp; "
-            f"(z<sub>i</sub> = Σ<sub>j</sub> {alpha_ij} v<sub>j</sub>)",
+            f"(z<sub>i</sub> = Σ<sub>j</sub> {alpha_html}[i,j]·v<sub>j</sub>)",
             ("weights_dropped", "values"),
             ("head_contexts",),
         )

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace, explain, num
 from ..engine.arrays import score_symbols
-from ..engine.explain import quote_token
+from ..engine.explain import NB, context_lead, quote_token
 from ..engine.softmax_lab import entropy, sweep
 from .heatmap import CellHover, MatrixPlot, display_token, left_to_right
 from .i18n import tr as _tr
@@ -154,7 +154,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
             lines.append(_keep_line(trace, head, i, n))
         lines.append(f"{alpha}{n} = {vector(trace.weights_dropped[head, i])}")
     elif key == "context":
-        lines.append(f"z{n} = Σ_j {alpha}[{n},j]·v_j = {vector(trace.head_contexts[head, i])}")
+        lines.append(f"{context_lead(alpha, i)}{NB}= {vector(trace.head_contexts[head, i])}")
         lines.append(explain(trace, "head_contexts", head, i, 0).split("\n")[0])
     elif key == "concat":
         parts = " | ".join(f"z{n} of head {h + 1}" for h in range(min(cfg.heads, 4)))

@@ -39,9 +39,8 @@ def test_softmax_fraction(v1):
 
 
 def test_context_weighted_sum(v1):
-    assert explain(v1, "head_contexts", 0, 1, 0).startswith(
-        "z2[1] = Σ_j α[2,j]·v_j[1] = 0.1500×0.1855 + 0.2264×0.3951"
-    )
+    text = explain(v1, "head_contexts", 0, 1, 0).replace("\u00a0", " ")  # (no-break spaces)
+    assert text.startswith("z2[1] = Σⱼ α[2,j]·vⱼ[1] = 0.1500×0.1855 + 0.2264×0.3951")
     assert "= 0.3061" in explain(v1, "head_contexts", 0, 1, 0)
     assert explain(v1, "context", 0, 1, 1).startswith("out2[2] = Z_cat[2,2] = 0.8210")
 
@@ -184,10 +183,10 @@ def test_every_softmax_fraction_holds_to_its_shown_digits(name, changes):
 
 def test_the_context_after_dropout_sums_alpha_d_and_says_it_is_no_average():
     trace = compute(preset("dropout").config)
-    text = explain(trace, "head_contexts", 0, 3, 0)
+    text = explain(trace, "head_contexts", 0, 3, 0).replace("\u00a0", " ")
     # Tutorial 000 §3.5.2's row 4 after dropout: 0, 0.4921, 0.4925, 0, 0, 0.
     assert text.startswith(
-        "z4[1] = Σ_j α_d[4,j]·v_j[1] = 0.4921×(-0.1137) + 0.4925×(-0.1018) = -0.1061"
+        "z4[1] = Σⱼ α_d[4,j]·vⱼ[1] = 0.4921×(-0.1137) + 0.4925×(-0.1018) = -0.1061"
     )
     assert "weighted sum of the values (after dropout the weights sum to 0.9846, not 1)" in text
     plain = compute(dataclasses.replace(preset("dropout").config, training=False))

@@ -189,19 +189,21 @@ def test_followed_token_defaults_to_the_second_and_is_written_out(steps):
 
 
 @pytest.mark.parametrize(
-    ("name", "training", "alpha", "alpha_ij", "title"),
+    ("name", "training", "alpha", "alpha_html", "title"),
     [
-        ("wrapper", True, "α", "α_ij", "Weights (no dropout)"),  # p = 0
-        ("dropout", False, "α", "α_ij", "Weights (no dropout)"),  # p = 0.5, eval
-        ("dropout", True, "α_d", "α_d,ij", "Weights after dropout"),
+        ("wrapper", True, "α", "α", "Weights (no dropout)"),  # p = 0
+        ("dropout", False, "α", "α", "Weights (no dropout)"),  # p = 0.5, eval
+        ("dropout", True, "α_d", "α<sub>d</sub>", "Weights after dropout"),
     ],
 )
 def test_the_context_stage_names_the_weights_it_reads_one_way(
-    window, wait_settled, steps, name, training, alpha, alpha_ij, title
+    window, wait_settled, steps, name, training, alpha, alpha_html, title
 ):
     """With dropout greyed out (p = 0) the context stage read "Weights after dropout" over
     its input and "z2 = Σ_j α_d[2,j]·v_j" above "z2[1] = Σ_j α[2,j]·v_j[1]": the plain
-    weights are named as such, the dropped ones as α_d, everywhere on the stage."""
+    weights are named as such, the dropped ones as α_d, everywhere on the stage. And the
+    worked lines write the sum as the formula does: Σⱼ and vⱼ, not Σ_j beside its Σⱼ, and
+    α[i,j], not αᵢⱼ; the title α·V, not A·V."""
     load(window, wait_settled, name)
     if not training:
         window.doc.set_control("training", False)
@@ -210,12 +212,15 @@ def test_the_context_stage_names_the_weights_it_reads_one_way(
     weights = steps.figure.plots[0]
     assert weights.shown.name == "weights_dropped"
     assert weights.title.text.startswith(f"<b>{title}</b>")
-    formula = steps.figure.formula.text.replace("<sub>", "_").replace("</sub>", "")
-    assert f"Z_h = {alpha}·V for each head h" in formula and f"Σ_j {alpha_ij} v_j" in formula
-    lines = steps.followed.text().split("\n")
+    assert f"Context Z = {alpha}·V" in steps.figure.title.text
+    formula = steps.figure.formula.text
+    assert f"<sub>h</sub> = {alpha_html}·V for each head h" in formula
+    assert f"Σ<sub>j</sub> {alpha_html}[i,j]·v<sub>j</sub>)" in formula
+    lines = steps.followed.text().replace("\u00a0", " ").split("\n")
     n = steps.query + 1  # (the dropout example follows “starts”)
-    assert lines[1].startswith(f"z{n} = Σ_j {alpha}[{n},j]·v_j = ")
-    assert lines[2].startswith(f"z{n}[1] = Σ_j {alpha}[{n},j]·v_j[1] = ")
+    assert lines[1].startswith(f"z{n} = Σⱼ {alpha}[{n},j]·vⱼ = [")
+    assert lines[2].startswith(f"z{n}[1] = Σⱼ {alpha}[{n},j]·vⱼ[1] = ")
+    assert "Σ_j" not in steps.followed.text()
     steps.set_stage("dropout")  # the stage's own output, greyed out or not, is named alike
     assert steps.figure.plots[-1].title.text.startswith(f"<b>{title}</b>")
     assert steps.followed.text().split("\n")[-1].startswith(f"{alpha}{n} = [")
