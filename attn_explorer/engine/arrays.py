@@ -114,6 +114,10 @@ ARRAY_INFO: dict[str, ArrayInfo] = {
 # are; and of "weights" where it does: what the context is not computed from (`Trace.info`).
 NO_DROPOUT_TITLE = "Weights (no dropout)"
 BEFORE_DROPOUT_TITLE = "Weights before dropout"
+# The titles of "scaled_scores" where √d_k scaling is off: divided by the temperature alone,
+# or (T = 1) not divided at all, the scores ω as they are.
+TEMPERATURE_SCORES_TITLE = "Scores ÷ temperature"
+UNSCALED_SCORES_TITLE = "Scores ω (not scaled)"
 # The title of "masked_scores" under mask method 1, which feeds softmax the scores unmasked.
 METHOD_1_SCORES_TITLE = "Unmasked scores (method 1)"
 

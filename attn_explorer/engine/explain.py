@@ -274,10 +274,10 @@ def _scaled(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     raw = trace["scores"][h, i, j]
     value = trace["scaled_scores"][h, i, j]
     symbolic, numeric = _divisor_text(trace)
-    if not symbolic:
+    if not symbolic:  # no ω̃: the scores go on as ω, as every stage after writes them
         return (
-            f"ω̃[{i + 1},{j + 1}] = ω[{i + 1},{j + 1}] = {num(value)}\n"
-            "Not scaled: √d_k scaling is off and T = 1."
+            f"ω[{i + 1},{j + 1}] = {num(value)}\n"
+            "Not scaled: √d_k scaling is off and T = 1, so the score goes on as it is."
         )
     if " · " in symbolic:
         symbolic = f"({symbolic})"

@@ -151,19 +151,30 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
     if cfg.temperature != 1:
         parts.append(f"T = {_fmt(cfg.temperature)}")
         parts_html.append(f"T = {_fmt(cfg.temperature)}")
+    # The title says what this config does: "scaled" only where √d_k scaling is on (a
+    # temperature alone divides by T; with neither, nothing happens here).
+    if cfg.scale:
+        scale_title = "4. Scaled scores"
+    elif parts:
+        scale_title = "4. Scores ÷ temperature"
+    else:
+        scale_title = "4. Scaling"
     if parts:
         scale_reason = ""
         divisor = " · ".join(p.split(" = ")[0] for p in parts)
-        formula = f"ω̃ = ω / ({divisor}),  {', '.join(parts)}"
         divisor_html = " · ".join(p.split(" = ")[0] for p in parts_html)
-        html = f"ω̃ = ω / ({divisor_html}), &nbsp; {', '.join(parts_html)}"
+        if len(parts) > 1:
+            divisor, divisor_html = f"({divisor})", f"({divisor_html})"
+        formula = f"ω̃ = ω / {divisor},  {', '.join(parts)}"
+        html = f"ω̃ = ω / {divisor_html}, &nbsp; {', '.join(parts_html)}"
     else:
         scale_reason = "Not scaled: √d_k scaling is off and the temperature is 1."
-        formula, html = "ω̃ = ω", "ω̃ = ω"
+        # ω, not "ω̃ = ω": the stages after it write ω, as there is no ω̃.
+        formula = html = "ω goes on as it is: it is not divided"
     steps.append(
         step(
             "scale",
-            "4. Scaled scores",
+            scale_title,
             formula,
             html,
             ("scores",),
@@ -215,7 +226,7 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
     if cfg.method_1:
         # Tutorial 000's first way, in its order: softmax(ω̃), ⊙ (1 − M), ÷ the row sums.
         what_happens = (
-            "method 1: softmax of every scaled score, the hidden weights zeroed, each row "
+            f"method 1: softmax of every score {scaled}, the hidden weights zeroed, each row "
             "divided by its visible sum"
         )
         sm = f"α = softmax({scaled}) ⊙ (1 − M) / Σ_visible  ({what_happens})"

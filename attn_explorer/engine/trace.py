@@ -13,7 +13,10 @@ from .arrays import (
     BEFORE_DROPOUT_TITLE,
     METHOD_1_SCORES_TITLE,
     NO_DROPOUT_TITLE,
+    TEMPERATURE_SCORES_TITLE,
+    UNSCALED_SCORES_TITLE,
     ArrayInfo,
+    score_symbols,
 )
 from .config import AttentionConfig
 
@@ -88,6 +91,17 @@ class Trace:
         Under mask method 1 the scores fed to softmax are the scaled scores ω̃, unmasked: the
         mask applies to softmax's output."""
         info = ARRAY_INFO[name]
+        cfg = self.config
+        if name == "scaled_scores" and not cfg.scale:
+            # Not "Scaled scores ω̃": a temperature alone divides by T, and with T = 1 the
+            # scores pass as they are, ω.
+            if cfg.temperature != 1:
+                return replace(info, title=TEMPERATURE_SCORES_TITLE)
+            return replace(info, symbol="ω", title=UNSCALED_SCORES_TITLE)
+        if name in ("weights_unmasked", "weights_zeroed"):  # softmax(ω) where not scaled
+            scaled = score_symbols(cfg)[0]
+            title = info.title.replace("ω̃", scaled)
+            return replace(info, symbol=info.symbol.replace("ω̃", scaled), title=title)
         if name == "masked_scores" and self.config.method_1:
             return replace(info, symbol="ω̃", title=METHOD_1_SCORES_TITLE)
         if name == "weights_dropped" and not self.config.dropout_active:

@@ -113,8 +113,12 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         lines.append(f"ω{n} = q{n}·Kᵀ = {vector(trace.scores[head, i])}")
         lines.append(explain(trace, "scores", head, i, 0).split("\n")[0])
     elif key == "scale":
-        lines.append(f"ω̃{n} = {vector(trace.scaled_scores[head, i])}")
-        lines.append(explain(trace, "scaled_scores", head, i, 0).split("\n")[0])
+        scores = f"{scaled}{n} = {vector(trace.scaled_scores[head, i])}"
+        if scaled == "ω":  # nothing divided: no ω̃, and no "ω[2,1] = ω[2,1]" to work out
+            lines.append(_tr("{0}   (not scaled: it goes on as it is)").format(scores))
+        else:
+            lines.append(scores)
+            lines.append(explain(trace, "scaled_scores", head, i, 0).split("\n")[0])
     elif key == "mask":
         lines.append(f"M{n} = {vector(trace.mask[i])}   (1 = hidden)")
         if cfg.method_1:  # the scores go to softmax as they are; its output is masked

@@ -339,3 +339,44 @@ def test_the_projection_and_output_stages_say_w_is_the_weight_transposed():
     assert v2.step("projections").formula.endswith("(each W = its nn.Linear's .weightᵀ)")
     v1 = compute(preset("v1").config)
     assert "weight" not in v1.step("projections").formula
+
+
+@pytest.mark.parametrize(
+    ("changes", "title", "symbol", "array_title"),
+    [
+        ({}, "4. Scaled scores", "ω̃", "Scaled scores"),
+        ({"temperature": 2.0}, "4. Scaled scores", "ω̃", "Scaled scores"),
+        (
+            {"scale": False, "temperature": 2.0},
+            "4. Scores ÷ temperature",
+            "ω̃",
+            "Scores ÷ temperature",
+        ),
+        ({"scale": False}, "4. Scaling", "ω", "Scores ω (not scaled)"),
+    ],
+)
+def test_the_scale_stage_says_scaled_only_where_scaling_is_on(changes, title, symbol, array_title):
+    """With √d_k scaling off the stage was titled "4. Scaled scores" over a matrix "Scaled
+    scores ω̃", its formula "ω̃ = ω" and a cell "ω̃[2,1] = ω[2,1]", while every later stage
+    wrote the same scores ω."""
+    trace = compute(dataclasses.replace(preset("v2").config, **changes))
+    step = trace.step("scale")
+    assert step.title == title
+    info = trace.info("scaled_scores")
+    assert (info.symbol, info.title) == (symbol, array_title)
+    cell = explain(trace, "scaled_scores", 0, 1, 0)
+    texts = [step.title, step.formula, step.formula_html, info.title, cell]
+    if not trace.config.scale:
+        assert not any("Scaled" in text or "√d_k =" in text or "/ √" in text for text in texts)
+    if symbol == "ω":
+        assert step.formula == "ω goes on as it is: it is not divided"
+        assert cell.startswith("ω[2,1] = 0.4656\nNot scaled: √d_k scaling is off and T = 1")
+        assert not any("ω̃" in text for text in texts)
+        unmasked = compute(
+            dataclasses.replace(trace.config, causal=True, mask_method="renormalize")
+        )
+        assert unmasked.info("weights_unmasked").title == "softmax(ω), every key"
+        assert unmasked.info("weights_zeroed").symbol == "softmax(ω) ⊙ (1 − M)"
+    elif changes.get("temperature"):
+        assert "T = 2" in step.formula and ("(√d_k · T)" in step.formula) == trace.config.scale
+        assert "/ T," in step.formula or "/ (√d_k · T)," in step.formula  # not "/ (T)"

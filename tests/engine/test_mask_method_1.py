@@ -70,7 +70,7 @@ def test_the_mask_step_of_method_1_does_not_write_minus_infinity(method_1, metho
 def test_the_softmax_step_of_method_1_names_its_three_steps(method_1, method_2):
     step = method_1.step("softmax")
     assert step.formula == (
-        "α = softmax(ω̃) ⊙ (1 − M) / Σ_visible  (method 1: softmax of every scaled score, "
+        "α = softmax(ω̃) ⊙ (1 − M) / Σ_visible  (method 1: softmax of every score ω̃, "
         "the hidden weights zeroed, each row divided by its visible sum)"
     )
     assert step.reads == ("masked_scores",)

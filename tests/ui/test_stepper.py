@@ -592,3 +592,23 @@ def test_the_scaling_demo_is_in_the_examples_menu(window, wait_settled, steps):
     assert window.tabs.currentIndex() == 1 and steps.stage == "softmax"
     assert window.trace.config.d_out == 64 and not window.trace.config.scale
     assert steps.followed.text().startswith("Following query 2 “t2”")
+
+
+def test_the_scale_stage_without_scaling_says_nothing_was_scaled(window, wait_settled, steps):
+    """With scaling off (T = 1) the stage read "4. Scaled scores (skipped)" over "Scaled
+    scores" and "ω̃2 = […]", "ω̃[2,1] = ω[2,1] = 0.4656": scaled scores that were not."""
+    load(window, wait_settled, "v2")
+    window.doc.set_control("scale", False)
+    wait_settled(window)
+    steps.set_stage("scale")
+    assert "<b>4. Scaling</b>" in steps.figure.title.text
+    assert steps.figure.plots[-1].title.text.startswith("<b>Scores ω (not scaled)</b>")
+    text = steps.followed.text()
+    assert text.split("\n")[1:] == [
+        "ω2 = [0.4656, 0.1723, 0.1751, 0.0259, 0.1771, 0.0085]   (not scaled: it goes on as it is)"
+    ]
+    steps.set_stage("mask")  # the next stage reads the same scores, by the same name
+    assert steps.figure.plots[0].title.text.startswith("<b>Scores ω (not scaled)</b>")
+    shown = [steps.figure.title.text, steps.figure.formula.text, text]
+    shown += [plot.title.text for plot in steps.figure.plots]
+    assert not any("ω̃" in t or "Scaled" in t for t in shown)
