@@ -120,6 +120,8 @@ TEMPERATURE_SCORES_TITLE = "Scores ÷ temperature"
 UNSCALED_SCORES_TITLE = "Scores ω (not scaled)"
 # The title of "masked_scores" under mask method 1, which feeds softmax the scores unmasked.
 METHOD_1_SCORES_TITLE = "Unmasked scores (method 1)"
+# ... and without a mask: softmax reads the scores of the stage before as they are.
+NO_MASK_SCORES_TITLE = "Scores fed to softmax (no mask)"
 
 
 def score_symbols(config: AttentionConfig) -> tuple[str, str]:

@@ -190,7 +190,7 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
         what.append(f"padding: keys after {cfg.valid_len} are hidden")
     mask_reason = "" if what else "No mask: attention is not causal and there is no padding."
     # ω̃ only where scaled; ω̃ₘ only where the mask applies (method 2): the symbols of what
-    # this config computes. A skipped mask stage still says what it would write.
+    # this config computes.
     scaled, fed = score_symbols(cfg)
     masked = fed if fed.endswith("ₘ") else f"{scaled}ₘ"
     if cfg.method_1:
@@ -203,13 +203,14 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
             f"M<sub>ij</sub> = 1 where key j is hidden ({'; '.join(what)}); method 1 leaves "
             f"{scaled} unmasked: softmax sees every score"
         )
+    elif not what:
+        # No "ωₘ = −∞ where M": no score is set to −∞, and no ωₘ is written after it.
+        mask_formula = mask_html = f"every key is visible: softmax reads {scaled} as it is"
     else:
-        mask_formula = f"{masked}[i,j] = −∞ where M[i,j], else {scaled}[i,j]" + (
-            f"  ({'; '.join(what)})" if what else ""
-        )
+        mask_formula = f"{masked}[i,j] = −∞ where M[i,j], else {scaled}[i,j]  ({'; '.join(what)})"
         mask_html = (
             f"{masked.replace('ₘ', '<sub>m</sub>')}[i,j] = −∞ where M[i,j], else {scaled}[i,j]"
-            + (f" &nbsp; ({'; '.join(what)})" if what else "")
+            f" &nbsp; ({'; '.join(what)})"
         )
     steps.append(
         step(

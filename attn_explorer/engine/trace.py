@@ -13,6 +13,7 @@ from .arrays import (
     BEFORE_DROPOUT_TITLE,
     METHOD_1_SCORES_TITLE,
     NO_DROPOUT_TITLE,
+    NO_MASK_SCORES_TITLE,
     TEMPERATURE_SCORES_TITLE,
     UNSCALED_SCORES_TITLE,
     ArrayInfo,
@@ -89,7 +90,8 @@ class Trace:
         does, the softmax weights say they come before it: the context beside them is
         computed from the dropped weights (0.55 and 0.45 over a context of 0 read as wrong).
         Under mask method 1 the scores fed to softmax are the scaled scores ω̃, unmasked: the
-        mask applies to softmax's output."""
+        mask applies to softmax's output; without a mask they are not "Masked scores ω̃ₘ".
+        Score symbols follow `score_symbols`: ω where nothing divided them."""
         info = ARRAY_INFO[name]
         cfg = self.config
         if name == "scaled_scores" and not cfg.scale:
@@ -102,8 +104,13 @@ class Trace:
             scaled = score_symbols(cfg)[0]
             title = info.title.replace("ω̃", scaled)
             return replace(info, symbol=info.symbol.replace("ω̃", scaled), title=title)
-        if name == "masked_scores" and self.config.method_1:
-            return replace(info, symbol="ω̃", title=METHOD_1_SCORES_TITLE)
+        if name == "masked_scores":  # ωₘ or ω̃ₘ only where method 2 masks the scores
+            scaled, fed = score_symbols(cfg)
+            if cfg.method_1:
+                return replace(info, symbol=scaled, title=METHOD_1_SCORES_TITLE)
+            if not cfg.has_mask:
+                return replace(info, symbol=scaled, title=NO_MASK_SCORES_TITLE)
+            return replace(info, symbol=fed)
         if name == "weights_dropped" and not self.config.dropout_active:
             return replace(info, symbol="α", title=NO_DROPOUT_TITLE)
         if name == "weights" and self.config.dropout_active:

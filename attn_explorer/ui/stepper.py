@@ -120,7 +120,10 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
             lines.append(scores)
             lines.append(explain(trace, "scaled_scores", head, i, 0).split("\n")[0])
     elif key == "mask":
-        lines.append(f"M{n} = {vector(trace.mask[i])}   (1 = hidden)")
+        if cfg.has_mask:
+            lines.append(f"M{n} = {vector(trace.mask[i])}   " + _tr("(1 = hidden)"))
+        else:
+            lines.append(f"M{n} = {vector(trace.mask[i])}   " + _tr("(every key is visible)"))
         if cfg.method_1:  # the scores go to softmax as they are; its output is masked
             scores = f"{scaled}{n} = {vector(trace.masked_scores[head, i])}"
             lines.append(

@@ -380,3 +380,35 @@ def test_the_scale_stage_says_scaled_only_where_scaling_is_on(changes, title, sy
     elif changes.get("temperature"):
         assert "T = 2" in step.formula and ("(√d_k · T)" in step.formula) == trace.config.scale
         assert "/ T," in step.formula or "/ (√d_k · T)," in step.formula  # not "/ (T)"
+
+
+@pytest.mark.parametrize(
+    ("name", "changes", "symbol", "title"),
+    [
+        ("v1", {}, "ω̃", "Scores fed to softmax (no mask)"),
+        ("simple", {}, "ω", "Scores fed to softmax (no mask)"),
+        ("causal", {}, "ω̃ₘ", "Masked scores"),
+        ("causal", {"scale": False}, "ωₘ", "Masked scores"),
+        (
+            "causal",
+            {"scale": False, "mask_method": "renormalize"},
+            "ω",
+            "Unmasked scores (method 1)",
+        ),
+    ],
+)
+def test_the_scores_fed_to_softmax_are_named_as_computed(name, changes, symbol, title):
+    """They were "Masked scores ω̃ₘ" in every config, and under method 1 ω̃ unscaled too;
+    without a mask the mask stage's formula still set scores to −∞."""
+    trace = compute(dataclasses.replace(preset(name).config, **changes))
+    info = trace.info("masked_scores")
+    assert (info.symbol, info.title) == (symbol, title)
+    step = trace.step("mask")
+    if not trace.config.has_mask:
+        assert (
+            step.formula
+            == step.formula_html
+            == (f"every key is visible: softmax reads {symbol} as it is")
+        )
+    else:
+        assert step.formula.startswith(f"{symbol}[i,j] = −∞" if "ₘ" in symbol else "M[i,j] = 1")

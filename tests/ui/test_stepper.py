@@ -612,3 +612,17 @@ def test_the_scale_stage_without_scaling_says_nothing_was_scaled(window, wait_se
     shown = [steps.figure.title.text, steps.figure.formula.text, text]
     shown += [plot.title.text for plot in steps.figure.plots]
     assert not any("ω̃" in t or "Scaled" in t for t in shown)
+
+
+def test_the_mask_stage_without_a_mask_hides_nothing_and_sets_no_minus_infinity(
+    window, wait_settled, steps
+):
+    """v2 has no mask: its stage wrote "ω̃ₘ[i,j] = −∞ where M[i,j]" and "M2 = [0, …]
+    (1 = hidden)", for a mask that hides nothing."""
+    load(window, wait_settled, "v2")
+    steps.set_stage("mask")
+    assert steps.figure.formula.text == "every key is visible: softmax reads ω̃ as it is"
+    assert (
+        steps.followed.text().split("\n")[1] == "M2 = [0, 0, 0, 0, 0, 0]   (every key is visible)"
+    )
+    assert steps.figure.plots[-1].title.text.startswith("<b>Scores fed to softmax (no mask)</b>")
