@@ -485,7 +485,7 @@ def _keep(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     if trace["dropout_keep"][h, i, j]:
         return (
             f"keep[{i + 1},{j + 1}] = 1: kept (probability 1 − p = {1 - p:g}), "
-            f"then scaled by 1/(1 − p) = {num(1 / (1 - p))}."
+            f"then multiplied by 1/(1 − p) = {num(1 / (1 - p))}."
         )
     return f"keep[{i + 1},{j + 1}] = 0: dropped (probability p = {p:g}); the weight becomes 0."
 

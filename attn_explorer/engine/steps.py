@@ -272,14 +272,24 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
         if cfg.dropout_seed is not None
         else ""
     )
+    if drop_reason:  # no α_d, no keep-mask: the weights go on as they are
+        why = "evaluation mode" if not cfg.training else "p = 0"
+        drop_formula = drop_html = f"α goes on as it is: nothing is dropped ({why})"
+    else:
+        drop_formula = (
+            f"α_d = α ⊙ keep / (1 − p),  keep ~ Bernoulli(1 − p),  "
+            f"p = {p}, 1/(1 − p) = {keep_scale}{reseed}"
+        )
+        drop_html = (
+            f"α<sub>d</sub> = α ⊙ keep / (1 − p), &nbsp; keep ~ Bernoulli(1 − p), &nbsp; "
+            f"p = {p}, 1/(1 − p) = {keep_scale}{reseed}"
+        )
     steps.append(
         step(
             "dropout",
             "7. Dropout",
-            f"α_d = α ⊙ keep / (1 − p),  keep ~ Bernoulli(1 − p),  "
-            f"p = {p}, 1/(1 − p) = {keep_scale}{reseed}",
-            f"α<sub>d</sub> = α ⊙ keep / (1 − p), &nbsp; keep ~ Bernoulli(1 − p), &nbsp; "
-            f"p = {p}, 1/(1 − p) = {keep_scale}{reseed}",
+            drop_formula,
+            drop_html,
             ("weights", "dropout_keep"),
             ("weights_dropped",),
             drop_reason,

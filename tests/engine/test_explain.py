@@ -2,6 +2,7 @@
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from attn_explorer.engine import compute, explain, preset
@@ -76,7 +77,7 @@ def test_dropout_cells():
         f"α_d[{i + 1},{j + 1}] = α[{i + 1},{j + 1}] × keep / (1 − p) = "
         f"{w:.4f} × 1 / 0.5000 = {2 * w:.4f}"
     )
-    assert "scaled by 1/(1 − p) = 2.0000" in explain(trace, "dropout_keep", 0, i, j)
+    assert "multiplied by 1/(1 − p) = 2.0000" in explain(trace, "dropout_keep", 0, i, j)
 
 
 def test_output_projection_and_heads():
@@ -412,3 +413,20 @@ def test_the_scores_fed_to_softmax_are_named_as_computed(name, changes, symbol, 
         )
     else:
         assert step.formula.startswith(f"{symbol}[i,j] = −∞" if "ₘ" in symbol else "M[i,j] = 1")
+
+
+@pytest.mark.parametrize(
+    ("changes", "why"), [({}, "p = 0"), ({"dropout": 0.5, "training": False}, "evaluation mode")]
+)
+def test_a_dropout_that_does_not_apply_writes_no_alpha_d_or_keep_mask(changes, why):
+    """Skipped, the stage still wrote "α_d = α ⊙ keep / (1 − p), p = 0.5, 1/(1 − p) = 2" in
+    evaluation mode: an α_d that no other text names, and a keep-mask that was not drawn."""
+    trace = compute(dataclasses.replace(preset("causal").config, **changes))
+    step = trace.step("dropout")
+    assert not step.applies
+    assert step.formula == step.formula_html == f"α goes on as it is: nothing is dropped ({why})"
+    on = compute(dataclasses.replace(preset("causal").config, dropout=0.5))
+    assert on.step("dropout").formula.startswith("α_d = α ⊙ keep / (1 − p),  keep ~ Bernoulli")
+    i, j = map(int, np.argwhere(on.dropout_keep[0])[0])
+    keep = explain(on, "dropout_keep", 0, i, j)  # "scaled" is what √d_k does to scores
+    assert "scaled" not in keep and "kept (probability 1 − p = 0.5)" in keep
