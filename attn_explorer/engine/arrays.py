@@ -103,7 +103,7 @@ ARRAY_INFO: dict[str, ArrayInfo] = {
             True,
             "weights",
         ),
-        ArrayInfo("head_contexts", "Z", "Context per head Z = A·V", "q_tokens", "d_head", True),
+        ArrayInfo("head_contexts", "Z", "Context per head Z = α·V", "q_tokens", "d_head", True),
         ArrayInfo("concat", "Z_cat", "Concatenated heads", "q_tokens", "concat", False),
         ArrayInfo("w_out", "W_o", "Output weights W_o", "concat", "width", False),
         ArrayInfo("b_out", "b_o", "Output bias b_o", None, "width", False),
@@ -114,6 +114,8 @@ ARRAY_INFO: dict[str, ArrayInfo] = {
 # are; and of "weights" where it does: what the context is not computed from (`Trace.info`).
 NO_DROPOUT_TITLE = "Weights (no dropout)"
 BEFORE_DROPOUT_TITLE = "Weights before dropout"
+# The title of "concat" with one head: nothing was concatenated.
+ONE_HEAD_CONCAT_TITLE = "Z_cat = Z (one head)"
 # The titles of "scaled_scores" where √d_k scaling is off: divided by the temperature alone,
 # or (T = 1) not divided at all, the scores ω as they are.
 TEMPERATURE_SCORES_TITLE = "Scores ÷ temperature"

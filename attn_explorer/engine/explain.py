@@ -167,9 +167,11 @@ def _weight(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     symbol = ARRAY_INFO[name].symbol
     value = trace.matrix(name, h)[i, j]
     if name == "w_out":
-        where = f"row {i + 1} (concatenated dimension), column {j + 1} (output dimension)"
+        rows = "concatenated dimension" if trace.heads > 1 else "dimension of Z"
+        where = f"row {i + 1} ({rows}), column {j + 1} (output dimension)"
     else:
-        where = f"row {i + 1} (input dimension), column {j + 1} (dimension of the head)"
+        role = name.removeprefix("w_")
+        where = f"row {i + 1} (input dimension), column {j + 1} ({role} dimension)"
     lines = [f"{symbol}[{i + 1},{j + 1}] = {num(value)}", f"{where}."]
     lines += [_stored_as(trace, name, h, i, j), _drawn_from(trace, name)]
     return "\n".join(line for line in lines if line)
@@ -563,6 +565,8 @@ def _concat(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     d_head = trace.config.d_head
     head, dim = divmod(j, d_head)
     value = trace["concat"][i, j]
+    if trace.heads == 1:
+        return f"Z_cat[{i + 1},{j + 1}] = z{i + 1}[{j + 1}] = {num(value)}\nOne head: Z_cat is Z."
     return (
         f"Z_cat[{i + 1},{j + 1}] = z{i + 1}[{dim + 1}] of head {head + 1} = {num(value)}\n"
         f"Columns {head * d_head + 1}–{(head + 1) * d_head} hold head {head + 1}'s context."

@@ -301,23 +301,33 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
     # "z2[1] = Σⱼ α[2,j]·vⱼ[1]" (they wrote Σ_j beside the formula's Σⱼ and αᵢⱼ).
     alpha = "α_d" if cfg.dropout_active else "α"
     alpha_html = "α<sub>d</sub>" if cfg.dropout_active else "α"
+    # "for each head h" only where there are heads to tell apart.
+    several = cfg.heads > 1
+    per_head, per_head_html = ("Z_h", "Z<sub>h</sub>") if several else ("Z", "Z")
+    each = " for each head h" if several else ""
     steps.append(
         step(
             "context",
             f"8. Context Z = {alpha}·V",
-            f"Z_h = {alpha}·V for each head h  (z_i = Σⱼ {alpha}[i,j]·vⱼ)",
-            f"Z<sub>h</sub> = {alpha_html}·V for each head h &nbsp; "
+            f"{per_head} = {alpha}·V{each}  (z_i = Σⱼ {alpha}[i,j]·vⱼ)",
+            f"{per_head_html} = {alpha_html}·V{each} &nbsp; "
             f"(z<sub>i</sub> = Σ<sub>j</sub> {alpha_html}[i,j]·v<sub>j</sub>)",
             ("weights_dropped", "values"),
             ("head_contexts",),
         )
     )
+    if several:
+        concat_title = "9. Concatenate heads"
+        concat = f"Z_cat = [{_head_list(cfg.heads, '{}_{}')}]"
+        concat_html = f"Z<sub>cat</sub> = [{_head_list(cfg.heads, '{}<sub>{}</sub>')}]"
+    else:  # not "Z_cat = [Z_1]" under "Concatenate heads": there is one Z
+        concat_title, concat, concat_html = "9. Concatenation", "Z_cat = Z", "Z<sub>cat</sub> = Z"
     steps.append(
         step(
             "concat",
-            "9. Concatenate heads",
-            f"Z_cat = [{_head_list(cfg.heads, '{}_{}')}]",
-            f"Z<sub>cat</sub> = [{_head_list(cfg.heads, '{}<sub>{}</sub>')}]",
+            concat_title,
+            concat,
+            concat_html,
             ("head_contexts",),
             ("concat",),
             "" if cfg.heads > 1 else "One head: nothing to concatenate.",

@@ -14,6 +14,7 @@ from .arrays import (
     METHOD_1_SCORES_TITLE,
     NO_DROPOUT_TITLE,
     NO_MASK_SCORES_TITLE,
+    ONE_HEAD_CONCAT_TITLE,
     TEMPERATURE_SCORES_TITLE,
     UNSCALED_SCORES_TITLE,
     ArrayInfo,
@@ -111,6 +112,12 @@ class Trace:
             if not cfg.has_mask:
                 return replace(info, symbol=scaled, title=NO_MASK_SCORES_TITLE)
             return replace(info, symbol=fed)
+        if name == "head_contexts":  # the weights α·V reads, per head only where several
+            alpha = "α_d" if cfg.dropout_active else "α"
+            per_head = "Context per head" if cfg.heads > 1 else "Context"
+            return replace(info, title=f"{per_head} Z = {alpha}·V")
+        if name == "concat" and cfg.heads == 1:
+            return replace(info, title=ONE_HEAD_CONCAT_TITLE)
         if name == "weights_dropped" and not self.config.dropout_active:
             return replace(info, symbol="α", title=NO_DROPOUT_TITLE)
         if name == "weights" and self.config.dropout_active:

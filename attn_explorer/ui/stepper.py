@@ -164,9 +164,12 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         lines.append(f"{context_lead(alpha, i)}{NB}= {vector(trace.head_contexts[head, i])}")
         lines.append(explain(trace, "head_contexts", head, i, 0).split("\n")[0])
     elif key == "concat":
-        parts = " | ".join(f"z{n} of head {h + 1}" for h in range(min(cfg.heads, 4)))
-        lines.append(f"Z_cat{n} = [{parts}{' | …' if cfg.heads > 4 else ''}]")
-        lines.append(f"       = {vector(trace.concat[i], 12)}")
+        if cfg.heads == 1:  # nothing concatenated: no "[z2 of head 1]"
+            lines.append(f"Z_cat{n} = z{n} = {vector(trace.concat[i], 12)}")
+        else:
+            parts = " | ".join(f"z{n} of head {h + 1}" for h in range(min(cfg.heads, 4)))
+            lines.append(f"Z_cat{n} = [{parts}{' | …' if cfg.heads > 4 else ''}]")
+            lines.append(f"       = {vector(trace.concat[i], 12)}")
     elif key == "out_proj":
         lines.append(f"out{n} = {vector(trace.context[i])}")
         lines.append(explain(trace, "context", head, i, 0).split("\n")[0])

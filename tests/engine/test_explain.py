@@ -1,6 +1,7 @@
 """explain() writes each cell's derivation with the numbers the user sees."""
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -127,7 +128,7 @@ def test_a_negative_term_in_a_sum_is_bracketed_not_added_as_plus_minus():
 
 @pytest.mark.parametrize(
     ("heads", "formula"),
-    [(1, "Z_cat = [Z_1]"), (2, "Z_cat = [Z_1 | Z_2]"), (4, "Z_cat = [Z_1 | … | Z_4]")],
+    [(1, "Z_cat = Z"), (2, "Z_cat = [Z_1 | Z_2]"), (4, "Z_cat = [Z_1 | … | Z_4]")],
 )
 def test_the_concatenation_formula_lists_the_heads_there_are(heads, formula):
     from dataclasses import replace
@@ -211,7 +212,7 @@ def test_weights_after_a_dropout_that_does_not_apply_are_alpha():
     assert explain(dropped, "weights_dropped", 0, 1, 0).startswith("α_d[2,1] = α[2,1] × keep")
     assert trace.info("weights").title == "Attention weights"
     assert dropped.info("weights_dropped").title == "Weights after dropout"
-    assert dropped.step("context").formula.startswith("Z_h = α_d·V")
+    assert dropped.step("context").formula.startswith("Z = α_d·V")  # (one head)
 
 
 def test_a_dropped_weight_is_written_with_the_four_decimals_of_its_matrix():
@@ -430,3 +431,28 @@ def test_a_dropout_that_does_not_apply_writes_no_alpha_d_or_keep_mask(changes, w
     i, j = map(int, np.argwhere(on.dropout_keep[0])[0])
     keep = explain(on, "dropout_keep", 0, i, j)  # "scaled" is what √d_k does to scores
     assert "scaled" not in keep and "kept (probability 1 − p = 0.5)" in keep
+
+
+def test_one_head_is_not_written_as_heads():
+    """With one head the context stage wrote "Z_h = α·V for each head h" under "Context per
+    head", the concat stage "Concatenate heads", "Z_cat = [Z_1]" and "Concatenated heads",
+    a Z_cat cell "z2[1] of head 1 … hold head 1's context" and a W cell "(dimension of the
+    head)"."""
+    trace = compute(preset("v1").config)
+    context = trace.step("context")
+    assert context.formula == "Z = α·V  (z_i = Σⱼ α[i,j]·vⱼ)"
+    assert trace.info("head_contexts").title == "Context Z = α·V"
+    concat = trace.step("concat")
+    assert (concat.title, concat.formula) == ("9. Concatenation", "Z_cat = Z")
+    assert trace.info("concat").title == "Z_cat = Z (one head)"
+    assert explain(trace, "concat", 0, 1, 0) == "Z_cat[2,1] = z2[1] = 0.3061\nOne head: Z_cat is Z."
+    assert "row 1 (input dimension), column 2 (key dimension)." in explain(trace, "w_key", 0, 0, 1)
+    texts = [context.formula, context.formula_html, concat.formula, concat.formula_html]
+    texts += [trace.info(name).title for name in trace.names]
+    texts += [explain(trace, name, 0, 0, 0) for name in trace.names]
+    assert not any(re.search(r"heads|head [h\d]|per head", text) for text in texts)
+    two = compute(preset("wrapper").config)
+    assert two.step("context").formula.startswith("Z_h = α·V for each head h  (z_i = Σⱼ")
+    assert two.info("head_contexts").title == "Context per head Z = α·V"
+    assert two.info("concat").title == "Concatenated heads"
+    assert two.step("concat").title == "9. Concatenate heads"

@@ -214,7 +214,10 @@ def test_the_context_stage_names_the_weights_it_reads_one_way(
     assert weights.title.text.startswith(f"<b>{title}</b>")
     assert f"Context Z = {alpha}·V" in steps.figure.title.text
     formula = steps.figure.formula.text
-    assert f"<sub>h</sub> = {alpha_html}·V for each head h" in formula
+    if window.trace.heads > 1:
+        assert formula.startswith(f"Z<sub>h</sub> = {alpha_html}·V for each head h &nbsp; (")
+    else:
+        assert formula.startswith(f"Z = {alpha_html}·V &nbsp; (")
     assert f"Σ<sub>j</sub> {alpha_html}[i,j]·v<sub>j</sub>)" in formula
     lines = steps.followed.text().replace("\u00a0", " ").split("\n")
     n = steps.query + 1  # (the dropout example follows “starts”)
@@ -626,3 +629,13 @@ def test_the_mask_stage_without_a_mask_hides_nothing_and_sets_no_minus_infinity(
         steps.followed.text().split("\n")[1] == "M2 = [0, 0, 0, 0, 0, 0]   (every key is visible)"
     )
     assert steps.figure.plots[-1].title.text.startswith("<b>Scores fed to softmax (no mask)</b>")
+
+
+def test_one_head_is_followed_without_heads(window, wait_settled, steps):
+    """The default example has one head: "Z_cat2 = [z2 of head 1]" and "Context per head"."""
+    steps.set_stage("concat")
+    assert steps.followed.text().split("\n")[1:] == ["Z_cat2 = z2 = [-0.5874, 0.0058]"]
+    titles = [plot.title.text for plot in steps.figure.plots]
+    assert titles[0].startswith("<b>Context Z = α·V</b>")
+    assert titles[1].startswith("<b>Z_cat = Z (one head)</b>")
+    assert "<b>9. Concatenation</b>" in steps.figure.title.text
