@@ -146,10 +146,11 @@ def _drawn_from(trace: Trace, name: str) -> str:
     cfg = trace.config
     if name in ("w_out", "b_out"):
         n = cfg.width
+        # Without projections (Q = K = V = X) out_proj is the first module drawn.
+        after = "" if cfg.projection == "none" else " after the q/k/v projections,"
         return (
             f"Drawn by nn.Linear({n}, {n})'s initialisation, uniform in ±1/√{n} = "
-            f"±{num(1 / math.sqrt(n))}, after the q/k/v projections, from torch.manual_seed"
-            f"({cfg.seed})."
+            f"±{num(1 / math.sqrt(n))},{after} from torch.manual_seed({cfg.seed})."
         )
     if cfg.projection == "rand":
         return (

@@ -104,9 +104,15 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
         )
     ]
 
-    bias = " + b" if cfg.uses_bias else ""
-    bias_html = " + b" if cfg.uses_bias else ""
-    if cfg.projection == "none":
+    # Each projection's own bias, as the worked lines write it: "q2 = x2·W_q + b_q".
+    def bias(letter: str, html: bool = False) -> str:
+        if not cfg.uses_bias:
+            return ""
+        return f" + b<sub>{letter}</sub>" if html else f" + b_{letter}"
+
+    if cfg.projection == "none" and cfg.is_cross:
+        proj_reason = "No projection (projection 'none'): Q = X, and K = V = X_kv."
+    elif cfg.projection == "none":
         proj_reason = "No projection (projection 'none'): Q = K = V = X, as in tutorial 003."
     else:
         proj_reason = ""
@@ -121,13 +127,26 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
             stored += f"; head h uses its {cols}"
         stored, stored_html = stored.format("ᵀ"), stored.format("<sup>T</sup>")
         stored, stored_html = f"   ({stored})", f" &nbsp; ({stored_html})"
+    if cfg.projection == "none":  # no W to write: the embeddings are used as they are
+        if cfg.is_cross:
+            proj, proj_html = "Q = X,  K = V = X_kv", "Q = X, &nbsp; K = V = X<sub>kv</sub>"
+        else:
+            proj = proj_html = "Q = K = V = X"
+    else:
+        proj = (
+            f"Q = X·W_q{bias('q')},  K = {x_kv}·W_k{bias('k')},  V = {x_kv}·W_v{bias('v')}{stored}"
+        )
+        proj_html = (
+            f"Q = X·W<sub>q</sub>{bias('q', True)}, &nbsp; "
+            f"K = {x_kv_html}·W<sub>k</sub>{bias('k', True)}, &nbsp; "
+            f"V = {x_kv_html}·W<sub>v</sub>{bias('v', True)}{stored_html}"
+        )
     steps.append(
         step(
             "projections",
             "2. Projections Q, K, V",
-            f"Q = X·W_q{bias},  K = {x_kv}·W_k{bias},  V = {x_kv}·W_v{bias}{stored}",
-            f"Q = X·W<sub>q</sub>{bias_html}, &nbsp; K = {x_kv_html}·W<sub>k</sub>{bias_html}, "
-            f"&nbsp; V = {x_kv_html}·W<sub>v</sub>{bias_html}{stored_html}",
+            proj,
+            proj_html,
             (*inputs, "w_query", "w_key", "w_value", "b_query", "b_key", "b_value"),
             ("queries", "keys", "values"),
             proj_reason,
@@ -333,13 +352,20 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
             "" if cfg.heads > 1 else "One head: nothing to concatenate.",
         )
     )
+    if cfg.out_proj:
+        out = "out = Z_cat·W_o + b_o   (W_o = out_proj.weightᵀ, as nn.Linear stores W)"
+        out_html = (
+            "out = Z<sub>cat</sub>·W<sub>o</sub> + b<sub>o</sub> &nbsp; "
+            "(W<sub>o</sub> = out_proj.weight<sup>T</sup>, as nn.Linear stores W)"
+        )
+    else:  # no W_o or b_o to write: the output is the concatenation
+        out, out_html = "out = Z_cat", "out = Z<sub>cat</sub>"
     steps.append(
         step(
             "out_proj",
             "10. Output projection",
-            "out = Z_cat·W_o + b_o   (W_o = out_proj.weightᵀ, as nn.Linear stores W)",
-            "out = Z<sub>cat</sub>·W<sub>o</sub> + b<sub>o</sub> &nbsp; "
-            "(W<sub>o</sub> = out_proj.weight<sup>T</sup>, as nn.Linear stores W)",
+            out,
+            out_html,
             ("concat", "w_out", "b_out"),
             ("context",),
             "" if cfg.out_proj else "No output projection (out_proj is off): out = Z_cat.",

@@ -456,3 +456,33 @@ def test_one_head_is_not_written_as_heads():
     assert two.info("head_contexts").title == "Context per head Z = α·V"
     assert two.info("concat").title == "Concatenated heads"
     assert two.step("concat").title == "9. Concatenate heads"
+
+
+def test_the_projection_and_output_formulas_write_only_what_is_computed():
+    """Without projections the stage's formula read "Q = X·W_q, K = X·W_k, V = X·W_v" (and
+    cross-attention's reason "Q = K = V = X"); with biases each projection added the same
+    "+ b" where its worked line wrote b_q; with out_proj off "out = Z_cat·W_o + b_o"; and
+    an output weight drawn first said it came "after the q/k/v projections"."""
+    simple = compute(preset("simple").config)
+    assert simple.step("projections").formula == "Q = K = V = X"
+    cross = compute(dataclasses.replace(preset("cross").config, projection="none", num_heads=1))
+    step = cross.step("projections")
+    assert (step.formula, step.formula_html) == (
+        "Q = X,  K = V = X_kv",
+        "Q = X, &nbsp; K = V = X<sub>kv</sub>",
+    )
+    assert step.reason == "No projection (projection 'none'): Q = X, and K = V = X_kv."
+    biased = compute(dataclasses.replace(preset("v2").config, qkv_bias=True))
+    assert biased.step("projections").formula.startswith(
+        "Q = X·W_q + b_q,  K = X·W_k + b_k,  V = X·W_v + b_v   ("
+    )
+    assert "V = X·W<sub>v</sub> + b<sub>v</sub>" in biased.step("projections").formula_html
+    assert simple.step("out_proj").formula == "out = Z_cat"
+    assert (
+        compute(preset("mha").config)
+        .step("out_proj")
+        .formula.startswith("out = Z_cat·W_o + b_o   (W_o = out_proj.weightᵀ")
+    )
+    first = compute(dataclasses.replace(preset("simple").config, out_proj=True))
+    text = explain(first, "w_out", 0, 0, 0)
+    assert "q/k/v" not in text and "±0.5774, from torch.manual_seed(123)." in text
