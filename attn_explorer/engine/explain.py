@@ -399,7 +399,7 @@ def _softmax_renormalize(trace: Trace, h: int, i: int, j: int, value: float) -> 
     kept = float(soft[~hidden].sum())
     s = score_symbols(trace.config)[0]
     return (
-        f"α[{i + 1},{j + 1}] = softmax({s})[{i + 1},{j + 1}] / Σ_visible softmax({s})[{i + 1},j] "
+        f"α[{i + 1},{j + 1}] = softmax({s})[{i + 1},{j + 1}] / Σ_visible softmax({s})[{i + 1},j'] "
         f"= {operand(soft[j])} / {operand(kept)} = {num(value)}\n"
         "Method 1: softmax over the whole row, zero the hidden cells, divide by what is left."
     )

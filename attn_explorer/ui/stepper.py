@@ -140,18 +140,20 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         row = trace.weights[head, i]
         total = num(float(row.astype(np.float64).sum()))
         if cfg.method_1:  # tutorial 000's three steps: softmax, zero the hidden, ÷ the sum
-            zeroed = f"⊙ (1 − M{n})"
+            # Each line whole, in the formula's terms: "α = softmax(ω̃) ⊙ (1 − M) / Σ_visible"
+            # (they continued one another: "α2 = ⊙ (1 − M2) / 0.3700").
+            soft = f"softmax({scaled}{n})"
+            zeroed = f"{soft} ⊙ (1 − M{n})"
             row_sum = num(trace.row_sums[head, i, 0])
             lines.append(
                 _tr("{0}   (every key)").format(
-                    f"softmax({scaled}{n}) = {vector(trace.weights_unmasked[head, i])}"
+                    f"{soft} = {vector(trace.weights_unmasked[head, i])}"
                 )
             )
             lines.append(
-                f"{zeroed} = {vector(trace.weights_zeroed[head, i])},  "
-                + _tr("Σ visible = {0}").format(row_sum)
+                f"{zeroed} = {vector(trace.weights_zeroed[head, i])},  Σ_visible = {row_sum}"
             )
-            lines.append(f"α{n} = {zeroed} / {row_sum} = {vector(row)},  Σ α{n} = {total}")
+            lines.append(f"α{n} = {zeroed} / Σ_visible = {vector(row)},  Σ α{n} = {total}")
         else:
             lines.append(f"α{n} = softmax({fed}{n}) = {vector(row)}")
             lines.append(f"Σ α{n} = {total}")

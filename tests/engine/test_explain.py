@@ -60,7 +60,7 @@ def test_masked_cells_say_why():
 def test_renormalize_method_is_explained_as_method_1():
     trace = compute(preset("causal").config)
     text = explain(trace, "weights_renormalize", 0, 1, 0)
-    assert text.startswith("α[2,1] = softmax(ω̃)[2,1] / Σ_visible softmax(ω̃)[2,j]")
+    assert text.startswith("α[2,1] = softmax(ω̃)[2,1] / Σ_visible softmax(ω̃)[2,j'] = ")
     assert text.split("\n")[0].endswith("= 0.5517")
 
 

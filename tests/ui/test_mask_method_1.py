@@ -46,6 +46,8 @@ def steps(method_1, qtbot):
 
 
 def test_the_softmax_stage_of_method_1_shows_its_three_steps(method_1, steps):
+    """Its worked lines are whole equations in the formula's terms: they continued one
+    another ("α2 = ⊙ (1 − M2) / 0.3700"), and the hover summed over the cell's own j."""
     steps.set_stage("softmax")
     figure = steps.figure
     assert [plot.shown.name for plot in figure.plots] == [
@@ -64,10 +66,11 @@ def test_the_softmax_stage_of_method_1_shows_its_three_steps(method_1, steps):
     assert lines == [
         "Following query 2 “journey”:",
         "softmax(ω̃2) = [0.2041, 0.1659, 0.1662, 0.1496, 0.1665, 0.1477]   (every key)",
-        "⊙ (1 − M2) = [0.2041, 0.1659, 0.0000, 0.0000, 0.0000, 0.0000],  Σ visible = 0.3700",
-        "α2 = ⊙ (1 − M2) / 0.3700 = [0.5517, 0.4483, 0.0000, 0.0000, 0.0000, 0.0000],  "
-        "Σ α2 = 1.0000",
-        "α[2,1] = softmax(ω̃)[2,1] / Σ_visible softmax(ω̃)[2,j] = 0.20413 / 0.37001 = 0.5517",
+        "softmax(ω̃2) ⊙ (1 − M2) = [0.2041, 0.1659, 0.0000, 0.0000, 0.0000, 0.0000],  "
+        "Σ_visible = 0.3700",
+        "α2 = softmax(ω̃2) ⊙ (1 − M2) / Σ_visible = [0.5517, 0.4483, 0.0000, 0.0000, 0.0000, "
+        "0.0000],  Σ α2 = 1.0000",
+        "α[2,1] = softmax(ω̃)[2,1] / Σ_visible softmax(ω̃)[2,j'] = 0.20413 / 0.37001 = 0.5517",
     ]
 
 
@@ -145,8 +148,8 @@ def test_method_1_with_padding_dropout_and_two_heads(method_1, wait_settled, ste
     assert [plot.shown.head for plot in steps.figure.plots] == [1] * 4
     lines = steps.followed.text().split("\n")
     assert lines[0] == "Following query 2 “journey”, head 2:"
-    assert lines[2].endswith(f"Σ visible = {trace.row_sums[1, 1, 0]:.4f}")
-    assert lines[2].startswith("⊙ (1 − M2) = [") and lines[2].count("0.0000") == 2
+    assert lines[2].endswith(f"Σ_visible = {trace.row_sums[1, 1, 0]:.4f}")
+    assert lines[2].startswith("softmax(ω̃2) ⊙ (1 − M2) = [") and lines[2].count("0.0000") == 2
     assert len(steps.softmax_panel.score_plot.bars.opts["x"]) == 6
     steps.set_stage("dropout")
     before = steps.figure.plots[0]
