@@ -290,9 +290,22 @@ def _scaled(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     if trace.config.temperature != 1:
         why.append(f"temperature T = {trace.config.temperature:g}")
     return (
-        f"ω̃[{i + 1},{j + 1}] = ω[{i + 1},{j + 1}] / {symbolic} = {num(raw)} / {numeric} = "
+        f"ω̃[{i + 1},{j + 1}] = ω[{i + 1},{j + 1}] / {symbolic} = "
+        f"{_dividend(float(raw), numeric, float(value))} / {numeric} = "
         f"{num(value)}\nDivided by {' and '.join(why)}."
     )
+
+
+def _dividend(raw: float, divisor: str, value: float) -> str:
+    """The number a shown division starts from: as its matrix shows it (4 decimals), unless
+    the division would then miss the shown result. 0.0760 / 0.5000 is not 0.1521, but
+    0.076040 / 0.5000 is; -0.0511 / 1.4142 is not -0.0362, -0.051150 / 1.4142 is."""
+    shown = num(raw)
+    for digits in (5, 6, 7, 8):
+        if float(divisor) == 0 or num(float(shown) / float(divisor)) == num(value):
+            return shown
+        shown = f"{raw:.{digits}g}" if abs(raw) < 1 else f"{raw:.{digits + 1}g}"
+    return shown
 
 
 def _mask(trace: Trace, name: str, h: int, i: int, j: int) -> str:

@@ -486,3 +486,19 @@ def test_the_projection_and_output_formulas_write_only_what_is_computed():
     first = compute(dataclasses.replace(preset("simple").config, out_proj=True))
     text = explain(first, "w_out", 0, 0, 0)
     assert "q/k/v" not in text and "±0.5774, from torch.manual_seed(123)." in text
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{}, {"temperature": 0.5}, {"scale": False, "temperature": 0.5}, {"temperature": 3.0}],
+)
+def test_every_scaled_score_division_holds_to_its_shown_digits(changes):
+    """v2's row 1 wrote "0.0760 / 0.5000 = 0.1521" and "-0.0511 / 1.4142 = -0.0362": the
+    score as its matrix rounds it, divided, misses the result written after it."""
+    trace = compute(dataclasses.replace(preset("v2").config, **changes))
+    for i in range(6):
+        for j in range(6):
+            text = explain(trace, "scaled_scores", 0, i, j)
+            a, b, c = _fraction(text)
+            assert f"{a / b:.4f}" == f"{c:.4f}", text.split("\n")[0]
+            assert a == pytest.approx(float(trace.scores[0, i, j]), abs=5e-5)
