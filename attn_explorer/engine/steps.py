@@ -156,8 +156,9 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
         step(
             "scores",
             "3. Scores ω = Q·Kᵀ",
-            "ω[i,j] = q_i · k_j  (ω = Q·Kᵀ)",
-            "ω = Q·K<sup>T</sup>, &nbsp; ω<sub>ij</sub> = q<sub>i</sub> · k<sub>j</sub>",
+            # Cells as the worked lines and hovers write them: ω[2,1] = q2·k1, M[2,4].
+            "ω[i,j] = q_i·k_j  (ω = Q·Kᵀ)",
+            "ω = Q·K<sup>T</sup>, &nbsp; ω[i,j] = q<sub>i</sub>·k<sub>j</sub>",
             ("queries", "keys"),
             ("scores",),
         )
@@ -219,7 +220,7 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
             "unmasked: softmax sees every score"
         )
         mask_html = (
-            f"M<sub>ij</sub> = 1 where key j is hidden ({'; '.join(what)}); method 1 leaves "
+            f"M[i,j] = 1 where key j is hidden ({'; '.join(what)}); method 1 leaves "
             f"{scaled} unmasked: softmax sees every score"
         )
     elif not what:

@@ -502,3 +502,15 @@ def test_every_scaled_score_division_holds_to_its_shown_digits(changes):
             a, b, c = _fraction(text)
             assert f"{a / b:.4f}" == f"{c:.4f}", text.split("\n")[0]
             assert a == pytest.approx(float(trace.scores[0, i, j]), abs=5e-5)
+
+
+def test_the_shown_formulas_index_cells_as_their_hovers_do():
+    """The figure's formulas wrote ωᵢⱼ = qᵢ · kⱼ and Mᵢⱼ over hovers "ω[2,1] = q2·k1" and
+    "M[2,4]", where the softmax and context formulas write α[i,j]."""
+    trace = compute(dataclasses.replace(preset("causal").config, mask_method="renormalize"))
+    scores = trace.step("scores")
+    assert scores.formula_html == "ω = Q·K<sup>T</sup>, &nbsp; ω[i,j] = q<sub>i</sub>·k<sub>j</sub>"
+    assert scores.formula.startswith("ω[i,j] = q_i·k_j")
+    assert explain(trace, "scores", 0, 1, 0).startswith("ω[2,1] = q2·k1 = ")
+    assert trace.step("mask").formula_html.startswith("M[i,j] = 1 where key j is hidden")
+    assert not any("<sub>ij</sub>" in step.formula_html for step in trace.steps)

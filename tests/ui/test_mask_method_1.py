@@ -115,7 +115,7 @@ def test_the_mask_stage_of_method_1_leaves_the_scores_unmasked(method_1, steps):
     steps.set_stage("mask")
     figure = steps.figure
     assert "−∞" not in figure.formula.text
-    assert figure.formula.text.startswith("M<sub>ij</sub> = 1 where key j is hidden (causal:")
+    assert figure.formula.text.startswith("M[i,j] = 1 where key j is hidden (causal:")
     output = figure.plots[-1]
     assert output.title.text.startswith("<b>Unmasked scores (method 1)</b>")
     assert np.isfinite(output.matrix).all() and output.hidden is None
