@@ -276,7 +276,7 @@ def _divisor_text(trace: Trace) -> tuple[str, str]:
 def _scaled(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     raw = trace["scores"][h, i, j]
     value = trace["scaled_scores"][h, i, j]
-    symbolic, numeric = _divisor_text(trace)
+    symbolic = _divisor_text(trace)[0]
     if not symbolic:  # no ω̃: the scores go on as ω, as every stage after writes them
         return (
             f"ω[{i + 1},{j + 1}] = {num(value)}\n"
@@ -289,23 +289,33 @@ def _scaled(trace: Trace, name: str, h: int, i: int, j: int) -> str:
         why.append(f"√d_k with d_k = {trace.config.d_head}, the width of a key")
     if trace.config.temperature != 1:
         why.append(f"temperature T = {trace.config.temperature:g}")
+    dividend, divisor = _division(float(raw), trace.config.scale_divisor, float(value))
     return (
-        f"ω̃[{i + 1},{j + 1}] = ω[{i + 1},{j + 1}] / {symbolic} = "
-        f"{_dividend(float(raw), numeric, float(value))} / {numeric} = "
+        f"ω̃[{i + 1},{j + 1}] = ω[{i + 1},{j + 1}] / {symbolic} = {dividend} / {divisor} = "
         f"{num(value)}\nDivided by {' and '.join(why)}."
     )
 
 
-def _dividend(raw: float, divisor: str, value: float) -> str:
-    """The number a shown division starts from: as its matrix shows it (4 decimals), unless
-    the division would then miss the shown result. 0.0760 / 0.5000 is not 0.1521, but
-    0.076040 / 0.5000 is; -0.0511 / 1.4142 is not -0.0362, -0.051150 / 1.4142 is."""
-    shown = num(raw)
-    for digits in (5, 6, 7, 8):
-        if float(divisor) == 0 or num(float(shown) / float(divisor)) == num(value):
-            return shown
-        shown = f"{raw:.{digits}g}" if abs(raw) < 1 else f"{raw:.{digits + 1}g}"
-    return shown
+def _digits(value: float, significant: int) -> str:
+    return f"{value:.{significant}g}"
+
+
+def _division(raw: float, divisor: float, value: float) -> tuple[str, str]:
+    """The two numbers a shown division works from: the score as its matrix shows it (4
+    decimals) and the divisor as `operand` writes it, unless their quotient would then miss
+    the shown result; then one or both with a digit or two more. 0.0760 / 0.5000 is not
+    0.1521, 0.076033 / 0.5000 is; 0.3200 / 1.7321 is not 0.1848, 0.3200 / 1.73205 is."""
+    tries = [
+        (num(raw), operand(divisor)),
+        (_digits(raw, 5), operand(divisor)),
+        (num(raw), _digits(divisor, 6)),
+        (_digits(raw, 5), _digits(divisor, 6)),
+        (_digits(raw, 6), _digits(divisor, 7)),
+    ]
+    for a, b in tries:
+        if float(b) != 0 and num(float(a) / float(b)) == num(value):
+            return a, b
+    return tries[0]
 
 
 def _mask(trace: Trace, name: str, h: int, i: int, j: int) -> str:

@@ -158,9 +158,9 @@ def test_a_small_divisor_is_written_with_the_digits_its_quotient_needs(v1):
     the 13.0983 written after it."""
     trace = compute(dataclasses.replace(v1.config, temperature=0.1))
     text = explain(trace, "scaled_scores", 0, 1, 1)
-    assert " / 0.14142 = " in text
-    a, b, c = _fraction(text)
-    assert a / b == pytest.approx(c, abs=6e-4)  # what the shown digits allow
+    assert " / 0.141421" in text  # (and the score with a digit more: 1.8524 / 0.14142 is
+    a, b, c = _fraction(text)  # 13.0985, not 13.0983)
+    assert f"{a / b:.4f}" == f"{c:.4f}"
 
 
 @pytest.mark.parametrize(
@@ -489,19 +489,30 @@ def test_the_projection_and_output_formulas_write_only_what_is_computed():
 
 
 @pytest.mark.parametrize(
-    "changes",
-    [{}, {"temperature": 0.5}, {"scale": False, "temperature": 0.5}, {"temperature": 3.0}],
+    ("name", "changes"),
+    [
+        ("v2", {}),
+        ("v2", {"temperature": 0.5}),
+        ("v2", {"scale": False, "temperature": 0.5}),
+        ("v2", {"temperature": 3.0}),
+        ("happy", {}),
+        ("cross", {"temperature": 0.7}),
+    ],
 )
-def test_every_scaled_score_division_holds_to_its_shown_digits(changes):
+def test_every_scaled_score_division_holds_to_its_shown_digits(name, changes):
     """v2's row 1 wrote "0.0760 / 0.5000 = 0.1521" and "-0.0511 / 1.4142 = -0.0362": the
-    score as its matrix rounds it, divided, misses the result written after it."""
-    trace = compute(dataclasses.replace(preset("v2").config, **changes))
-    for i in range(6):
-        for j in range(6):
+    score as its matrix rounds it, divided, misses the result written after it. "I am
+    happy" wrote "0.31999999 / 1.7321 = 0.1848": the divisor lacked the digit."""
+    trace = compute(dataclasses.replace(preset(name).config, **changes))
+    cfg = trace.config
+    for i in range(cfg.n_q):
+        for j in range(cfg.n_k):
             text = explain(trace, "scaled_scores", 0, i, j)
             a, b, c = _fraction(text)
             assert f"{a / b:.4f}" == f"{c:.4f}", text.split("\n")[0]
             assert a == pytest.approx(float(trace.scores[0, i, j]), abs=5e-5)
+            assert b == pytest.approx(cfg.scale_divisor, rel=1e-4)
+            assert max(len(x.lstrip("-")) for x in text.split(" = ")[2].split(" / ")) <= 10
 
 
 def test_the_shown_formulas_index_cells_as_their_hovers_do():
