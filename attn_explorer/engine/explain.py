@@ -300,22 +300,33 @@ def _digits(value: float, significant: int) -> str:
     return f"{value:.{significant}g}"
 
 
-def _division(raw: float, divisor: float, value: float) -> tuple[str, str]:
-    """The two numbers a shown division works from: the score as its matrix shows it (4
-    decimals) and the divisor as `operand` writes it, unless their quotient would then miss
-    the shown result; then one or both with a digit or two more. 0.0760 / 0.5000 is not
-    0.1521, 0.076033 / 0.5000 is; 0.3200 / 1.7321 is not 0.1848, 0.3200 / 1.73205 is."""
+def _division(
+    a: float, b: float, value: float, first: tuple[str, str] | None = None
+) -> tuple[str, str]:
+    """The two numbers a shown division a / b = value works from: `first` (by default the
+    score as its matrix shows it, 4 decimals, and b as `operand` writes it), unless their
+    quotient would then miss the shown result; then one or both with a digit or two more.
+    0.0760 / 0.5000 is not 0.1521, 0.076033 / 0.5000 is; 0.3200 / 1.7321 is not 0.1848,
+    0.3200 / 1.73205 is; 1.0085 / 7.2010 is not 0.1401 to the digit, 1.00854 / 7.2010 is."""
     tries = [
-        (num(raw), operand(divisor)),
-        (_digits(raw, 5), operand(divisor)),
-        (num(raw), _digits(divisor, 6)),
-        (_digits(raw, 5), _digits(divisor, 6)),
-        (_digits(raw, 6), _digits(divisor, 7)),
+        first or (num(a), operand(b)),
+        (_digits(a, 5), operand(b)),
+        (_digits(a, 6), operand(b)),
+        (num(a), _digits(b, 6)),
+        (_digits(a, 6), _digits(b, 6)),
+        (_digits(a, 7), _digits(b, 7)),
     ]
-    for a, b in tries:
-        if float(b) != 0 and num(float(a) / float(b)) == num(value):
-            return a, b
+    for x, y in tries:
+        if float(y) != 0 and _holds(float(x) / float(y), value):
+            return x, y
     return tries[0]
+
+
+def _holds(quotient: float, value: float) -> bool:
+    """Whether a shown quotient rounds to the shown value, as a learner rounds by hand (half
+    up; a binary float's 0.14004999… for 0.14005 is no miss)."""
+    shown = float(num(value))
+    return abs(quotient - shown) <= 0.5e-4 * (1 + 1e-9) or num(quotient) == num(value)
 
 
 def _mask(trace: Trace, name: str, h: int, i: int, j: int) -> str:
@@ -385,10 +396,13 @@ def _softmax_terms(row: np.ndarray, j: int, lead: str, value: float) -> str:
         terms = [*terms[: MAX_TERMS - 2], "…", terms[-1]]
     numerator = float(np.exp(row[j] - offset))
     denominator = float(exps.sum())
+    top, bottom = _division(
+        numerator, denominator, value, (operand(numerator), operand(denominator))
+    )
     # Breaks only after "=" and "+": the fractions and the terms stay whole.
     text = (
         f"{lead}{NB}= {term(j)}{NB}/{NB}({f'{NB}+ '.join(terms)}){NB}= "
-        f"{operand(numerator)}{NB}/{NB}{operand(denominator)}{NB}= {num(value)}"
+        f"{top}{NB}/{NB}{bottom}{NB}= {num(value)}"
     )
     if shifted:
         text += f"\nThe row maximum {num(shift)} is subtracted first; softmax does not change."
@@ -420,10 +434,11 @@ def _softmax_renormalize(trace: Trace, h: int, i: int, j: int, value: float) -> 
     soft /= soft.sum()
     hidden = trace["mask"][i]
     kept = float(soft[~hidden].sum())
+    top, bottom = _division(float(soft[j]), kept, value, (operand(soft[j]), operand(kept)))
     s = score_symbols(trace.config)[0]
     return (
         f"α[{i + 1},{j + 1}] = softmax({s})[{i + 1},{j + 1}] / Σ_visible softmax({s})[{i + 1},j'] "
-        f"= {operand(soft[j])} / {operand(kept)} = {num(value)}\n"
+        f"= {top} / {bottom} = {num(value)}\n"
         "Method 1: softmax over the whole row, zero the hidden cells, divide by what is left."
     )
 

@@ -525,3 +525,28 @@ def test_the_shown_formulas_index_cells_as_their_hovers_do():
     assert explain(trace, "scores", 0, 1, 0).startswith("ω[2,1] = q2·k1 = ")
     assert trace.step("mask").formula_html.startswith("M[i,j] = 1 where key j is hidden")
     assert not any("<sub>ij</sub>" in step.formula_html for step in trace.steps)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"scale": False, "temperature": 0.5, "valid_len": 4},
+        {"causal": True, "mask_method": "renormalize"},
+        {"scale": False, "causal": True, "mask_method": "renormalize", "temperature": 0.5},
+        {"valid_len": 3, "temperature": 0.3},
+        {"seed": 5, "temperature": 0.7, "valid_len": 5},
+    ],
+)
+def test_every_softmax_division_rounds_to_the_weight_written_after_it(changes):
+    """Worked by hand, a shown a / b must give the shown weight to its last digit: v2 at
+    T = 0.5, padded, wrote "0.24503 / 0.6966 = 0.3517", which is 0.35175…, 0.3518."""
+    trace = compute(dataclasses.replace(preset("v2").config, **changes))
+    names = ["weights", "weights_unmasked", "weights_neg_inf", "weights_renormalize"]
+    for name in (n for n in names if n in trace.arrays):
+        for i in range(6):
+            for j in range(6):
+                first = explain(trace, name, 0, i, j).split("\n")[0]
+                if "hidden" in first:
+                    continue
+                a, b, c = _fraction(first)
+                assert abs(a / b - c) <= 0.5e-4 * (1 + 1e-9), f"{name}: {first}"
