@@ -299,11 +299,10 @@ def run(argv: list[str]) -> int:
 
 
 def _export_data(trace: object, fmt: str, out: Path) -> int:
-    from .io import code_export, data_export
+    from .io import atomic, code_export, data_export
 
     if fmt == "py":
-        out.write_text(code_export.pytorch_script(trace.config), encoding="utf-8")
-        written = [out]
+        written = [atomic.write_text(out, code_export.pytorch_script(trace.config))]
     elif fmt in ("csv", "npy"):  # a folder: -o causal.csv writes the folder causal
         writer = data_export.write_csv if fmt == "csv" else data_export.write_npy
         written = writer(trace, data_export.folder_for(out, fmt))

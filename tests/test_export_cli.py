@@ -661,3 +661,21 @@ def test_the_figure_is_what_the_session_showed_unless_named(
     assert svg_texts(out).startswith(begins), svg_texts(out)[:80]
     if shown.get("tab") == "steps" and not args:
         assert "Masked scores · head 2 6×6" in svg_texts(out)
+
+
+@pytest.mark.parametrize("fmt", ["svg", "pdf", "png", "npz", "json", "py"])
+def test_an_export_the_disk_cannot_hold_fails_and_keeps_the_earlier_file(
+    tmp_path, capsys, qapp, fmt, disk_full_after
+):
+    """A full disk left a truncated file over the earlier export; for SVG and PDF the export
+    even printed the file's name and exited 0."""
+    out = tmp_path / f"lesson.{fmt}"
+    status, _, err = export_here(capsys, "--preset", "mha", "--tokens", "40", "-o", out)
+    assert status == 0, err
+    before = out.read_bytes()
+    with disk_full_after(4096):
+        status, printed, err = export_here(capsys, "--preset", "mha", "--tokens", "41", "-o", out)
+    assert (status, printed) == (1, "")
+    assert err == f"attn-explorer export: Cannot write {out}: file too large.\n"
+    assert out.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == [out.name], "a temporary file stayed"

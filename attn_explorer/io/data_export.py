@@ -15,11 +15,12 @@ import json
 import re
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from ..engine import ARRAY_INFO, AttentionConfig, Trace
+from . import atomic
 from .session import json_text
 
 CONFIG_FIELDS = tuple(f.name for f in fields(AttentionConfig))
@@ -53,15 +54,17 @@ def write_csv(trace: Trace, directory: str | Path) -> list[Path]:
     directory = Path(directory)
     _claim_folder(directory)
     written = []
-    for name in trace.names:
-        info = ARRAY_INFO[name]
-        heads = range(trace.arrays[name].shape[0]) if info.per_head else [None]
-        for head in heads:
-            stem = name if head is None else f"{name}_head{head + 1}"
-            path = directory / f"{stem}.csv"
-            _write_matrix_csv(trace, name, head or 0, path)
-            written.append(path)
-    written.append(_write_text(directory / "config.json", _config_json(trace.config)))
+    with atomic.together() as files:
+        for name in trace.names:
+            info = ARRAY_INFO[name]
+            heads = range(trace.arrays[name].shape[0]) if info.per_head else [None]
+            for head in heads:
+                stem = name if head is None else f"{name}_head{head + 1}"
+                path = directory / f"{stem}.csv"
+                with files.replacing(path) as file:
+                    _write_matrix_csv(trace, name, head or 0, file)
+                written.append(path)
+        written.append(_write_text(directory / "config.json", _config_json(trace.config), files))
     _remove_earlier(directory, ".csv", written)
     return written
 
@@ -124,7 +127,7 @@ def write_npz(trace: Trace, path: str | Path) -> Path:
     payload["q_tokens"] = _token_array(trace.q_tokens)
     payload["k_tokens"] = _token_array(trace.k_tokens)
     payload["config_json"] = np.array(_config_json(trace.config), dtype=np.str_)
-    with open(path, "wb") as file:  # a file object: numpy would append ".npz" to a bare name
+    with atomic.replacing(path) as file:  # a file: numpy would append ".npz" to a bare name
         np.savez_compressed(file, **payload)
     return path
 
@@ -134,13 +137,15 @@ def write_npy(trace: Trace, directory: str | Path) -> list[Path]:
     directory = Path(directory)
     _claim_folder(directory)
     written = []
-    for name in trace.names:
-        path = directory / f"{name}.npy"
-        np.save(path, np.asarray(trace.arrays[name]), allow_pickle=False)
-        written.append(path)
-    tokens = {"q_tokens": list(trace.q_tokens), "k_tokens": list(trace.k_tokens)}
-    written.append(_write_text(directory / "tokens.json", json_text(tokens) + "\n"))
-    written.append(_write_text(directory / "config.json", _config_json(trace.config)))
+    with atomic.together() as files:
+        for name in trace.names:
+            path = directory / f"{name}.npy"
+            with files.replacing(path) as file:
+                np.save(_Stream(file), np.asarray(trace.arrays[name]), allow_pickle=False)
+            written.append(path)
+        tokens = {"q_tokens": list(trace.q_tokens), "k_tokens": list(trace.k_tokens)}
+        written.append(_write_text(directory / "tokens.json", json_text(tokens) + "\n", files))
+        written.append(_write_text(directory / "config.json", _config_json(trace.config), files))
     _remove_earlier(directory, ".npy", written)
     return written
 
@@ -172,7 +177,7 @@ def write_json(trace: Trace, path: str | Path) -> Path:
 # ---------------------------------------------------------------------------- helpers
 
 
-def _write_matrix_csv(trace: Trace, name: str, head: int, path: Path) -> None:
+def _write_matrix_csv(trace: Trace, name: str, head: int, raw: BinaryIO) -> None:
     info = ARRAY_INFO[name]
     matrix = trace.matrix(name, head)
     columns = trace.axis_labels(info.cols)
@@ -184,7 +189,7 @@ def _write_matrix_csv(trace: Trace, name: str, head: int, path: Path) -> None:
         cells = [[str(v) for v in row] for row in matrix.astype(np.float32)]
     # utf-8-sig: the byte-order mark lets spreadsheets (Excel on Windows) read Vietnamese tokens;
     # backslashreplace: a lone surrogate in a token cannot be UTF-8; keep the file writable.
-    with open(path, "w", newline="", encoding="utf-8-sig", errors="backslashreplace") as file:
+    with atomic.as_text(raw, "utf-8-sig", "backslashreplace", newline="") as file:
         writer = csv.writer(file)
         writer.writerow(["", *columns])
         for label, row in zip(rows, cells, strict=True):
@@ -208,8 +213,19 @@ def _token_array(tokens: tuple[str, ...]) -> np.ndarray:
     return np.array(tokens, dtype=np.str_).reshape(len(tokens))
 
 
-def _write_text(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
+class _Stream:
+    """A file numpy can only write() to: into a real file it writes with tofile(), whose
+    failure says "3200 requested and 992 written" instead of why (a full disk)."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self.write = file.write
+
+
+def _write_text(path: Path, text: str, files: atomic.Together | None = None) -> Path:
+    if files is None:
+        return atomic.write_text(path, text)
+    with files.replacing(path) as file:
+        file.write(text.encode("utf-8"))
     return path
 
 

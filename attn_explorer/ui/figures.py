@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QMarginsF, QRect, QRectF, QSize, QSizeF
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRect, QRectF, QSize, QSizeF
 from PySide6.QtGui import QFontInfo, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
 from ..describe import config_summary
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace
+from ..io import atomic
 from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
 from .stage_figure import EXPORT_MARGIN, MatrixRow, StageFigure
@@ -263,14 +264,20 @@ def check_size(size: tuple[int, int], scale: int = 1) -> tuple[int, int]:
 def _check_writable(path: Path) -> None:
     """Fail before painting, with the system's reason, where the file cannot be written.
 
-    Qt's SVG and PDF writers only print a warning and report "could not begin"; a PNG is
-    written last, after all the painting.
+    The figure is painted into memory and written last (see `_write`): a folder that cannot
+    take it is said before the seconds of painting, not after.
     """
-    existed = path.exists()
-    with open(path, "ab"):  # an OSError goes to the caller, who says it in its language
-        pass
-    if not existed:
-        path.unlink(missing_ok=True)
+    atomic.check_writable(path)  # an OSError goes to the caller, who says it in its language
+
+
+def _write(path: Path, data: QByteArray | bytes) -> Path:
+    """Write a painted figure: atomically, and with the system's reason on failure.
+
+    Qt's writers to a file said nothing when the disk filled (an SVG or PDF cut short was
+    reported written) or only "could not write"; and they wrote in place, so a failure
+    left half a figure where the earlier one had been.
+    """
+    return atomic.write_bytes(path, bytes(data))
 
 
 def _set_dpi(image: QImage, dpi: float) -> None:
@@ -301,9 +308,13 @@ def render_png(
     painter.end()
     stage.close()
     _set_dpi(image, DPI * scale)
-    if not image.save(str(path), "PNG"):
-        raise FigureError(f"could not write {path}")
-    return path
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise FigureError(f"could not encode the PNG for {path}")
+    buffer.close()
+    return _write(path, data)
 
 
 def render_svg(
@@ -312,8 +323,10 @@ def render_svg(
     width, height = check_size(size)
     _check_writable(path)
     stage = _Stage(figure, (width, height))
+    data = QByteArray()
+    buffer = QBuffer(data)
     generator = QSvgGenerator()
-    generator.setFileName(str(path))
+    generator.setOutputDevice(buffer)
     generator.setSize(QSize(width, height))
     generator.setViewBox(QRect(0, 0, width, height))
     generator.setResolution(DPI)
@@ -326,11 +339,10 @@ def render_svg(
     stage.paint(painter)
     painter.end()
     stage.close()
-    _name_fonts_for_browsers(path)
-    return path
+    return _write(path, _name_fonts_for_browsers(bytes(data).decode("utf-8")).encode("utf-8"))
 
 
-def _name_fonts_for_browsers(path: Path) -> None:
+def _name_fonts_for_browsers(text: str) -> str:
     """Qt writes its font alias ("Sans Serif"), which browsers read as an unknown family and
     replace by a serif default; name the real family and a generic fallback instead."""
     resolved = QFontInfo(QApplication.font()).family()
@@ -340,8 +352,7 @@ def _name_fonts_for_browsers(path: Path) -> None:
         names = [resolved] if name in ("Sans Serif", "SansSerif", "") else [name]
         return f'font-family="{", ".join(dict.fromkeys([*names, "sans-serif"]))}"'
 
-    text = path.read_text(encoding="utf-8")
-    path.write_text(re.sub(r'font-family="([^"]*)"', family, text), encoding="utf-8")
+    return re.sub(r'font-family="([^"]*)"', family, text)
 
 
 def render_pdf(
@@ -350,7 +361,10 @@ def render_pdf(
     """One page per figure, each page exactly the figure's size (at 96 px per inch)."""
     width, height = check_size(size)
     _check_writable(path)
-    writer = QPdfWriter(str(path))
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
     writer.setResolution(DPI)
     writer.setTitle(title or "attn_explorer figure")
     writer.setCreator("attn_explorer")
@@ -377,7 +391,9 @@ def render_pdf(
         stage.paint(painter)
         stage.close()
     painter.end()
-    return path
+    del writer  # finishes the document in the buffer
+    buffer.close()
+    return _write(path, data)
 
 
 def format_of(path: Path, fmt: str | None) -> str:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 from shiboken6 import isValid
 
 from ..engine import STEP_KEYS, Trace
-from ..io import code_export, data_export
+from ..io import atomic, code_export, data_export
 from ..io.errors import cannot_write
 from ..io.session import SessionError, load_session, save_session
 from ..state import default_state
@@ -411,9 +411,7 @@ class FileActions(QObject):
         if self._stale(_tr("Cannot export script")):
             return False
         try:
-            Path(path).write_text(
-                code_export.pytorch_script(self.window.trace.config), encoding="utf-8"
-            )
+            atomic.write_text(path, code_export.pytorch_script(self.window.trace.config))
         except OSError as error:
             self._error(_tr("Cannot export script"), _cannot_write(error, path))
             return False

@@ -304,3 +304,37 @@ def test_json_writes_method_1s_nan_as_null_instead_of_failing(tmp_path):
     data = np.array(doc["arrays"]["weights_renormalize"]["data"], dtype=object)
     assert all(v is None for v in data[broken])
     assert "NaN" in doc["notes"]
+
+
+# ---------------------------------------------------------------------------- failed writes
+
+
+def _snapshot(path):
+    """Every file under `path` (or `path` itself) with its bytes."""
+    if path.is_file():
+        return {path.name: path.read_bytes()}
+    return {p.name: p.read_bytes() for p in sorted(path.iterdir())}
+
+
+@pytest.mark.parametrize(
+    ("writer", "name"),
+    [(write_npz, "d.npz"), (write_json, "d.json"), (write_csv, "d"), (write_npy, "d")],
+)
+def test_an_export_that_fails_half_way_leaves_the_earlier_one_whole(
+    writer, name, tmp_path, disk_full_after
+):
+    """A disk that filled during an export over an earlier one left a truncated archive (or a
+    folder of new files beside old ones): the earlier export was lost and nothing replaced it."""
+    config = replace(
+        preset("mha").config,
+        tokens=tuple(f"t{i}" for i in range(40)),
+        embeddings=tuple(tuple((i * j % 7) / 7 for j in range(16)) for i in range(40)),
+    )
+    target = tmp_path / name
+    writer(compute(config), target)
+    before = _snapshot(target)
+    second = compute(replace(config, seed=7))
+    with disk_full_after(4096), pytest.raises(OSError, match="too large"):
+        writer(second, target)
+    assert _snapshot(target) == before
+    assert not [p for p in tmp_path.rglob("*") if ".partial" in p.name], "a temporary file stayed"

@@ -239,18 +239,43 @@ def test_a_stage_that_cannot_be_written_is_named_not_its_temporary_file(
     trace, tmp_path, monkeypatch
 ):
     """The refusal named '.01-embeddings.svg.b7a93e51.partial', a file the user never saw."""
-    import builtins
+    from attn_explorer.io import atomic
 
-    from attn_explorer.ui import figures
-
-    real_open = builtins.open
+    real_open = atomic.os.open
 
     def refuse(path, *args, **kwargs):
         if str(path).endswith(".partial"):
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(figures, "open", refuse, raising=False)
+    monkeypatch.setattr(atomic.os, "open", refuse)
     with pytest.raises(PermissionError) as caught:
         export_all_stages(trace, tmp_path / "steps", "svg", size=(800, 500))
     assert caught.value.filename == str(tmp_path / "steps" / "01-embeddings.svg")
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
+def test_a_figure_that_fails_half_way_says_why_and_leaves_the_earlier_one(
+    trace, tmp_path, fmt, disk_full_after
+):
+    """A disk that filled while writing an SVG or a PDF was not noticed: the export reported
+    success and left half a figure, in place of the earlier one. A PNG said only "could not
+    write"."""
+    path = tmp_path / f"w.{fmt}"
+    export_figure(trace, FigureSpec("matrices"), path, size=(900, 600))
+    before = path.read_bytes()
+    assert len(before) > 8192
+    with disk_full_after(4096), pytest.raises(OSError) as caught:
+        export_figure(trace, FigureSpec("array", "weights"), path, size=(900, 600))
+    assert caught.value.strerror == "File too large" and caught.value.filename == str(path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == [f"w.{fmt}"], "a temporary file stayed"
+
+
+def test_stages_that_fail_half_way_leave_the_earlier_pdf(trace, tmp_path, disk_full_after):
+    path = tmp_path / "steps.pdf"
+    export_all_stages(trace, path, "pdf", size=(900, 600))
+    before = path.read_bytes()
+    with disk_full_after(4096), pytest.raises(OSError, match="File too large"):
+        export_all_stages(compute(preset("mha").config), path, "pdf", size=(900, 600))
+    assert path.read_bytes() == before

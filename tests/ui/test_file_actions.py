@@ -581,3 +581,26 @@ def test_opening_a_session_shows_a_wait_cursor_and_restores_it(window, tmp_path,
     assert seen == [Qt.CursorShape.WaitCursor]
     assert QApplication.overrideCursor() is None
     assert errors == ["big.json is not a valid session: a test."]
+
+
+def test_an_export_the_disk_cannot_hold_is_said_and_the_earlier_file_kept(
+    window, wait_settled, tmp_path, dialogs, disk_full_after
+):
+    """Over a full disk the SVG export said "Exported" and left half a picture where the
+    earlier one had been; the script was cut short the same way, with a message."""
+    spec, _ = window.current_figure()
+    figure, script = tmp_path / "attention.svg", tmp_path / "attention.py"
+    assert window.files.export_figure_to(figure, spec, size=(900, 600))
+    (tmp_path / "attention.py").write_text("# my own notes, then the script\n" * 400)
+    before = {path: path.read_bytes() for path in (figure, script)}
+    window.controls.seed.spin.setValue(4242)
+    wait_settled(window)
+    with disk_full_after(4096):
+        assert not window.files.export_figure_to(figure, spec, size=(900, 600))
+        assert not window.files.export_script_to(script)
+    assert dialogs["critical"] == [
+        ("Cannot export figure", f"Cannot write {figure}: File too large."),
+        ("Cannot export script", f"Cannot write {script}: File too large."),
+    ]
+    assert {path: path.read_bytes() for path in (figure, script)} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["attention.py", "attention.svg"]
