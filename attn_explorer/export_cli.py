@@ -220,10 +220,14 @@ def run(argv: list[str]) -> int:
                 f"{fmt} holds {held}"
             )
         _check_folder(out, fmt)
+        from .io.data_export import DataExportError
+
         try:
             return _export_data(trace, fmt, out)
         except OSError as error:
             raise ExportError(cannot_write(error, out)) from None
+        except DataExportError as error:  # a token the format cannot hold
+            raise ExportError(str(error)) from None
     if args.scale != 1 and fmt != "png":  # only a PNG has pixels to multiply
         raise UsageError(
             f"--scale only applies to png; {fmt} is drawn as vectors, sharp at any zoom"

@@ -679,3 +679,15 @@ def test_an_export_the_disk_cannot_hold_fails_and_keeps_the_earlier_file(
     assert err == f"attn-explorer export: Cannot write {out}: file too large.\n"
     assert out.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == [out.name], "a temporary file stayed"
+
+
+def test_a_token_npz_cannot_hold_is_refused_in_one_line(tmp_path, capsys):
+    state = ExplorerState.from_config(
+        replace(preset("v1").config, tokens=("Your\0", *preset("v1").config.tokens[1:]))
+    )
+    save_session(tmp_path / "s.json", state)
+    status, printed, err = export_here(capsys, tmp_path / "s.json", "-o", tmp_path / "s.npz")
+    assert (status, printed) == (1, "")
+    assert err.startswith(f"attn-explorer export: Cannot write {tmp_path / 's.npz'}: the token ")
+    assert "internal error" not in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "s.npz").exists()

@@ -21,13 +21,17 @@ import numpy as np
 
 from ..engine import ARRAY_INFO, AttentionConfig, Trace
 from . import atomic
-from .session import json_text
+from .session import _quote, json_text
 
 CONFIG_FIELDS = tuple(f.name for f in fields(AttentionConfig))
 JSON_NOTES = (
     "null stands for -inf (a masked score) or, in weights_renormalize only, NaN (mask "
     "method 1 dividing 0 by 0 where every kept weight underflowed)"
 )
+
+
+class DataExportError(ValueError):
+    """An export refused before anything is written; the message is one line for the user."""
 
 
 def config_to_dict(config: AttentionConfig) -> dict[str, Any]:
@@ -120,8 +124,19 @@ def _remove_earlier(directory: Path, suffix: str, written: list[Path]) -> None:
 
 
 def write_npz(trace: Trace, path: str | Path) -> Path:
-    """One compressed .npz holding every array, the tokens and the config; no pickle needed."""
+    """One compressed .npz holding every array, the tokens and the config; no pickle needed.
+
+    NumPy's text arrays cannot end a text with NUL characters (it pads with them, and drops
+    them on reading): a token ending with one is refused rather than read back as another.
+    """
     path = Path(path)
+    for token in (*trace.q_tokens, *trace.k_tokens):
+        if token.endswith("\0"):
+            raise DataExportError(
+                f"Cannot write {path}: the token {_quote(token)} ends with a NUL character "
+                "(\\u0000), which a NumPy .npz archive drops; export as JSON, CSV or NPY, "
+                "which keep it, or rename the token."
+            )
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {name: np.asarray(trace.arrays[name]) for name in trace.names}
     payload["q_tokens"] = _token_array(trace.q_tokens)

@@ -338,3 +338,22 @@ def test_an_export_that_fails_half_way_leaves_the_earlier_one_whole(
         writer(second, target)
     assert _snapshot(target) == before
     assert not [p for p in tmp_path.rglob("*") if ".partial" in p.name], "a temporary file stayed"
+
+
+def test_a_token_ending_with_nul_is_refused_by_npz_not_read_back_as_another(tmp_path):
+    """NumPy's text arrays drop trailing NUL characters: "a\\0" was read back as "a", and a
+    token "\\0" as an empty name, without a word."""
+    trace = compute(AttentionConfig(tokens=("a\0", "b"), embeddings=((0.1, 0.2), (0.3, 0.4))))
+    with pytest.raises(ValueError) as caught:
+        write_npz(trace, tmp_path / "t.npz")
+    assert str(caught.value) == (
+        f'Cannot write {tmp_path / "t.npz"}: the token "a\\u0000" ends with a NUL character '
+        "(\\u0000), which a NumPy .npz archive drops; export as JSON, CSV or NPY, which keep "
+        "it, or rename the token."
+    )
+    assert list(tmp_path.iterdir()) == []
+    # The other formats keep it exactly; a NUL inside a name is kept by npz too.
+    assert json.loads(write_json(trace, tmp_path / "t.json").read_text())["q_tokens"][0] == "a\0"
+    inside = compute(AttentionConfig(tokens=("a\0b",), embeddings=((0.1, 0.2),)))
+    with np.load(write_npz(inside, tmp_path / "i.npz")) as data:
+        assert data["q_tokens"].tolist() == ["a\0b"]
