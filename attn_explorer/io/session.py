@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import errno
 import json
 import math
 import os
 import re
 import secrets
+import stat
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import fields, replace
@@ -198,6 +200,16 @@ def save_session(path: str | os.PathLike[str], state: ExplorerState) -> None:
     # became a plain file, and the file it pointed to kept the old session).
     target = Path(os.path.realpath(path))
     directory = target.parent
+    try:
+        mode: int | None = os.stat(target).st_mode
+    except OSError:
+        mode = None
+    # The rename would put a plain file in place of a device or a pipe (as root, even of
+    # /dev/full), and past a read-only file's protection.
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise SessionError(f"Cannot save {name}: it is not a regular file (a device or a pipe).")
+    if mode is not None and stat.S_ISREG(mode) and not os.access(target, os.W_OK):
+        raise SessionError(f"Cannot save {name}: {os.strerror(errno.EACCES)}.")
     temp = directory / f".{target.name}.{secrets.token_hex(6)}.tmp"
     try:
         # os.open with 0o666 lets the umask decide the mode, as for any file the user saves.

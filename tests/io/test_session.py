@@ -5,6 +5,7 @@ import copy
 import json
 import math
 import os
+import stat
 import subprocess
 import sys
 
@@ -782,3 +783,27 @@ def test_clamping_leaves_the_callers_state_alone():
     state = ExplorerState(TokenSequence(("a", "b"), ((1.0,), (2.0,))), view=ViewState(query=3))
     assert state_to_document(state)["view"]["query"] == 1
     assert state.view.query == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_saving_over_a_pipe_or_device_is_refused_not_replaced(tmp_path):
+    """The rename put a plain file in place of whatever was there: a pipe, or (as root)
+    /dev/full itself."""
+    pipe = tmp_path / "lesson.json"
+    os.mkfifo(pipe)
+    with pytest.raises(SessionError) as caught:
+        save_session(pipe, preset_state("v1"))
+    assert str(caught.value) == (
+        "Cannot save lesson.json: it is not a regular file (a device or a pipe)."
+    )
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["lesson.json"]
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root writes anywhere")
+def test_a_read_only_session_is_not_replaced(existing):
+    path = existing[0]
+    path.chmod(0o444)
+    with pytest.raises(SessionError, match=r"^Cannot save session\.json: Permission denied\.$"):
+        save_session(path, preset_state("mha"))
+    assert_untouched(existing)
