@@ -314,8 +314,9 @@ def _parse(text: str, name: str) -> object:
             hint = " (the file ends too soon: was it cut off?)"
         else:
             hint = ""
+        # json's "Unterminated string starting at" already ends with the "at".
         raise SessionError(
-            f"{name} is not valid JSON: {error.msg} at line {error.lineno}, "
+            f"{name} is not valid JSON: {error.msg.removesuffix(' at')} at line {error.lineno}, "
             f"column {error.colno}{hint}."
         ) from None
     except RecursionError:

@@ -326,6 +326,10 @@ def bad_bytes_cases():
         (b"{\x00 }", "not valid JSON: Expecting property name"),  # a zero byte is not UTF-16
         (b'{"format": "attn_explorer.session",', "ends too soon"),
         (b'{"format": "attn_explorer.sess', "ends too soon"),
+        (  # json's own text ends with "at": it read "starting at at line 1"
+            b'{"format": "attn_explorer.sess',
+            "not valid JSON: Unterminated string starting at line 1, column 12 (the file ends",
+        ),
         (
             b"{'format': 1}",
             "not valid JSON: Expecting property name enclosed in double quotes at line 1, column 2",
