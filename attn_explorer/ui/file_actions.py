@@ -166,7 +166,24 @@ class FileActions(QObject):
         if not chosen:
             return False
         path = Path(chosen)
-        return self.save_to(path if path.suffix else path.with_suffix(".json"))
+        if path.suffix.lower() != ".json":
+            # "Lesson 3.1" was saved as it was typed, and the Open dialog, which shows *.json,
+            # never showed it again.
+            path = path.with_name(path.name + ".json")
+            # The dialog asked about replacing the name typed, not this one.
+            if path.exists() and not self._confirm_replace(path):
+                return False
+        return self.save_to(path)
+
+    def _confirm_replace(self, path: Path) -> bool:
+        answer = QMessageBox.question(
+            self.window,
+            _tr("Replace session?"),
+            _tr("{0} already exists. Replace it?").format(path.name),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def save_to(self, path: Path) -> bool:
         commit_typed_edits(self.window)

@@ -604,3 +604,32 @@ def test_an_export_the_disk_cannot_hold_is_said_and_the_earlier_file_kept(
     ]
     assert {path: path.read_bytes() for path in (figure, script)} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["attention.py", "attention.svg"]
+
+
+def test_save_as_adds_json_to_a_dotted_name_and_asks_before_replacing_that_file(
+    window, tmp_path, dialogs, monkeypatch
+):
+    """ "Lesson 3.1" was saved as typed, a file the Open dialog (*.json) never showed; and
+    "notes" was saved over an existing notes.json without a question (the file dialog had
+    asked about "notes", which did not exist)."""
+    typed = {"name": "Lesson 3.1"}
+    monkeypatch.setattr(
+        file_actions.QFileDialog,
+        "getSaveFileName",
+        lambda *a: (str(tmp_path / typed["name"]), ""),
+    )
+    assert window.files.save_as()
+    assert window.files.path == tmp_path / "Lesson 3.1.json"
+    assert window.windowTitle() == "Lesson 3.1.json[*] — attn_explorer"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Lesson 3.1.json"]
+
+    (tmp_path / "notes.json").write_text("my notes\n")
+    typed["name"] = "notes"
+    dialogs["answer"] = QMessageBox.StandardButton.No
+    assert not window.files.save_as()
+    assert dialogs["question"] == [("Replace session?", "notes.json already exists. Replace it?")]
+    assert (tmp_path / "notes.json").read_text() == "my notes\n"
+    assert window.files.path == tmp_path / "Lesson 3.1.json"
+    dialogs["answer"] = QMessageBox.StandardButton.Yes
+    assert window.files.save_as() and window.files.path == tmp_path / "notes.json"
+    assert json.loads((tmp_path / "notes.json").read_text())["format"] == "attn_explorer.session"
