@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QTimer
 from PySide6.QtWidgets import QApplication
 
 from ..bridge import Failure
+from ..io import atomic
+from ..io.errors import cannot_write
 from .main_window import MainWindow
 
 SETTLE_MS = 400  # let layouts and the first paint finish after the trace is drawn
@@ -46,10 +49,19 @@ def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
     outcome = {"status": 1}
 
     def save() -> None:
-        if window.grab().save(path):
-            outcome["status"] = 0
+        # Encoded in memory and written beside the file, then renamed: Qt's writer gave no
+        # reason when the disk filled, and left half a picture in place of the earlier one.
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        if not window.grab().save(buffer, Path(path).suffix.lstrip(".").lower()):
+            print(f"attn-explorer: could not encode the screenshot {path}", file=sys.stderr)
         else:
-            print(f"attn-explorer: could not write {path}", file=sys.stderr)
+            try:
+                atomic.write_bytes(path, bytes(data))
+                outcome["status"] = 0
+            except OSError as error:
+                print(f"attn-explorer: {cannot_write(error, path)}", file=sys.stderr)
         window.close()
         app.exit(outcome["status"])
 

@@ -188,3 +188,18 @@ def test_offscreen_notices_are_not_printed_but_other_messages_are(tmp_path):
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env
     )
     assert done.stderr.splitlines() == ["a real warning"]
+
+
+def test_a_screenshot_the_disk_cannot_hold_says_why_and_keeps_the_earlier_one(
+    tmp_path, disk_full_after
+):
+    """Over a full disk the screenshot said only "could not write", and left half a picture
+    where the earlier one had been."""
+    out = tmp_path / "window.png"
+    out.write_bytes(b"the earlier screenshot")
+    with disk_full_after(4096):
+        done = run_main("--screenshot", str(out), "--preset", "mha")
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == f"attn-explorer: Cannot write {out}: file too large."
+    assert out.read_bytes() == b"the earlier screenshot"
+    assert [p.name for p in tmp_path.iterdir()] == ["window.png"]
