@@ -43,4 +43,4 @@ def shapes_summary(trace: Trace) -> str:
         if not cfg.is_cross
         else (f"Q {cfg.heads}×{cfg.n_q}×{cfg.d_head}, K,V {cfg.heads}×{cfg.n_k}×{cfg.d_head}")
     )
-    return f"{x} → {qkv} → A {cfg.heads}×{cfg.n_q}×{cfg.n_k} → out {cfg.n_q}×{cfg.width}"
+    return f"{x} → {qkv} → α {cfg.heads}×{cfg.n_q}×{cfg.n_k} → out {cfg.n_q}×{cfg.width}"

@@ -335,7 +335,7 @@ class MainWindow(QMainWindow):
         gap = 3 * metrics.averageCharWidth()
         bar = self.statusBar().width()
         shapes = max(
-            metrics.horizontalAdvance("X 6×3 → Q,K,V 2×6×2 → A 2×6×6 → out 6×2"),
+            metrics.horizontalAdvance("X 6×3 → Q,K,V 2×6×2 → α 2×6×6 → out 6×2"),
             metrics.horizontalAdvance(self.shape_text.full_text()),
         )
         self._shapes_need = shapes + gap
@@ -653,8 +653,8 @@ class MainWindow(QMainWindow):
         self.doc.load_state(scaling_demo(self.doc.state()), _tr("Why √d_k: demonstration"))
         self.notify(
             _tr(
-                "Unscaled, d_out = 64: softmax saturates (query t2 puts 0.97 of its weight on "
-                "one key). Tick “Divide by √d_k” to compare; Ctrl+Z undoes the demo."
+                "Unscaled, d_out = 64: softmax saturates. Tick “Divide by √d_k” to compare; "
+                "Ctrl+Z undoes the demo."
             )
         )
 

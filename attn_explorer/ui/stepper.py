@@ -51,7 +51,7 @@ STAGE_LABELS = (
     QT_TR_NOOP("Mask"),
     QT_TR_NOOP("Softmax"),
     QT_TR_NOOP("Dropout"),
-    QT_TR_NOOP("A·V"),
+    QT_TR_NOOP("α·V"),
     QT_TR_NOOP("Concat"),
     QT_TR_NOOP("Out"),
 )
@@ -187,7 +187,7 @@ class StageTabs(QTabBar):
     """The ten stages as a row of tabs, all in sight: in a narrow window the longest names
     shorten first ("5 Soft…"), then names give way to their numbers ("5"), the whole name
     staying in the tab's tooltip. Qt's own eliding shortened every tab alike, short names
-    too, and to "3 ..." and "8 ...": as long as "3 Q·Kᵀ" and "8 A·V", and unreadable."""
+    too, and to "3 ..." and "8 ...": as long as "3 Q·Kᵀ" and "8 α·V", and unreadable."""
 
     def __init__(self, names: list[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -167,7 +167,7 @@ def test_a_stage_title_too_wide_is_cut_at_a_word_with_an_ellipsis(window, wait_s
 
 
 def test_stage_tabs_shorten_to_something_shorter(window, qtbot):
-    """At 1024 × 768 the tabs read "3 ...", "8 ...": as long as "3 Q·Kᵀ" and "8 A·V"."""
+    """At 1024 × 768 the tabs read "3 ...", "8 ...": as long as "3 Q·Kᵀ" and "8 α·V"."""
     window.resize(1024, 740)
     window.tabs.setCurrentWidget(window.stepper)
     steps = window.stepper
@@ -185,7 +185,7 @@ def test_stage_tabs_shorten_to_something_shorter(window, qtbot):
         assert text == full or metrics.horizontalAdvance(text) < metrics.horizontalAdvance(full)
         assert text.startswith(str(index + 1))
     short = [bar.tabText(i) for i in range(bar.count())]
-    assert "3 Q·Kᵀ" in short and "8 A·V" in short  # short names are never shortened first
+    assert "3 Q·Kᵀ" in short and "8 α·V" in short  # short names are never shortened first
 
 
 def test_softmax_bars_labels_and_title_fit(window, wait_settled, qtbot):

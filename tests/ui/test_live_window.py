@@ -335,7 +335,7 @@ def test_status_bar_summarises_config_shapes_and_time(window, wait_settled):
     window.controls.heads.spin.setValue(2)
     wait_settled(window)
     assert window.status_text.text() == "linear · d_out 2 · 2 heads (stacked) · causal · seed 123"
-    assert window.shape_text.text() == "X 6×3 → Q,K,V 2×6×2 → A 2×6×6 → out 6×4"
+    assert window.shape_text.text() == "X 6×3 → Q,K,V 2×6×2 → α 2×6×6 → out 6×4"
     assert window.time_text.text().startswith("engine ")
 
 
@@ -344,7 +344,7 @@ def test_the_shapes_show_whole_or_elided_never_cut_at_their_start(window, wait_s
     than its fixed-width, right-aligned label lost its leading "X" with no sign of it."""
     window.stepper.softmax_panel.why.click()
     wait_settled(window)
-    label, full = window.shape_text, "X 8×16 → Q,K,V 1×8×64 → A 1×8×8 → out 8×64"
+    label, full = window.shape_text, "X 8×16 → Q,K,V 1×8×64 → α 1×8×8 → out 8×64"
 
     def shown_in_full_or_visibly_cut() -> bool:
         fits = label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width()
