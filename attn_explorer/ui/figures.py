@@ -142,7 +142,8 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
             # centred, its cells alike in size across both rows (see MatrixRow): a grid of
             # four columns left a quarter blank above, and gave the 6×6 scores the smallest
             # cells and the 6×2 Q, K, V huge ones.
-            rows = (MatrixRow(False, spacing=12), MatrixRow(False, spacing=12))
+            # Each matrix keeps its row labels: the figure stands for the window's board.
+            rows = (MatrixRow(False, 12, compact=False), MatrixRow(False, 12, compact=False))
             MatrixRow.join(rows)
             rows[0].set_items(plots[:3])
             rows[1].set_items(plots[3:])

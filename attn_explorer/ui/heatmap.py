@@ -958,6 +958,10 @@ class MatrixPlot(pg.GraphicsLayout):
         self._shown_ticks: tuple[list[str], list[str]] = ([], [])
         self._highlight: int | None = None
         self._neg_inf_text = False
+        # A row of matrices (MatrixRow) may leave the row labels to the matrix on the left,
+        # and the colour bar to the one on the right, where they would say the same.
+        self.row_labels_shown = True
+        self.colorbar_shown = colorbar
         # Counts the changes that set_matrix, set_title, set_highlight, clear and a new text
         # size make: a view that paints several plots at once (OnePaintPass) repaints those
         # whose count moved. New tick labels do not count: they re-lay out the plot, which
@@ -1007,6 +1011,36 @@ class MatrixPlot(pg.GraphicsLayout):
             items.append(self.colorbar)
         for item in items:
             item.setCacheMode(mode)
+
+    def show_row_labels(self, on: bool) -> None:
+        """Write the row labels, or not: for a matrix beside one that writes the very same
+        labels on the very same rows (see MatrixRow)."""
+        if on != self.row_labels_shown:
+            self.row_labels_shown = on
+            self._tick_state = None
+            self._refresh_ticks()
+            self.revision += 1
+
+    def show_colorbar(self, on: bool) -> None:
+        """Show the colour bar, or leave its room to the cells: for a matrix beside one on
+        the very same colour scale, whose bar is shown (see MatrixRow)."""
+        bar = self.colorbar
+        if bar is None or on == self.colorbar_shown:
+            return
+        self.colorbar_shown = on
+        if on:
+            bar.setVisible(True)
+            self.layout.addItem(bar, 1, 1)
+        else:
+            self.layout.removeItem(bar)  # a hidden item keeps its room in a graphics layout
+            bar.setVisible(False)
+        self.revision += 1
+
+    @property
+    def chosen_levels(self) -> tuple[float, float] | None:
+        """The colour scale the owner chose for the matrix (one for several matrices), or
+        None where the matrix takes its own from its values."""
+        return self._request[3] if self._request is not None else None
 
     # ------------------------------------------------------------------ content
     def set_title(self, html: str) -> None:
@@ -1173,13 +1207,16 @@ class MatrixPlot(pg.GraphicsLayout):
             angle, col_stride = 45, 1
         else:
             angle, col_stride = 90, max(1, math.ceil(line * 1.1 / max(cell_width, 1e-6)))
-        state = (rows, cols, row_stride, col_stride, angle)
+        shown = self.row_labels_shown
+        state = (rows, cols, row_stride, col_stride, angle, shown)
         if state == self._tick_state:
             return
         self._tick_state = state
         left_ticks = [
             (i + 0.5, display_token(t)) for i, t in enumerate(rows) if i % row_stride == 0
         ]
+        if not shown:
+            left_ticks, widest_row = [], -6.0  # an axis of no width
         top_ticks = [(i + 0.5, display_token(t)) for i, t in enumerate(cols) if i % col_stride == 0]
         left = self.plot.getAxis("left")
         left.setTicks([left_ticks])

@@ -6,6 +6,7 @@ the very same object into PNG, SVG and PDF.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -81,12 +82,20 @@ class MatrixRow(QGraphicsWidget):
     A cell is at most `ASPECT` times as wide as tall, unless its values need more; the rows of
     one figure (`join`) keep their cells alike in width (one row's wider only as far as its
     values need). What is left over is shared out on both sides: the row is centred.
+
+    `compact`: neighbouring matrices (no arrow between) say once what they share. A matrix
+    of the same shape and labels as its left neighbour leaves its row labels to it; a matrix
+    on the same colour scale as its right neighbour, chosen as one for both
+    (`MatrixPlot.chosen_levels`, e.g. the heads of Z), leaves its colour bar to it. Each
+    matrix wrote its own: at 1500 px, method 1's four 6×6 steps of softmax wrote no values.
     """
 
     ASPECT = 2.0
     LEAST_CELLS = 40  # px of cells a matrix keeps where the row has room (one column of a V)
 
-    def __init__(self, follow_text_size: bool = True, spacing: float = 2) -> None:
+    def __init__(
+        self, follow_text_size: bool = True, spacing: float = 2, compact: bool = True
+    ) -> None:
         self.items: list[QGraphicsWidget] = []  # before Qt asks for the size hint
         self._fixed: dict[int, float] = {}  # id(item) → width, for items other than matrices
         self._overhead: dict[int, tuple[float, float]] = {}  # id(plot) → (width, height)
@@ -96,6 +105,7 @@ class MatrixRow(QGraphicsWidget):
         self._follow = follow_text_size
         self.spacing = spacing
         self.cell_widths: list[float] = []  # of the matrices, as last arranged
+        self._compact = compact
         super().__init__()
         self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -114,6 +124,9 @@ class MatrixRow(QGraphicsWidget):
         right; items shown before and not now leave the scene."""
         for old in self.items:
             if old not in items and old.parentItem() is self:  # (not taken by another row)
+                if isinstance(old, MatrixPlot):
+                    old.show_row_labels(True)
+                    old.show_colorbar(True)
                 old.setParentItem(None)
                 if old.scene() is not None:
                     old.scene().removeItem(old)
@@ -126,6 +139,52 @@ class MatrixRow(QGraphicsWidget):
         self._fixed = dict(fixed or {})
         self._overhead = {}
         self.arrange()
+
+    def _neighbours(self) -> list[tuple[MatrixPlot, MatrixPlot]]:
+        """Matrices side by side with nothing between them (an arrow parts them)."""
+        return [
+            (left, right)
+            for left, right in itertools.pairwise(self.items)
+            if isinstance(left, MatrixPlot) and isinstance(right, MatrixPlot)
+        ]
+
+    def _share(self) -> bool:
+        """Show each matrix's row labels and colour bar, or leave them to a neighbour that
+        shows the same (see the class); whether any changed."""
+        plots = self._plots()
+        labels = {id(plot): True for plot in plots}
+        bars = {id(plot): True for plot in plots}
+        if self._compact:
+            for left, right in self._neighbours():
+                if (
+                    left.matrix is not None
+                    and right.matrix is not None
+                    and left.matrix.shape == right.matrix.shape
+                    and left._row_labels
+                    and (left._row_labels, left._col_labels)
+                    == (right._row_labels, right._col_labels)
+                ):
+                    # One shape and labels: one width of cells (see `cells`), column labels
+                    # as tall, and so the rows at the same height.
+                    labels[id(right)] = False
+                if (
+                    left.colorbar is not None
+                    and right.colorbar is not None
+                    and left.chosen_levels is not None
+                    and left.matrix is not None
+                    and right.matrix is not None
+                    and (left.kind, left.levels, left.over, left.chosen_levels)
+                    == (right.kind, right.levels, right.over, right.chosen_levels)
+                ):
+                    bars[id(left)] = False
+        changed = False
+        for plot in plots:
+            if (plot.row_labels_shown, plot.colorbar_shown) != (labels[id(plot)], bars[id(plot)]):
+                changed = True
+                plot.show_row_labels(labels[id(plot)])
+                plot.show_colorbar(bars[id(plot)])
+                self._overhead.pop(id(plot), None)  # to be measured again
+        return changed
 
     def _plots(self) -> list[MatrixPlot]:
         return [item for item in self.items if isinstance(item, MatrixPlot)]
@@ -248,6 +307,7 @@ class MatrixRow(QGraphicsWidget):
         if self._arranging:
             return
         for row in self.group:
+            row._share()
             row._fit_hints()
         for row in self.group:
             row._arranging = True
@@ -394,6 +454,10 @@ class StageFigure(pg.GraphicsLayout):
             ).format(MAX_CONCAT_HEADS, MAX_CONCAT_HEADS + 1, trace.heads)
         self.reason.setText(reason, size=self._size(11), color="#a15c00")
         shared = SAME_QUANTITY.get(key, ())  # arrays every trace holds
+        if key == "softmax" and "weights_zeroed" in trace.arrays:
+            # Method 1's zeroing changes softmax(ω̃) only where it hides: one scale (and one
+            # colour bar) for both, as for the other stages that change one quantity.
+            shared = ("weights_unmasked", "weights_zeroed")
         levels_head = None if key in ALL_HEADS_STAGES else head
         levels = joint_levels(trace, shared, levels_head) if shared else None
         for plot, panel in zip(self.plots, panels, strict=True):

@@ -34,7 +34,7 @@ from .i18n import tr as _tr
 from .keys import keep_own_keys, send_undo_to_document
 from .stage_figure import MatrixRow, StageFigure
 from .text_size import text_size
-from .trace_plots import HeadChoice, show_array
+from .trace_plots import HeadChoice, joint_levels, show_array
 from .widgets import FormulaText, HeadBox, ShrinkButton, SliderSpin, elide_words
 
 PLAY_MS = 2500
@@ -456,11 +456,14 @@ class MaskMethodsPanel(QWidget):
         self.view.setMinimumHeight(round(self.VIEW_MIN_HEIGHT * text_size.factor))
 
     def show_methods(self, trace: Trace, head: int, query: int | None) -> None:
+        # The same weights computed two ways: one colour scale, and so one colour bar.
+        levels = joint_levels(trace, ("weights_renormalize", "weights_neg_inf"), head)
         show_array(
             self.method1,
             trace,
             "weights_renormalize",
             head,
+            levels=levels,
             title=_tr("<b>Method 1</b>: softmax, zero hidden, renormalize"),
         )
         show_array(
@@ -468,6 +471,7 @@ class MaskMethodsPanel(QWidget):
             trace,
             "weights_neg_inf",
             head,
+            levels=levels,
             title=_tr("<b>Method 2</b>: −∞, then softmax"),
         )
         for plot in (self.method1, self.method2):

@@ -26,7 +26,11 @@ def writes_values(plot, view) -> bool:
 
 
 def show(window, wait_settled, steps, qtbot, name, stage, size):  # noqa: F811
-    load(window, wait_settled, name)
+    """The step-through at `stage` of example `name` (None: the example as it is)."""
+    if name is None:
+        wait_settled(window)
+    else:
+        load(window, wait_settled, name)
     window.resize(*size)
     qtbot.waitUntil(lambda: (window.width(), window.height()) == size)
     steps.set_stage(stage)
@@ -161,3 +165,123 @@ def test_an_exported_figure_has_a_white_margin_all_round(qapp, tmp_path, preset_
     assert blank(range(width), range(margin)), "top"
     assert blank(range(margin), range(height)), "left"
     assert blank(range(width - margin, width), range(height)), "right"
+
+
+def rows_of(plot) -> list[str]:
+    """The row labels a user sees beside the matrix."""
+    return plot.tick_labels[0]
+
+
+def bar_shown(plot) -> bool:
+    return plot.colorbar is not None and plot.colorbar.isVisible()
+
+
+def test_neighbours_of_one_shape_and_labels_write_their_row_labels_once(
+    window,
+    wait_settled,
+    steps,  # noqa: F811
+    qtbot,
+):
+    """At 1024 × 768 each of W_q, W_k, W_v (3×2) spent 50 px on the same row labels and wrote
+    no values; now only the first of neighbours with the same rows labels them."""
+    plots = show(window, wait_settled, steps, qtbot, "causal", "projections", (1024, 768))
+    view = steps.figure_view
+    by_name = {plot.shown.name: plot for plot in plots}
+    assert rows_of(by_name["x"]) == ["Your", "journey", "starts", "with", "one", "step"]
+    assert rows_of(by_name["w_query"]) == ["1", "2", "3"]
+    assert rows_of(by_name["w_key"]) == rows_of(by_name["w_value"]) == []
+    assert rows_of(by_name["queries"]) == rows_of(by_name["x"])
+    assert rows_of(by_name["keys"]) == rows_of(by_name["values"]) == []
+    for first, *others in (("w_query", "w_key", "w_value"), ("queries", "keys", "values")):
+        rows = cell_area(by_name[first])
+        for name in others:  # the unlabelled rows sit beside the labelled ones
+            assert cell_area(by_name[name]).top() == pytest.approx(rows.top(), abs=0.5)
+            assert cell_area(by_name[name]).height() == pytest.approx(rows.height(), abs=0.5)
+    for plot in plots:
+        assert writes_values(plot, view), plot.shown.name
+    # Each W on its own colour scale: each keeps its own colour bar.
+    assert all(bar_shown(by_name[name]) for name in ("w_query", "w_key", "w_value"))
+
+
+def test_neighbours_on_one_chosen_colour_scale_share_one_colour_bar(
+    window,
+    wait_settled,
+    steps,  # noqa: F811
+    qtbot,
+):
+    """The heads of Z are drawn on one colour scale: one colour bar, after the last head.
+    Z_cat, past the arrow, keeps its own. At 1024 × 768 Z_cat wrote no values."""
+    plots = show(window, wait_settled, steps, qtbot, "wrapper", "concat", (1024, 768))
+    view = steps.figure_view
+    head_1, head_2, concat = plots
+    assert (head_1.shown.name, head_2.shown.name, concat.shown.name) == (
+        "head_contexts",
+        "head_contexts",
+        "concat",
+    )
+    assert not bar_shown(head_1) and bar_shown(head_2) and bar_shown(concat)
+    assert head_1.levels == head_2.levels == head_2.colorbar.levels
+    assert rows_of(head_2) == [] and rows_of(concat) == rows_of(head_1) != []
+    for plot in plots:
+        assert writes_values(plot, view), plot.title.text
+
+
+def test_neighbours_keep_their_labels_and_bars_where_these_differ(
+    window,
+    wait_settled,
+    steps,  # noqa: F811
+    qtbot,
+):
+    """Cross-attention's X and X_kv have tokens of their own: both are labelled. Q, K and V
+    are each on their own colour scale: each has its colour bar."""
+    plots = show(window, wait_settled, steps, qtbot, "cross", "projections", (1024, 768))
+    by_name = {plot.shown.name: plot for plot in plots}
+    x, x_kv = by_name["x"], by_name["x_kv"]
+    assert rows_of(x) and rows_of(x_kv) and rows_of(x) != rows_of(x_kv)
+    assert all(bar_shown(plot) for plot in plots)
+
+
+def test_method_1_draws_softmax_and_its_zeroing_on_one_colour_bar(
+    window,
+    wait_settled,
+    steps,  # noqa: F811
+    qtbot,
+):
+    """softmax(ω̃) and its hidden weights zeroed are one quantity, one step apart: one colour
+    scale and one colour bar for both, and the three weights labelled once. At 1500 × 940
+    none of the four matrices of method 1's softmax wrote its values."""
+    load(window, wait_settled, "causal")
+    window.doc.set_control("mask_method", "renormalize")
+    plots = show(window, wait_settled, steps, qtbot, None, "softmax", (1500, 940))
+    scores, softmax, zeroed, weights = plots
+    assert not bar_shown(softmax) and bar_shown(zeroed) and bar_shown(weights)
+    assert softmax.levels == zeroed.levels == zeroed.colorbar.levels
+    assert zeroed.levels != weights.levels
+    assert rows_of(softmax) == rows_of(scores) != []
+    assert rows_of(zeroed) == rows_of(weights) == []
+    view = steps.figure_view
+    for plot in (softmax, zeroed, weights):
+        assert writes_values(plot, view), plot.shown.name
+
+
+def test_the_two_masking_methods_share_one_colour_bar_and_their_labels(
+    window,
+    wait_settled,
+    steps,  # noqa: F811
+    qtbot,
+):
+    show(window, wait_settled, steps, qtbot, "causal", "mask", (1024, 768))
+    panel = steps.mask_panel
+    qtbot.waitUntil(panel.isVisible)
+    one, two = panel.method1, panel.method2
+    assert not bar_shown(one) and bar_shown(two) and one.levels == two.levels
+    assert rows_of(one) and rows_of(two) == []
+
+
+def test_the_exported_matrices_figure_labels_every_matrix(qapp):
+    configure_pyqtgraph()
+    trace = compute(preset("v1").config)
+    figure, stage = laid_out(trace, FigureSpec("matrices"), (1500, 980))
+    labelled = [bool(rows_of(plot)) for plot in figure.plots]
+    stage.close()
+    assert labelled == [True] * 7
