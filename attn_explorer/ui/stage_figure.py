@@ -140,8 +140,12 @@ class MatrixRow(QGraphicsWidget):
         self._overhead = {}
         self.arrange()
 
-    def _neighbours(self) -> list[tuple[MatrixPlot, MatrixPlot]]:
-        """Matrices side by side with nothing between them (an arrow parts them)."""
+    def _neighbours(self, across: bool = False) -> list[tuple[MatrixPlot, MatrixPlot]]:
+        """Matrices side by side with nothing between them (an arrow parts them), or with
+        at most the arrow between them (`across`)."""
+        if across:
+            plots = self._plots()
+            return list(itertools.pairwise(plots))
         return [
             (left, right)
             for left, right in itertools.pairwise(self.items)
@@ -155,7 +159,7 @@ class MatrixRow(QGraphicsWidget):
         labels = {id(plot): True for plot in plots}
         bars = {id(plot): True for plot in plots}
         if self._compact:
-            for left, right in self._neighbours():
+            for left, right in self._neighbours(across=True):
                 if (
                     left.matrix is not None
                     and right.matrix is not None
@@ -167,6 +171,7 @@ class MatrixRow(QGraphicsWidget):
                     # One shape and labels: one width of cells (see `cells`), column labels
                     # as tall, and so the rows at the same height.
                     labels[id(right)] = False
+            for left, right in self._neighbours():
                 if (
                     left.colorbar is not None
                     and right.colorbar is not None
@@ -266,7 +271,11 @@ class MatrixRow(QGraphicsWidget):
             shapes.setdefault(self._shape(plot), []).append(index)
         groups = sorted(
             shapes.values(),
-            key=lambda group: sum(columns[i] for i in group) * max(needs[i][0] for i in group),
+            # At one cost, more matrices first: as many values, and fewer matrices without.
+            key=lambda group: (
+                sum(columns[i] for i in group) * max(needs[i][0] for i in group),
+                -len(group),
+            ),
         )
         for group in groups:
             least = max(needs[i][0] for i in group)
@@ -333,6 +342,15 @@ class MatrixRow(QGraphicsWidget):
                 full = self._needs(plot, height)[1]
                 full = full if math.isfinite(full) else 0.0
                 cells[index] = min(cells[index], max(shared, full))
+            # A matrix that leaves its row labels to its left neighbour keeps its cells (and
+            # so its column labels' slant, and its rows' height) as wide as the neighbour's:
+            # the widest of the two, which `cells` gave both.
+            for index in range(len(plots) - 1, 0, -1):
+                if not plots[index].row_labels_shown:
+                    cells[index - 1] = max(cells[index - 1], cells[index])
+            for index in range(1, len(plots)):
+                if not plots[index].row_labels_shown:
+                    cells[index] = cells[index - 1]
             self.cell_widths = cells
             widths = []
             for item in self.items:

@@ -2,11 +2,13 @@
 hold (their columns of cells, row labels and colour bars), never by the length of their
 titles; and a margin all round an exported figure."""
 
+import itertools
+
 import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QImage
 
-from attn_explorer.engine import compute, preset
+from attn_explorer.engine import STEP_KEYS, compute, preset
 from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.figures import FigureSpec, _Stage, build_figure, export_figure
 from attn_explorer.ui.heatmap import MatrixPlot
@@ -248,8 +250,8 @@ def test_method_1_draws_softmax_and_its_zeroing_on_one_colour_bar(
     qtbot,
 ):
     """softmax(ω̃) and its hidden weights zeroed are one quantity, one step apart: one colour
-    scale and one colour bar for both, and the three weights labelled once. At 1500 × 940
-    none of the four matrices of method 1's softmax wrote its values."""
+    scale and one colour bar for both, and the four matrices' rows labelled once. At
+    1500 × 940 none of the four matrices of method 1's softmax wrote its values."""
     load(window, wait_settled, "causal")
     window.doc.set_control("mask_method", "renormalize")
     plots = show(window, wait_settled, steps, qtbot, None, "softmax", (1500, 940))
@@ -257,11 +259,14 @@ def test_method_1_draws_softmax_and_its_zeroing_on_one_colour_bar(
     assert not bar_shown(softmax) and bar_shown(zeroed) and bar_shown(weights)
     assert softmax.levels == zeroed.levels == zeroed.colorbar.levels
     assert zeroed.levels != weights.levels
-    assert rows_of(softmax) == rows_of(scores) != []
-    assert rows_of(zeroed) == rows_of(weights) == []
+    assert rows_of(scores) == ["Your", "journey", "starts", "with", "one", "step"]
+    assert rows_of(softmax) == rows_of(zeroed) == rows_of(weights) == []
     view = steps.figure_view
-    for plot in (softmax, zeroed, weights):
-        assert writes_values(plot, view), plot.shown.name
+    for plot in plots:
+        cell = plot.cells.deviceTransform(view.viewportTransform()).mapRect(QRectF(0, 0, 1, 1))
+        texts, font = plot.cells.written(cell)
+        assert font.pointSizeF() >= 8, plot.shown.name
+        assert "0.33" in texts or "0.55" in texts or "0.20" in texts, plot.shown.name
 
 
 def test_the_two_masking_methods_share_one_colour_bar_and_their_labels(
@@ -285,3 +290,49 @@ def test_the_exported_matrices_figure_labels_every_matrix(qapp):
     labelled = [bool(rows_of(plot)) for plot in figure.plots]
     stage.close()
     assert labelled == [True] * 7
+
+
+def test_the_output_past_the_arrow_leaves_its_row_labels_to_the_input(
+    window,
+    wait_settled,
+    steps,  # noqa: F811
+    qtbot,
+):
+    """The scaled scores sit beside the scores, rows at the same height, past the arrow:
+    labelled once, both write their values at 1024 × 768 (neither did)."""
+    plots = show(window, wait_settled, steps, qtbot, "causal", "scale", (1024, 768))
+    scores, scaled = plots
+    assert rows_of(scores) == ["Your", "journey", "starts", "with", "one", "step"]
+    assert rows_of(scaled) == []
+    assert cell_area(scaled).top() == pytest.approx(cell_area(scores).top(), abs=0.5)
+    assert cell_area(scaled).height() == pytest.approx(cell_area(scores).height(), abs=0.5)
+    for plot in plots:
+        assert writes_values(plot, steps.figure_view), plot.shown.name
+
+
+@pytest.mark.parametrize("name", ["mha", "cross", "dropout"])
+def test_rows_left_unlabelled_sit_beside_the_labelled_ones(
+    window,
+    wait_settled,
+    steps,  # noqa: F811
+    qtbot,
+    name,
+):
+    """On every stage, a matrix whose row labels are left to its neighbour has its rows at
+    the neighbour's height."""
+    load(window, wait_settled, name)
+    window.resize(1024, 768)
+    qtbot.waitUntil(lambda: window.width() == 1024)
+    unlabelled = 0
+    for key in STEP_KEYS:
+        steps.set_stage(key)
+        qtbot.wait(20)
+        plots = steps.figure.plots
+        for left, right in itertools.pairwise(plots):
+            if right.matrix is not None and not rows_of(right):
+                unlabelled += 1
+                assert left.matrix.shape == right.matrix.shape, key
+                assert rows_of(left) or not left.row_labels_shown, key
+                assert cell_area(right).top() == pytest.approx(cell_area(left).top(), abs=0.5)
+                assert cell_area(right).height() == pytest.approx(cell_area(left).height(), abs=0.5)
+    assert unlabelled > 0
