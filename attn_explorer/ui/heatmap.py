@@ -433,7 +433,7 @@ class ColorBar(pg.GraphicsWidget):
     than a bitmap it stays vector in SVG and PDF.
     """
 
-    BAR_PX = 12
+    BAR_PX = 10  # 12 took from cells that had no room for their values at 1024 px
     BANDS = 64
 
     def __init__(self, cmap: pg.ColorMap = SIGNED_CMAP, follow_text_size: bool = True) -> None:
@@ -502,7 +502,7 @@ class ColorBar(pg.GraphicsWidget):
             self.setToolTip(tip)
         metrics = QFontMetricsF(self.font)
         widest = max(metrics.horizontalAdvance(text) for _, text in self.ticks)
-        width = self.BAR_PX + 8 + widest + 4
+        width = self.BAR_PX + 8 + widest + 2  # the plot's own margin follows
         # Grow, never shrink: a width that followed every label would re-lay out the whole
         # figure on each slider move.
         if width > self.minimumWidth():

@@ -336,3 +336,20 @@ def test_rows_left_unlabelled_sit_beside_the_labelled_ones(
                 assert cell_area(right).top() == pytest.approx(cell_area(left).top(), abs=0.5)
                 assert cell_area(right).height() == pytest.approx(cell_area(left).height(), abs=0.5)
     assert unlabelled > 0
+
+
+def test_the_context_stage_writes_the_weights_v_and_z_at_1024(
+    window,
+    wait_settled,
+    steps,  # noqa: F811
+    qtbot,
+):
+    """The weights' 6 columns were 7 px short of writing their values: the three colour
+    bars are 4 px narrower each."""
+    plots = show(window, wait_settled, steps, qtbot, "causal", "context", (1024, 768))
+    for plot in plots:
+        assert writes_values(plot, steps.figure_view), plot.shown.name
+        bar = plot.colorbar
+        assert bar.bar_rect().width() >= 10  # still a bar to read colours from
+    texts = [text for _, text in plots[0].colorbar.ticks]
+    assert texts == ["0", "0.25", "0.5", "0.75", "1"]
