@@ -206,7 +206,7 @@ def test_a_window_opened_on_the_dropout_example_shows_the_dropped_weights(qtbot)
 def test_the_dropout_example_follows_starts_until_undone(window, wait_settled):
     """It followed “journey”, whose weights are all dropped: its A·V worked example was
     "= 0 = 0.0000". “starts” keeps the tutorial's 0.7599, 0.6194, 0.6206."""
-    from attn_explorer.ui.stepper import followed_text
+    from attn_explorer.ui.worked_lines import followed_text
 
     window._query_chosen(4)  # the learner follows “one”
     steps = window.doc.undo_stack.count()
