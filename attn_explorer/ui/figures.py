@@ -9,6 +9,7 @@ QPdfWriter (one page per figure). In SVG and PDF, heatmap cells are vector recta
 
 from __future__ import annotations
 
+import html
 import math
 import os
 import re
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRect, QRectF, QSize, QSizeF
-from PySide6.QtGui import QFontInfo, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtGui import QFont, QFontInfo, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
@@ -30,6 +31,7 @@ from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabe
 from .i18n import tr as _tr
 from .stage_figure import EXPORT_MARGIN, MatrixRow, StageFigure
 from .trace_plots import head_note, kind_of, shared_levels, show_array
+from .worked_lines import followed_text
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
 PNG_SCALES = (1, 2, 4)
@@ -59,8 +61,8 @@ class FigureSpec:
     weights: str = "weights"
 
     def default_size(self, trace: Trace) -> tuple[int, int]:
-        if self.kind == "stage":
-            return 1400, 820
+        if self.kind == "stage":  # taller with the followed query's worked lines below
+            return (1400, 820) if self.query is None else (1400, 920)
         if self.kind == "matrices":
             return 1500, 980
         if self.head is None and ARRAY_INFO[self.name].per_head and trace.heads > 1:
@@ -112,6 +114,19 @@ def _title(text: str) -> ShrinkingLabel:
     return ShrinkingLabel(text, size="13pt")
 
 
+def _worked_lines(trace: Trace, stage: str, head: int, query: int) -> ShrinkingLabel:
+    """The followed query's lines as the step-through writes them, left-aligned under the
+    matrices, in a fixed 11 pt (not the window's text size)."""
+    text = followed_text(trace, stage, head, query)
+    lines = [html.escape(line).replace("  ", "&nbsp; ") for line in text.split("\n")]
+    lines[0] = f"<b>{lines[0]}</b>"
+    label = ShrinkingLabel("<br>".join(lines), size="11pt", justify="left", color="#222222")
+    font = QFont(label.item.font())
+    font.setPointSizeF(11)
+    label.item.setFont(font)
+    return label
+
+
 def _highlight(plot: MatrixPlot, query: int | None) -> None:
     plot.set_highlight(query if ARRAY_INFO[plot.shown.name].rows == "q_tokens" else None)
 
@@ -125,6 +140,10 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
         figure = StageFigure(follow_text_size=False)
         figure.show_stage(trace, spec.name, head, spec.query, summary)
         plots = figure.plots
+        if spec.query is not None:
+            # A handout carries the arithmetic the lecture showed: the step-through writes it
+            # under the matrices, and the exported stage left it out.
+            figure.addItem(_worked_lines(trace, spec.name, head, spec.query), row=5, col=0)
     else:
         figure = pg.GraphicsLayout()
         margin = EXPORT_MARGIN  # a margin all round, for a slide

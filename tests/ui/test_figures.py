@@ -279,3 +279,20 @@ def test_stages_that_fail_half_way_leave_the_earlier_pdf(trace, tmp_path, disk_f
     with disk_full_after(4096), pytest.raises(OSError, match="File too large"):
         export_all_stages(compute(preset("mha").config), path, "pdf", size=(900, 600))
     assert path.read_bytes() == before
+
+
+def test_an_exported_stage_carries_the_worked_lines_of_its_query(qapp, tmp_path):
+    """A handout carries the arithmetic the lecture showed: the step-through writes the
+    followed query's numbers under the matrices, and the exported stage left them out."""
+    configure_pyqtgraph()
+    v1 = compute(preset("v1").config)
+    spec = FigureSpec("stage", "softmax", query=1)
+    figure = build_figure(v1, spec)
+    text = figure.getItem(5, 0).text.replace("&nbsp;", " ")
+    assert text.startswith("<b>Following query 2 “journey”:</b><br>")
+    assert "α2 = softmax(ω̃2) = [0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820]" in text
+    assert spec.default_size(v1) == (1400, 920)  # room for them below the matrices
+    export_figure(v1, spec, tmp_path / "softmax.png", "png")  # fits: not refused as too small
+    no_query = FigureSpec("stage", "softmax", query=None)
+    assert build_figure(v1, no_query).getItem(5, 0) is None
+    assert no_query.default_size(v1) == (1400, 820)
