@@ -3,11 +3,12 @@
 An export was written in place: a disk that filled half-way (or a quota, or a file-size limit)
 left a truncated figure, archive or script where a good one had been, and Qt's SVG and PDF
 writers said nothing about it at all. Every export now goes to a temporary file next to the
-target, is synced, and only then renamed over it, as sessions are saved.
+target, is synced, and only then renamed over it.
 
 A target that exists but is no regular file (a device, a pipe: `-o /dev/stdout`) cannot be
 replaced and holds nothing to lose: it is written directly. A read-only file is refused, as
-writing into it was: a rename would replace it all the same.
+writing into it was: a rename would replace it all the same. Sessions are written the same way, but
+refuse a device or a pipe (see `save_session`).
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
             with contextlib.suppress(OSError):
                 os.chmod(temp, stat.S_IMODE(mode))  # keep an existing file's mode
         os.replace(temp, target)
+        sync_directory(target.parent)
     except _ProbeError:
         with contextlib.suppress(OSError):
             os.unlink(temp)
@@ -160,6 +162,16 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
 
 def write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:
     return write_bytes(path, text.encode(encoding))
+
+
+def sync_directory(directory: Path) -> None:
+    """Make a rename itself durable (POSIX); a no-op where directories cannot be opened."""
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _named(error: OSError, path: Path) -> OSError:

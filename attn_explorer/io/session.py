@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import errno
 import json
 import math
 import os
 import re
-import secrets
-import stat
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import fields, replace
@@ -47,6 +44,7 @@ from ..state import (
     TokenSequence,
     ViewState,
 )
+from . import atomic
 
 FORMAT = "attn_explorer.session"
 # 2 added the view's scores_array, weights_array and all_heads; 3 the controls'
@@ -196,41 +194,15 @@ def save_session(path: str | os.PathLike[str], state: ExplorerState) -> None:
     data = dumps(state, name=name).encode("utf-8")
     if len(data) > MAX_BYTES:  # never write what load_session would refuse
         raise SessionError(_too_big_to_save(name, len(data)))
-    # Through a symbolic link the file it points to is replaced, not the link (the link
-    # became a plain file, and the file it pointed to kept the old session).
-    target = Path(os.path.realpath(path))
-    directory = target.parent
-    try:
-        mode: int | None = os.stat(target).st_mode
-    except OSError:
-        mode = None
     # The rename would put a plain file in place of a device or a pipe (as root, even of
-    # /dev/full), and past a read-only file's protection.
-    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+    # /dev/full); `atomic.replacing` would write into one, which a session must not do.
+    target = Path(os.path.realpath(path))  # through a link: the file it points to
+    if target.exists() and not target.is_file() and not target.is_dir():
         raise SessionError(f"Cannot save {name}: it is not a regular file (a device or a pipe).")
-    if mode is not None and stat.S_ISREG(mode) and not os.access(target, os.W_OK):
-        raise SessionError(f"Cannot save {name}: {os.strerror(errno.EACCES)}.")
-    temp = directory / f".{target.name}.{secrets.token_hex(6)}.tmp"
     try:
-        # os.open with 0o666 lets the umask decide the mode, as for any file the user saves.
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        atomic.write_bytes(path, data)  # the old file, or the complete new one
     except OSError as error:
         raise SessionError(f"Cannot save {name}: {_reason(error)}.") from error
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        with contextlib.suppress(OSError):
-            os.chmod(temp, os.stat(target).st_mode & 0o7777)  # keep an existing file's mode
-        os.replace(temp, target)
-    except BaseException as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        if isinstance(error, OSError):
-            raise SessionError(f"Cannot save {name}: {_reason(error)}.") from error
-        raise
-    _sync_directory(directory)
 
 
 def load_session(path: str | os.PathLike[str]) -> ExplorerState:
@@ -635,16 +607,6 @@ def _scalar_json_text(value: Any) -> str:
     except UnicodeEncodeError:
         text = json.dumps(value, allow_nan=False)
     return text
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make the rename itself durable (POSIX); a no-op where directories cannot be opened."""
-    with contextlib.suppress(OSError, AttributeError):
-        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 # ---------------------------------------------------------------------------- messages
