@@ -328,13 +328,21 @@ def render_png(
     painter.end()
     stage.close()
     _set_dpi(image, DPI * scale)
+    data = encoded(image, "png")
+    if data is None:
+        raise FigureError(f"could not encode the PNG for {path}")
+    return _write(path, data)
+
+
+def encoded(image: QImage, fmt: str) -> bytes | None:
+    """The image as a `fmt` file's bytes, made in memory to be written atomically (None
+    where Qt cannot encode it)."""
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
-        raise FigureError(f"could not encode the PNG for {path}")
+    saved = image.save(buffer, fmt)
     buffer.close()
-    return _write(path, data)
+    return bytes(data) if saved else None
 
 
 def render_svg(

@@ -5,12 +5,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from ..bridge import Failure
 from ..io import atomic
 from ..io.errors import cannot_write
+from .figures import encoded
 from .main_window import MainWindow
 
 SETTLE_MS = 400  # let layouts and the first paint finish after the trace is drawn
@@ -51,14 +52,12 @@ def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
     def save() -> None:
         # Encoded in memory and written beside the file, then renamed: Qt's writer gave no
         # reason when the disk filled, and left half a picture in place of the earlier one.
-        data = QByteArray()
-        buffer = QBuffer(data)
-        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        if not window.grab().save(buffer, Path(path).suffix.lstrip(".").lower()):
+        data = encoded(window.grab().toImage(), Path(path).suffix.lstrip(".").lower())
+        if data is None:
             print(f"attn-explorer: could not encode the screenshot {path}", file=sys.stderr)
         else:
             try:
-                atomic.write_bytes(path, bytes(data))
+                atomic.write_bytes(path, data)
                 outcome["status"] = 0
             except OSError as error:
                 print(f"attn-explorer: {cannot_write(error, path)}", file=sys.stderr)
