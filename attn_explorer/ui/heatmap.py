@@ -457,12 +457,12 @@ class ColorBar(pg.GraphicsWidget):
 
     def _text_size_changed(self) -> None:
         self._set_font(text_size.factor)
-        self.setMinimumWidth(0)  # set_levels grows it to the labels' new width
-        self.set_levels(*self.levels, self._labels, self.over)
+        self.fit_labels()
 
     def fit_labels(self) -> None:
-        """As wide as the labels shown, narrower too (`set_levels` only grows it): for a bar
-        reused for another array, whose labels were wider ("1 hidden")."""
+        """As wide as the labels shown, narrower too (`set_levels` only grows it): in a new
+        text size, or for a bar reused for another array, whose labels were wider
+        ("1 hidden")."""
         self.setMinimumWidth(0)
         self.set_levels(*self.levels, self._labels, self.over)
 
