@@ -143,7 +143,8 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
         if spec.query is not None:
             # A handout carries the arithmetic the lecture showed: the step-through writes it
             # under the matrices, and the exported stage left it out.
-            figure.addItem(_worked_lines(trace, spec.name, head, spec.query), row=5, col=0)
+            below = figure.layout.rowCount()  # the last row of matrices, however many
+            figure.addItem(_worked_lines(trace, spec.name, head, spec.query), row=below, col=0)
     else:
         figure = pg.GraphicsLayout()
         margin = EXPORT_MARGIN  # a margin all round, for a slide
