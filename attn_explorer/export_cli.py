@@ -120,7 +120,26 @@ def _choose_format(args: argparse.Namespace, out: Path) -> str:
     raise UsageError(f"cannot tell the format from {name!r}: add --format ({', '.join(FORMATS)})")
 
 
-def _check_folder(out: Path, fmt: str) -> None:
+def _output_path(args: argparse.Namespace, fmt: str) -> Path:
+    """Where `-o` puts the output: a folder for CSV and NPY and for the stages as PNG or SVG
+    files ("causal.csv" is the folder causal, "steps.png" the folder steps, as in the
+    window), else a file that ends with its format's extension.
+
+    "--all-steps -o steps" wrote a PDF named steps, which no viewer opens on a double click;
+    it is steps.pdf, as the window's export dialog names it, and the path printed is the one
+    written. A folder named as the output is left as it is, and refused when written.
+    """
+    from .io.data_export import file_for, folder_for
+
+    out = Path(args.output)
+    if fmt in ("csv", "npy") or (args.all_steps and fmt != "pdf"):
+        return folder_for(out, fmt)
+    if args.output.endswith(("/", os.sep)) or out.is_dir():
+        return out
+    return file_for(out, fmt)
+
+
+def _check_folder(out: Path) -> None:
     """Refuse, before anything is written, an output whose folder does not exist.
 
     The data writers made every missing folder on the way (a mistyped -o scattered new
@@ -128,10 +147,9 @@ def _check_folder(out: Path, fmt: str) -> None:
     naming the file, not the folder. The output's own folder (a CSV or NPY export, the stages
     as PNG or SVG) is still made: that folder is what was asked for.
     """
-    from .io.data_export import folder_for
     from .io.errors import missing_folder
 
-    problem = missing_folder(folder_for(out, fmt) if fmt in ("csv", "npy") else out)
+    problem = missing_folder(out)  # for a CSV or NPY export, the folder it fills
     if problem is not None:
         raise ExportError(problem)
 
@@ -181,8 +199,8 @@ def run(argv: list[str]) -> int:
                 f"--head must be a head's number from 1 to {config.heads} or 'all', "
                 f"not {args.head.strip()}"
             )
-    out = Path(args.output)
-    fmt = _choose_format(args, out)
+    fmt = _choose_format(args, Path(args.output))
+    out = _output_path(args, fmt)
     size = _size(args.size)
     from .engine import ConfigError, compute
     from .engine.threads import use_threads_for
@@ -219,7 +237,7 @@ def run(argv: list[str]) -> int:
                 f"{', '.join(figure_only)} only {verb} to figures (png, svg, pdf); "
                 f"{fmt} holds {held}"
             )
-        _check_folder(out, fmt)
+        _check_folder(out)
         from .io.data_export import DataExportError
 
         try:
@@ -273,11 +291,7 @@ def run(argv: list[str]) -> int:
         raise UsageError(
             f"--view {view} has no row per query to outline: --query would change nothing"
         )
-    if args.all_steps and fmt != "pdf":  # -o steps.png is the folder steps, as in the window
-        from .io.data_export import folder_for
-
-        out = folder_for(out, fmt)
-    _check_folder(out, fmt)
+    _check_folder(out)
     try:  # Qt names the files: a name with bytes not in UTF-8 became another file's name
         str(out).encode("utf-8")
     except UnicodeEncodeError:
@@ -309,7 +323,7 @@ def _export_data(trace: object, fmt: str, out: Path) -> int:
         written = [atomic.write_text(out, code_export.pytorch_script(trace.config))]
     elif fmt in ("csv", "npy"):  # a folder: -o causal.csv writes the folder causal
         writer = data_export.write_csv if fmt == "csv" else data_export.write_npy
-        written = writer(trace, data_export.folder_for(out, fmt))
+        written = writer(trace, out)
     elif fmt == "npz":
         written = [data_export.write_npz(trace, out)]
     else:

@@ -691,3 +691,27 @@ def test_a_token_npz_cannot_hold_is_refused_in_one_line(tmp_path, capsys):
     assert err.startswith(f"attn-explorer export: Cannot write {tmp_path / 's.npz'}: the token ")
     assert "internal error" not in err and len(err.splitlines()) == 1
     assert not (tmp_path / "s.npz").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "written"),
+    [
+        (["--all-steps", "-o", "name"], "name.pdf"),
+        (["--all-steps", "-o", "name.v2"], "name.v2.pdf"),
+        (["--all-steps", "-o", "name."], "name.pdf"),
+        (["--format", "svg", "-o", "name"], "name.svg"),
+        (["--format", "npz", "-o", "name.v2"], "name.v2.npz"),
+        (["--format", "py", "-o", "name"], "name.py"),
+    ],
+)
+def test_a_file_named_without_its_formats_extension_gets_it(tmp_path, capsys, qapp, args, written):
+    """--all-steps -o name wrote a PDF literally named name, which no viewer opens on a
+    double click; the export dialog names it name.pdf, and so does the command line, which
+    prints the path it wrote."""
+    args = [str(tmp_path / a) if a.startswith("name") else a for a in args]
+    status, out, err = export_here(capsys, "--preset", "v1", *args)
+    assert status == 0, err
+    assert out == f"{tmp_path / written}\n"
+    assert [p.name for p in tmp_path.iterdir()] == [written]
+    if written.endswith(".pdf"):
+        assert len(PdfReader(tmp_path / written).pages) == 10

@@ -80,6 +80,18 @@ def folder_for(path: str | Path, fmt: str) -> Path:
     return path.with_suffix("") if path.suffix.lower() == f".{fmt}" else path
 
 
+def file_for(path: str | Path, fmt: str) -> Path:
+    """The file an export in format `fmt` named `path` writes: `path` itself when its
+    extension says `fmt`, else `path` with ".fmt" added ("steps" is steps.pdf, "steps.v2"
+    steps.v2.pdf). Written as typed, a PDF named "steps" opened in no viewer on a double
+    click, and no file dialog filtered to its type listed it."""
+    path = Path(path)
+    stem = path.name.rstrip(".")  # "steps." is steps.pdf, not steps..pdf
+    if path.suffix.lower() == f".{fmt}" or not stem:
+        return path
+    return path.with_name(f"{stem}.{fmt}")
+
+
 def _claim_folder(directory: Path) -> None:
     """Make the folder an export writes into, refusing one that holds anything but an earlier
     export: a teacher's own scores.csv or config.json there was replaced or deleted unasked.

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..io.data_export import file_for
 from .figures import PNG_SCALES, stage_file_names
 from .i18n import tr as _tr
 
@@ -190,6 +191,11 @@ class ExportFigureDialog(QDialog):
             self.format.setCurrentIndex(self.format.findData(typed))  # the name decides
             # For all stages, "steps.png" now means a folder "steps" of PNG files.
             fmt, folder, target = typed, self.all_stages and typed != "pdf", self.target()
+        if not folder and file_for(target, fmt) != target:
+            # "steps" was written as a PDF named steps, which no viewer opens on a double
+            # click: the name gets its format's extension, shown before anything is asked.
+            self.path.setText(f"{text.rstrip('.')}.{fmt}")
+            target = self.target()
         if not self._may_replace(target, fmt, folder):
             return
         if self.write is not None:

@@ -233,3 +233,33 @@ def test_a_remembered_folder_the_system_refuses_is_ignored(dialog, tmp_path):
         QSettings().setValue("exportFigure/directory", garbage)
         d = dialog()  # raised OSError (name too long): Export Figure never opened
         assert d.directory == tmp_path
+
+
+@pytest.mark.parametrize(
+    ("all_stages", "typed", "written"),
+    [
+        (True, "name", "name.pdf"),
+        (True, "name.v2", "name.v2.pdf"),
+        (False, "name", "name.png"),
+        (False, "name.v2", "name.v2.png"),
+    ],
+)
+def test_a_name_without_the_formats_extension_gets_it(
+    dialog, tmp_path, asked, all_stages, typed, written
+):
+    """ "name" typed under PDF was written as a PDF named name, which no viewer opens on a
+    double click; the command line writes name.pdf for the same -o, and so does the dialog,
+    showing the name it writes and asking before replacing that file."""
+    (tmp_path / written).write_bytes(b"old")
+    said = []
+    d = dialog(all_stages=all_stages, write=lambda *values: said.append(values))
+    choose(d, "pdf" if all_stages else "png")
+    d.path.setText(typed)
+    d.accept()
+    assert asked["questions"] == [f"“{written}” already exists in “{tmp_path}”. Replace it?"]
+    assert d.result() != d.DialogCode.Accepted and not said
+    assert d.path.text() == written
+    asked["answer"] = QMessageBox.StandardButton.Yes
+    d.accept()
+    assert d.result() == d.DialogCode.Accepted
+    assert said[0][:2] == (tmp_path / written, "pdf" if all_stages else "png")
