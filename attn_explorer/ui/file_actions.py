@@ -171,14 +171,14 @@ class FileActions(QObject):
             # never showed it again.
             path = path.with_name(path.name + ".json")
             # The dialog asked about replacing the name typed, not this one.
-            if path.exists() and not self._confirm_replace(path):
+            if path.exists() and not self._confirm_replace(path, _tr("Replace session?")):
                 return False
         return self.save_to(path)
 
-    def _confirm_replace(self, path: Path) -> bool:
+    def _confirm_replace(self, path: Path, title: str) -> bool:
         answer = QMessageBox.question(
             self.window,
-            _tr("Replace session?"),
+            title,
             _tr("{0} already exists. Replace it?").format(path.name),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
@@ -374,8 +374,25 @@ class FileActions(QObject):
         fmt = path.suffix.lower().lstrip(".")
         if fmt not in DATA_FILTERS:
             fmt = next(k for k, f in DATA_FILTERS.items() if _tr(f) == chosen_filter)
-        folder = fmt in ("csv", "npy")
-        self.export_data_to(data_export.folder_for(path, fmt) if folder else path, fmt)
+        if fmt in ("csv", "npy"):
+            path = data_export.folder_for(path, fmt)
+        elif self._may_add_extension(fmt, path):
+            path = data_export.file_for(path, fmt)
+        else:
+            return
+        self.export_data_to(path, fmt)
+
+    def _may_add_extension(self, fmt: str, path: Path) -> bool:
+        """Whether to write `path` under its format's extension: "lesson" typed under the NPZ
+        filter was written as an archive named lesson, which nothing opens on a double click
+        (the command line writes lesson.npz). The file dialog asked about replacing the name
+        typed, not this one: it is asked here."""
+        named = data_export.file_for(path, fmt)
+        return (
+            named == path
+            or not named.exists()
+            or self._confirm_replace(named, _tr("Replace file?"))
+        )
 
     def export_data_to(self, path: Path, fmt: str) -> bool:
         if self._stale(_tr("Cannot export data")):
@@ -421,8 +438,8 @@ class FileActions(QObject):
             str(self._directory() / f"{self._stem()}.py"),
             _tr("Python script (*.py)"),
         )
-        if chosen:
-            self.export_script_to(Path(chosen))
+        if chosen and self._may_add_extension("py", Path(chosen)):
+            self.export_script_to(data_export.file_for(Path(chosen), "py"))
 
     def export_script_to(self, path: Path) -> bool:
         if self._stale(_tr("Cannot export script")):

@@ -633,3 +633,31 @@ def test_save_as_adds_json_to_a_dotted_name_and_asks_before_replacing_that_file(
     dialogs["answer"] = QMessageBox.StandardButton.Yes
     assert window.files.save_as() and window.files.path == tmp_path / "notes.json"
     assert json.loads((tmp_path / "notes.json").read_text())["format"] == "attn_explorer.session"
+
+
+def test_data_and_a_script_named_without_their_extension_get_it(
+    window, tmp_path, dialogs, monkeypatch
+):
+    """ "lesson" typed under the NPZ filter was written as an archive named lesson, which
+    nothing opens on a double click; the command line writes lesson.npz for -o lesson. The
+    file dialog asked about replacing "lesson": replacing lesson.json is asked here."""
+    typed = {"name": "lesson", "filter": file_actions._tr(file_actions.DATA_FILTERS["npz"])}
+    monkeypatch.setattr(
+        file_actions.QFileDialog,
+        "getSaveFileName",
+        lambda *a: (str(tmp_path / typed["name"]), typed["filter"]),
+    )
+    window.files.export_data()
+    with np.load(tmp_path / "lesson.npz", allow_pickle=False) as data:
+        np.testing.assert_array_equal(data["weights"], window.trace.weights)
+    (tmp_path / "lesson.json").write_text("my notes\n")
+    typed["filter"] = file_actions._tr(file_actions.DATA_FILTERS["json"])
+    dialogs["answer"] = QMessageBox.StandardButton.No
+    window.files.export_data()
+    assert dialogs["question"] == [("Replace file?", "lesson.json already exists. Replace it?")]
+    assert (tmp_path / "lesson.json").read_text() == "my notes\n"
+    typed["name"] = "attn.v2"
+    window.files.export_script()
+    assert "torch.manual_seed" in (tmp_path / "attn.v2.py").read_text(encoding="utf-8")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["attn.v2.py", "lesson.json", "lesson.npz"]
+    assert dialogs["critical"] == []
