@@ -8,12 +8,23 @@ attn-explorer [SESSION.json] [--preset NAME] [--tokens N] [--d-in D]
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
+import re
 import sys
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .engine import PRESETS, STEP_KEYS, preset
-from .state import Controls, ExplorerState, default_state, random_sequence
+from .engine.config import HEAD_LAYOUTS, MASK_METHODS, PROJECTIONS
+from .state import (
+    CONTROL_DECIMALS,
+    CONTROL_RANGES,
+    Controls,
+    ExplorerState,
+    default_state,
+    random_sequence,
+)
 
 DEFAULT_SIZE = (1500, 940)  # the window's first size, where the screen has room for it
 
@@ -31,28 +42,86 @@ class UsageError(Exception):
 SWITCHED_BY = {"valid_len": "padding", "dropout_seed": "reseed_dropout"}
 
 
-def _parse_value(field: str, text: str) -> object:
-    kinds = {f.name: type(getattr(Controls(), f.name)) for f in fields(Controls)}
-    if field not in kinds:
-        raise UsageError(f"--set: unknown field {field!r}; known: {', '.join(kinds)}")
-    kind = kinds[field]
-    try:
-        if kind is bool:
-            if text.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
-                raise ValueError
-            value: object = text.lower() in ("true", "1", "yes", "on")
-        else:
-            value = kind(text)
-    except ValueError:
-        # In words, as a session's check says them: "bool" and "int" are Python's names.
-        what = {bool: "true or false", int: "a whole number"}.get(kind, "a number")
-        raise UsageError(f"--set {field}: {text!r} is not {what}") from None
-    from .io.session import SessionError, control_value
+TRUE_WORDS = ("true", "1", "yes", "on")
+FALSE_WORDS = ("false", "0", "no", "off")
+# A number as the controls take it: digits, a decimal point, an exponent. Python's float()
+# also reads "1_0", "infinity" and other scripts' digits, which no box takes.
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+CHOICES = {"projection": PROJECTIONS, "head_layout": HEAD_LAYOUTS, "mask_method": MASK_METHODS}
 
-    try:  # the controls' own limits: nan, 1e9 heads or seed -1 would reach no control
-        return control_value(field, value)
-    except SessionError as error:
-        raise UsageError(f"--set {error}") from None
+
+def _allowed(field: str) -> str:
+    """What `--set FIELD=` takes, in words, for the message that refuses a value."""
+    choices = CHOICES.get(field)
+    if choices is not None:
+        return f"{', '.join(choices[:-1])} or {choices[-1]}"
+    kind = type(getattr(Controls(), field))
+    if kind is bool:
+        return "true or false (or yes/no, on/off, 1/0)"
+    low, high = CONTROL_RANGES[field]
+    if kind is int:
+        return f"a whole number from {low:g} to {high:g}"
+    return f"a number from {low:g} to {high:g}, with at most {CONTROL_DECIMALS[field]} decimals"
+
+
+def _parse_value(field: str, text: str) -> object:
+    """The value `--set FIELD=TEXT` gives the control, exactly as typed, or UsageError.
+
+    `--set dropout=0.123` was rounded to 0.12, the two decimals its box holds, without a
+    word (the box itself refuses 0.123 typed into it), and `temperature=1,5` or an empty
+    value were refused without saying what the field takes. A value is now kept as given,
+    or refused in one line naming the field, the value and what is allowed.
+    """
+    if field not in Controls.names():
+        raise UsageError(f"--set: unknown field {field!r}; known: {', '.join(Controls.names())}")
+    value, problem = _read(field, text)
+    if problem is not None:
+        raise UsageError(f"--set {field}: {problem}; allowed: {_allowed(field)}")
+    return value
+
+
+def _read(field: str, text: str) -> tuple[object, str | None]:
+    """`text` read as the value of `field`, or what is wrong with it (a phrase)."""
+    if not text:
+        return None, "no value given"
+    shown = repr(text)
+    kind = type(getattr(Controls(), field))
+    choices = CHOICES.get(field)
+    if choices is not None:
+        return (text, None) if text in choices else (None, f"{shown} is not among the choices")
+    if kind is bool:
+        word = text.lower()
+        if word not in TRUE_WORDS + FALSE_WORDS:
+            return None, f"{shown} is not true or false"
+        return word in TRUE_WORDS, None
+    if kind is int:
+        if not _WHOLE.fullmatch(text):
+            return None, f"{shown} is not a whole number"
+        value: float = int(text)
+    elif _DECIMAL.fullmatch(text):
+        value = float(text) + 0.0  # "-0" is 0: no box shows a negative zero
+    else:
+        return None, f"{shown} {_not_a_number(text)}"
+    low, high = CONTROL_RANGES[field]
+    if value < low:
+        return None, f"{shown} is below {low:g}"
+    if value > high:  # 1e999 too, which float() reads as infinity
+        return None, f"{shown} is above {high:g}"
+    if kind is float and round(value, CONTROL_DECIMALS[field]) != value:
+        return None, f"{shown} has more than {CONTROL_DECIMALS[field]} decimals"
+    return value, None
+
+
+def _not_a_number(text: str) -> str:
+    """Why `text` is no number the controls take: "inf" and "nan" are read by Python."""
+    with contextlib.suppress(ValueError):
+        if math.isinf(float(text)):
+            return "is infinite"
+    comma = text.replace(",", ".", 1)
+    if _DECIMAL.fullmatch(comma):  # 1,5 in a language that writes decimal commas
+        return f"is not a number (a decimal takes a point: {comma})"
+    return "is not a number"
 
 
 def add_state_arguments(parser: argparse.ArgumentParser) -> None:

@@ -621,10 +621,28 @@ def test_an_existing_folder_without_a_format_is_told_how_to_take_the_stages(tmp_
 @pytest.mark.parametrize(
     ("item", "message"),
     [
-        ("causal=maybe", "--set causal: 'maybe' is not true or false"),
-        ("num_heads=two", "--set num_heads: 'two' is not a whole number"),
-        ("seed=1.5", "--set seed: '1.5' is not a whole number"),
-        ("dropout=half", "--set dropout: 'half' is not a number"),
+        (
+            "causal=maybe",
+            "--set causal: 'maybe' is not true or false; allowed: true or false (or yes/no, "
+            "on/off, 1/0)",
+        ),
+        (
+            "num_heads=two",
+            "--set num_heads: 'two' is not a whole number; allowed: a whole number from 1 to 16",
+        ),
+        (
+            "seed=1.5",
+            "--set seed: '1.5' is not a whole number; allowed: a whole number from 0 to 9999",
+        ),
+        (
+            "dropout=half",
+            "--set dropout: 'half' is not a number; allowed: a number from 0 to 0.9, with at "
+            "most 2 decimals",
+        ),
+        (
+            "projection=Linear",
+            "--set projection: 'Linear' is not among the choices; allowed: none, rand or linear",
+        ),
     ],
 )
 def test_a_set_value_of_the_wrong_kind_is_said_in_words(tmp_path, capsys, item, message):
@@ -715,3 +733,68 @@ def test_a_file_named_without_its_formats_extension_gets_it(tmp_path, capsys, qa
     assert [p.name for p in tmp_path.iterdir()] == [written]
     if written.endswith(".pdf"):
         assert len(PdfReader(tmp_path / written).pages) == 10
+
+
+TEMPERATURE = "allowed: a number from 0.01 to 100, with at most 2 decimals"
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        (
+            "dropout=0.123",
+            "--set dropout: '0.123' has more than 2 decimals; allowed: a number "
+            "from 0 to 0.9, with at most 2 decimals",
+        ),
+        (
+            "temperature=99.999",
+            f"--set temperature: '99.999' has more than 2 decimals; {TEMPERATURE}",
+        ),
+        ("temperature=nan", f"--set temperature: 'nan' is not a number; {TEMPERATURE}"),
+        ("temperature=inf", f"--set temperature: 'inf' is infinite; {TEMPERATURE}"),
+        ("temperature=-inf", f"--set temperature: '-inf' is infinite; {TEMPERATURE}"),
+        ("temperature=1e308", f"--set temperature: '1e308' is above 100; {TEMPERATURE}"),
+        ("temperature=1e999", f"--set temperature: '1e999' is above 100; {TEMPERATURE}"),
+        ("temperature=-0", f"--set temperature: '-0' is below 0.01; {TEMPERATURE}"),
+        ("temperature=", f"--set temperature: no value given; {TEMPERATURE}"),
+        (
+            "temperature=1,5",
+            "--set temperature: '1,5' is not a number (a decimal takes a point: 1.5); "
+            + TEMPERATURE,
+        ),
+        ("temperature=1_0", f"--set temperature: '1_0' is not a number; {TEMPERATURE}"),
+        ("seed=-1", "--set seed: '-1' is below 0; allowed: a whole number from 0 to 9999"),
+        ("d_out=65", "--set d_out: '65' is above 64; allowed: a whole number from 1 to 64"),
+    ],
+)
+def test_a_set_value_the_control_cannot_hold_as_given_is_refused_in_one_line(
+    tmp_path, capsys, item, message
+):
+    """--set dropout=0.123 was silently computed as 0.12, the two decimals its box holds;
+    nan, inf and -0 said "is nan, outside 0.01 to 100", an empty value or 1,5 "is not a
+    number", without what the field takes."""
+    status, out, err = export_here(
+        capsys, "--preset", "v1", "--set", item, "-o", tmp_path / "x.json"
+    )
+    assert (status, out, err) == (2, "", f"attn-explorer export: {message}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("items", "dropout", "temperature"),
+    [
+        (["dropout=0.12", "temperature=99.99"], 0.12, 99.99),
+        (["dropout=-0", "temperature=0.01"], 0.0, 0.01),
+        (["dropout=0.9", "temperature=1e2"], 0.9, 100.0),
+        (["dropout=.5", "temperature=+2.50"], 0.5, 2.5),
+    ],
+)
+def test_a_set_value_the_control_holds_is_kept_exactly(
+    tmp_path, capsys, items, dropout, temperature
+):
+    sets = [arg for item in items for arg in ("--set", item)]
+    status, _, err = export_here(capsys, "--preset", "v1", *sets, "-o", tmp_path / "x.json")
+    assert status == 0, err
+    config = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))["config"]
+    assert (config["dropout"], config["temperature"]) == (dropout, temperature)
+    assert str(config["dropout"]) == str(dropout)  # 0.0, not -0.0

@@ -488,20 +488,6 @@ def _controls(value: object, older: bool) -> Controls:
     )
 
 
-def control_value(name: str, value: object) -> object:
-    """`value` if control `name` may hold it (a session could store it); else SessionError.
-
-    For the command line's `--set`, which must not give the window a value its controls
-    cannot show, nor one the file it saves would refuse.
-    """
-    if name not in Controls.names():
-        raise SessionError(f"there is no control {name!r}")
-    try:
-        return _control(name, value, name)
-    except _InvalidError as error:
-        raise SessionError(str(error)) from None
-
-
 _DEFAULT_CONTROLS = Controls()  # each control's type is its default's
 
 
