@@ -107,7 +107,7 @@ def _claim_folder(directory: Path) -> None:
                 "export would replace: choose a new or empty folder, or one an earlier export "
                 "wrote."
             )
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(exist_ok=True)  # not its parents: a mistyped path made a trail of folders
 
 
 def _holds_export(directory: Path) -> bool:
@@ -149,7 +149,6 @@ def write_npz(trace: Trace, path: str | Path) -> Path:
                 "(\\u0000), which a NumPy .npz archive drops; export as JSON, CSV or NPY, "
                 "which keep it, or rename the token."
             )
-    path.parent.mkdir(parents=True, exist_ok=True)
     payload = {name: np.asarray(trace.arrays[name]) for name in trace.names}
     payload["q_tokens"] = _token_array(trace.q_tokens)
     payload["k_tokens"] = _token_array(trace.k_tokens)
@@ -180,7 +179,6 @@ def write_npy(trace: Trace, directory: str | Path) -> list[Path]:
 def write_json(trace: Trace, path: str | Path) -> Path:
     """Everything in one strict JSON file (−∞ and NaN as null: JSON has neither)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     arrays = {}
     for name in trace.names:
         array, info = trace.arrays[name], ARRAY_INFO[name]

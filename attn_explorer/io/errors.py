@@ -42,17 +42,23 @@ def cannot_write(
     return sentence.format(os.fsdecode(where) if isinstance(where, bytes) else where, reason)
 
 
-def missing_folder(target: str | os.PathLike[str]) -> str | None:
+def missing_folder(
+    target: str | os.PathLike[str],
+    *,
+    missing: str = "Cannot write {0}: the folder {1} does not exist.",
+    not_a_folder: str = "Cannot write {0}: {1} is a file, not a folder.",
+) -> str | None:
     """Why `target` cannot be written because of its folder, or None if the folder is there.
 
     Said before anything is computed or drawn: the command line's exports and screenshots
     otherwise failed at the end with "no such file or directory", naming the file, or (Qt's
-    image writer) with no reason at all.
+    image writer) with no reason at all. The window passes `missing` and `not_a_folder`
+    translated ({0} the target, {1} its folder).
     """
     path = os.fspath(target)
     parent = os.path.dirname(path) or "."
     if os.path.isdir(parent):
         return None
     if os.path.exists(parent):
-        return f"Cannot write {path}: {parent} is a file, not a folder."
-    return f"Cannot write {path}: the folder {parent} does not exist."
+        return not_a_folder.format(path, parent)
+    return missing.format(path, parent)

@@ -501,7 +501,7 @@ def _stage_files(
     """Write every stage under a temporary name, then rename them all: a stage refused
     half-way (a size too small) leaves the folder as it was, earlier stage files included."""
     created = not path.exists()
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(exist_ok=True)  # not its parents: a mistyped path made a trail of folders
     names = stage_file_names(fmt)
     temporary = [path / f".{name}.{secrets.token_hex(4)}.partial" for name in names]
     try:

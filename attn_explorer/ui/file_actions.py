@@ -19,7 +19,7 @@ from shiboken6 import isValid
 
 from ..engine import STEP_KEYS, Trace
 from ..io import atomic, code_export, data_export
-from ..io.errors import cannot_write
+from ..io.errors import cannot_write, missing_folder
 from ..io.session import SessionError, load_session, save_session
 from ..state import default_state
 from .export_dialog import ExportFigureDialog
@@ -292,6 +292,9 @@ class FileActions(QObject):
         scale: int,
         size: tuple[int, int] | None,
     ) -> str | None:
+        problem = self._missing_folder(path)
+        if problem is not None:
+            return problem
         try:
             with self._busy():
                 written = export_figure(self.window.trace, spec, path, fmt, scale, size)
@@ -312,6 +315,9 @@ class FileActions(QObject):
         self, path: Path, fmt: str, scale: int, size: tuple[int, int] | None
     ) -> str | None:
         spec, _ = self.window.current_figure()
+        problem = self._missing_folder(path)  # for PNG or SVG, the folder of the stages
+        if problem is not None:
+            return problem
         try:
             with self._busy(block=True):  # ten figures: seconds at 4× PNG
                 written = export_all_stages(
@@ -360,15 +366,15 @@ class FileActions(QObject):
         if self.window.trace is None or self._stale(_tr("Cannot export data")):
             return
         filters = ";;".join(_tr(f) for f in DATA_FILTERS.values())
-        chosen, chosen_filter = QFileDialog.getSaveFileName(
-            self.window,
+        chosen = self._ask_where(
             _tr("Export data"),
-            str(self._directory() / f"{self._stem()}-data.npz"),
+            self._directory() / f"{self._stem()}-data.npz",
             filters,
+            _tr("Cannot export data"),
         )
-        if not chosen:
+        if chosen is None:
             return
-        path = Path(chosen)
+        path, chosen_filter = chosen
         # The typed name's extension decides, as for figures: "lesson.json" under the NPZ
         # filter was written as a zip archive named .json.
         fmt = path.suffix.lower().lstrip(".")
@@ -394,8 +400,46 @@ class FileActions(QObject):
             or self._confirm_replace(named, _tr("Replace file?"))
         )
 
+    def _ask_where(
+        self, title: str, start: Path, filters: str, failure: str
+    ) -> tuple[Path, str] | None:
+        """The path and the filter chosen in a save dialog, asked again (with the same name
+        and filter) while the chosen folder does not exist; None if the dialog is cancelled.
+
+        The data writers made every missing folder on the way ("lessons/week 3/x.csv" typed
+        in the dialog scattered new folders), where the command line refuses a missing
+        folder. The refusal names it, and the dialog comes back with the name and type that
+        were chosen, in the nearest folder that exists.
+        """
+        selected = ""
+        while True:
+            chosen, selected = QFileDialog.getSaveFileName(
+                self.window, title, str(start), filters, selected
+            )
+            if not chosen:
+                return None
+            path = Path(chosen)
+            problem = self._missing_folder(path)  # a CSV folder's parent is the file's
+            if problem is None:
+                return path, selected
+            self._error(failure, problem)
+            start = _nearest_folder(path.parent) / path.name
+
+    @staticmethod
+    def _missing_folder(path: Path) -> str | None:
+        """Why `path` cannot be written because of its folder, in the window's language."""
+        return missing_folder(
+            path,
+            missing=_tr("Cannot write {0}: the folder {1} does not exist."),
+            not_a_folder=_tr("Cannot write {0}: {1} is a file, not a folder."),
+        )
+
     def export_data_to(self, path: Path, fmt: str) -> bool:
         if self._stale(_tr("Cannot export data")):
+            return False
+        problem = self._missing_folder(path)  # for CSV and NPY, the folder filled
+        if problem is not None:
+            self._error(_tr("Cannot export data"), problem)
             return False
         trace = self.window.trace
         writers = {
@@ -432,17 +476,21 @@ class FileActions(QObject):
     def export_script(self) -> None:
         if self.window.trace is None or self._stale(_tr("Cannot export script")):
             return
-        chosen, _ = QFileDialog.getSaveFileName(
-            self.window,
+        chosen = self._ask_where(
             _tr("Export PyTorch script"),
-            str(self._directory() / f"{self._stem()}.py"),
+            self._directory() / f"{self._stem()}.py",
             _tr("Python script (*.py)"),
+            _tr("Cannot export script"),
         )
-        if chosen and self._may_add_extension("py", Path(chosen)):
-            self.export_script_to(data_export.file_for(Path(chosen), "py"))
+        if chosen is not None and self._may_add_extension("py", chosen[0]):
+            self.export_script_to(data_export.file_for(chosen[0], "py"))
 
     def export_script_to(self, path: Path) -> bool:
         if self._stale(_tr("Cannot export script")):
+            return False
+        problem = self._missing_folder(path)
+        if problem is not None:
+            self._error(_tr("Cannot export script"), problem)
             return False
         try:
             atomic.write_text(path, code_export.pytorch_script(self.window.trace.config))
@@ -471,6 +519,14 @@ def _sentence(error: Exception, path: Path) -> str:
     text = str(error)  # the figure code's other refusals (English, as the engine's texts)
     text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def _nearest_folder(path: Path) -> Path:
+    """`path` or its nearest ancestor that is a folder: where a save dialog can open."""
+    for folder in (path, *path.parents):
+        if folder.is_dir():
+            return folder
+    return Path.home()
 
 
 def _cannot_write(error: OSError, path: Path) -> str:

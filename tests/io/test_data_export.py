@@ -357,3 +357,13 @@ def test_a_token_ending_with_nul_is_refused_by_npz_not_read_back_as_another(tmp_
     inside = compute(AttentionConfig(tokens=("a\0b",), embeddings=((0.1, 0.2),)))
     with np.load(write_npz(inside, tmp_path / "i.npz")) as data:
         assert data["q_tokens"].tolist() == ["a\0b"]
+
+
+@pytest.mark.parametrize("writer", [write_csv, write_npy, write_npz, write_json])
+def test_a_missing_folder_is_not_made_on_the_way(writer, tmp_path):
+    """Every writer made the missing folders of a mistyped path ("gone/deeper/x.npz"), so
+    whoever called it scattered new folders; the command line checked first, the window not."""
+    target = tmp_path / "gone" / "deeper" / ("x" if writer in (write_csv, write_npy) else "x.f")
+    with pytest.raises(FileNotFoundError):
+        writer(compute(preset("causal").config), target)
+    assert list(tmp_path.iterdir()) == []

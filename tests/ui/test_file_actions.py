@@ -338,7 +338,8 @@ def test_a_failed_export_says_which_file_and_why_without_an_errno(
     assert dialogs["critical"] == [
         (
             "Cannot export script",
-            f"Cannot write {tmp_path / 'gone' / 'attn.py'}: No such file or directory.",
+            f"Cannot write {tmp_path / 'gone' / 'attn.py'}: the folder {tmp_path / 'gone'} "
+            "does not exist.",
         ),
         ("Cannot export data", in_the_way),
         ("Cannot export the stages", in_the_way),
@@ -661,3 +662,74 @@ def test_data_and_a_script_named_without_their_extension_get_it(
     assert "torch.manual_seed" in (tmp_path / "attn.v2.py").read_text(encoding="utf-8")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["attn.v2.py", "lesson.json", "lesson.npz"]
     assert dialogs["critical"] == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "kind", "written"),
+    [
+        ("x.csv", "csv", ["config.json", "context.csv"]),
+        ("x.npz", "npz", ["x.npz"]),
+        ("x.json", "json", ["x.json"]),
+        ("x.py", None, ["x.py"]),
+    ],
+)
+def test_a_missing_folder_typed_in_the_save_dialog_is_refused_and_the_dialog_comes_back(
+    window, wait_settled, tmp_path, dialogs, monkeypatch, typed, kind, written
+):
+    """ "gone/deeper/x.csv" typed in Export Data made both folders silently, where the
+    command line refuses a missing folder. The refusal names the folder, and the dialog
+    opens again with the name and the type chosen, in the nearest folder that exists."""
+    chosen_filter = file_actions._tr(file_actions.DATA_FILTERS[kind]) if kind else ""
+    answers = [(str(tmp_path / "gone" / "deeper" / typed), chosen_filter)]
+    asked = []
+
+    def save_dialog(parent, title, start, filters, selected=""):
+        asked.append((start, selected))
+        return answers.pop(0) if answers else (str(tmp_path / typed), selected)
+
+    monkeypatch.setattr(file_actions.QFileDialog, "getSaveFileName", save_dialog)
+    if kind is None:
+        window.files.export_script()
+    else:
+        window.files.export_data()
+    title = "Cannot export script" if kind is None else "Cannot export data"
+    assert dialogs["critical"] == [
+        (
+            title,
+            f"Cannot write {tmp_path / 'gone' / 'deeper' / typed}: the folder "
+            f"{tmp_path / 'gone' / 'deeper'} does not exist.",
+        )
+    ]
+    assert asked[1] == (str(tmp_path / typed), chosen_filter)
+    assert [p.name for p in tmp_path.iterdir()] == [typed.removesuffix(".csv")]
+    assert set(written) <= {p.name for p in tmp_path.glob("**/*")}
+
+
+@pytest.mark.parametrize(("all_stages", "typed"), [(False, "board.png"), (True, "steps.png")])
+def test_a_figure_into_a_missing_folder_is_refused_in_its_dialog(
+    window, wait_settled, tmp_path, dialogs, monkeypatch, all_stages, typed
+):
+    """Stages as PNG into "gone/deeper/steps" made both folders; one figure there said "No
+    such file or directory", naming the file, not the folder that is missing."""
+    from attn_explorer.ui.export_dialog import ExportFigureDialog
+
+    seen = {}
+
+    def user(dialog):
+        dialog.path.setText(str(tmp_path / "gone" / "deeper" / typed))
+        dialog.accept()
+        seen["refused"] = (dialog.result(), dialog.problem.text(), dialog.path.text())
+        return dialog.result()
+
+    monkeypatch.setattr(ExportFigureDialog, "exec", user)
+    if all_stages:
+        window.files.export_stages()
+    else:
+        window.files.export_figure()
+    target = tmp_path / "gone" / "deeper" / typed.removesuffix(".png" if all_stages else "")
+    assert seen["refused"] == (
+        ExportFigureDialog.DialogCode.Rejected,
+        f"Cannot write {target}: the folder {tmp_path / 'gone' / 'deeper'} does not exist.",
+        str(target),  # as typed: nothing chosen is lost (steps.png is the folder steps)
+    )
+    assert list(tmp_path.iterdir()) == [] and dialogs["critical"] == []
