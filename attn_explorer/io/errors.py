@@ -62,3 +62,15 @@ def missing_folder(
     if os.path.exists(parent):
         return not_a_folder.format(path, parent)
     return missing.format(path, parent)
+
+
+def folder_problem(target: str | os.PathLike[str]) -> str | None:
+    """ "the folder /x/y does not exist" (or "/x/y is a file, not a folder") when `target`'s
+    folder is missing, else None: the end of a sentence that names the file itself.
+
+    A session saved or opened in a missing folder said "No such file or directory", which
+    reads as if the file alone were missing.
+    """
+    return missing_folder(
+        target, missing="the folder {1} does not exist", not_a_folder="{1} is a file, not a folder"
+    )

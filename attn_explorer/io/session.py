@@ -45,6 +45,7 @@ from ..state import (
     ViewState,
 )
 from . import atomic
+from .errors import folder_problem
 
 FORMAT = "attn_explorer.session"
 # 2 added the view's scores_array, weights_array and all_heads; 3 the controls'
@@ -202,7 +203,8 @@ def save_session(path: str | os.PathLike[str], state: ExplorerState) -> None:
     try:
         atomic.write_bytes(path, data)  # the old file, or the complete new one
     except OSError as error:
-        raise SessionError(f"Cannot save {name}: {_reason(error)}.") from error
+        reason = folder_problem(path) or _reason(error)
+        raise SessionError(f"Cannot save {name}: {reason}.") from error
 
 
 def load_session(path: str | os.PathLike[str]) -> ExplorerState:
@@ -220,7 +222,8 @@ def load_session(path: str | os.PathLike[str]) -> ExplorerState:
                 raise SessionError(_too_big(name, size))
             data = file.read(MAX_BYTES + 1)  # a device or a growing file can outrun st_size
     except OSError as error:
-        raise SessionError(f"{name} cannot be read: {_reason(error)}.") from error
+        reason = folder_problem(path) or _reason(error)
+        raise SessionError(f"{name} cannot be read: {reason}.") from error
     if len(data) > MAX_BYTES:
         raise SessionError(_too_big(name, len(data), at_least=True))
     encoding = _wide_unicode(data)

@@ -277,9 +277,18 @@ def test_a_crash_before_the_rename_leaves_the_old_file(existing, monkeypatch):
     assert_untouched(existing)
 
 
-def test_saving_into_a_missing_directory_says_so(tmp_path):
-    with pytest.raises(SessionError, match=r"^Cannot save s\.json: No such file or directory"):
+def test_saving_into_a_missing_directory_names_it(tmp_path):
+    """It said "No such file or directory", as if s.json alone were missing."""
+    with pytest.raises(SessionError) as refusal:
         save_session(tmp_path / "nowhere" / "s.json", preset_state("v1"))
+    assert (
+        str(refusal.value) == f"Cannot save s.json: the folder {tmp_path}/nowhere does not exist."
+    )
+    (tmp_path / "notes").write_text("mine\n")
+    with pytest.raises(SessionError) as refusal:
+        save_session(tmp_path / "notes" / "s.json", preset_state("v1"))
+    assert str(refusal.value) == f"Cannot save s.json: {tmp_path}/notes is a file, not a folder."
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes"]
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")
@@ -574,6 +583,12 @@ def test_bad_sessions_are_refused_with_a_clear_line(cross_doc, mutation, phrase,
 def test_a_missing_file_is_refused(tmp_path):
     message = refused(tmp_path / "gone.json")
     assert message == "gone.json cannot be read: No such file or directory."
+
+
+def test_a_file_in_a_missing_folder_is_refused_naming_the_folder(tmp_path):
+    """It said "No such file or directory", as if the file alone were missing."""
+    message = refused(tmp_path / "week 3" / "l1.json")
+    assert message == f"l1.json cannot be read: the folder {tmp_path}/week 3 does not exist."
 
 
 def test_a_file_name_with_a_line_break_still_gives_one_line(tmp_path):

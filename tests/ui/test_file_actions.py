@@ -228,8 +228,24 @@ def test_recent_files(window, tmp_path, dialogs):
 
 def test_saving_to_an_unwritable_place_says_so(window, tmp_path, dialogs):
     assert not window.files.save_to(tmp_path / "no-such-folder" / "s.json")
-    assert dialogs["critical"][0][0] == "Cannot save session"
+    assert dialogs["critical"] == [
+        (
+            "Cannot save session",
+            f"Cannot save s.json: the folder {tmp_path}/no-such-folder does not exist.",
+        )
+    ]
     assert window.files.path is None
+
+
+def test_opening_a_session_in_a_missing_folder_names_the_folder(window, tmp_path, dialogs):
+    """Open Recent on a session whose folder was renamed said "No such file or directory"."""
+    assert not window.files.open_path(tmp_path / "week 3" / "l1.json")
+    assert dialogs["critical"] == [
+        (
+            "Cannot open session",
+            f"l1.json cannot be read: the folder {tmp_path}/week 3 does not exist.",
+        )
+    ]
 
 
 def test_export_current_view_stage_and_all_stages(window, wait_settled, tmp_path, dialogs):
