@@ -292,15 +292,15 @@ def _check_screenshot(path: str) -> None:
 
     from PySide6.QtGui import QImageWriter
 
-    from .io.errors import missing_folder
+    from .io.errors import missing_folder, shown_path
 
     suffix = Path(path).suffix.lower().lstrip(".")
     known = sorted(bytes(f.data()).decode() for f in QImageWriter.supportedImageFormats())
     if suffix not in known:
         name = Path(path).name or path
         raise UsageError(
-            f"--screenshot: cannot tell the image type from {name!r}: name a .png file "
-            f"(or {', '.join('.' + k for k in known if k in ('jpg', 'bmp', 'webp', 'tiff'))})"
+            f"--screenshot: cannot tell the image type from '{shown_path(name)}': name a .png "
+            f"file (or {', '.join('.' + k for k in known if k in ('jpg', 'bmp', 'webp', 'tiff'))})"
         )
     problem = missing_folder(path)
     if problem is not None:

@@ -98,13 +98,15 @@ def _size(text: str | None) -> tuple[int, int] | None:
 
 def _choose_format(args: argparse.Namespace, out: Path) -> str:
     from .cli import UsageError
+    from .io.errors import shown_path
 
     suffix = out.suffix.lower().lstrip(".")
     if args.format:
         # "--format svg -o looks.png" wrote SVG text into a .png: a file must be what it says.
         if suffix in FORMATS and suffix != args.format:
             raise UsageError(
-                f"--format {args.format} does not match the name {out.name!r}: change one"
+                f"--format {args.format} does not match the name '{shown_path(out.name)}': "
+                "change one"
             )
         return args.format
     if suffix in FORMATS:
@@ -112,12 +114,14 @@ def _choose_format(args: argparse.Namespace, out: Path) -> str:
     if args.all_steps:
         if out.is_dir():  # the PDF was refused as "is a directory", and no help given
             raise UsageError(
-                f"{out} is a folder: add --format png or --format svg to write the stages "
-                "into it, or name a .pdf file"
+                f"{shown_path(out)} is a folder: add --format png or --format svg to write the "
+                "stages into it, or name a .pdf file"
             )
         return "pdf"
     name = out.name or str(out)  # "-o ." has no name
-    raise UsageError(f"cannot tell the format from {name!r}: add --format ({', '.join(FORMATS)})")
+    raise UsageError(
+        f"cannot tell the format from '{shown_path(name)}': add --format ({', '.join(FORMATS)})"
+    )
 
 
 def _output_path(args: argparse.Namespace, fmt: str) -> Path:
@@ -157,7 +161,7 @@ def _check_folder(out: Path) -> None:
 def run(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     from .cli import UsageError, state_from_args
-    from .io.errors import cannot_write
+    from .io.errors import cannot_write, shown_path
     from .io.session import SessionError
 
     # --tokens alone starts from the default example, as the window's command line does.
@@ -295,9 +299,9 @@ def run(argv: list[str]) -> int:
     try:  # Qt names the files: a name with bytes not in UTF-8 became another file's name
         str(out).encode("utf-8")
     except UnicodeEncodeError:
-        shown = str(out).encode("utf-8", "backslashreplace").decode("utf-8")
         raise ExportError(
-            f"Cannot write {shown}: the figure writer needs a name in UTF-8; choose another name."
+            f"Cannot write {shown_path(out)}: the figure writer needs a name in UTF-8; choose "
+            "another name."
         ) from None
     create_app(["attn-explorer-export"])
     try:

@@ -583,7 +583,7 @@ def test_a_figure_name_that_is_not_utf8_is_refused_not_written_under_another_nam
     done = run("--preset", "v1", *args)
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (
-        f"attn-explorer export: Cannot write {tmp_path}/fig\\udcff.{args[-1][-3:]}: the figure "
+        f"attn-explorer export: Cannot write {tmp_path}/fig\\xff.{args[-1][-3:]}: the figure "
         "writer needs a name in UTF-8; choose another name.\n"
     )
     assert list(tmp_path.iterdir()) == []
@@ -798,3 +798,25 @@ def test_a_set_value_the_control_holds_is_kept_exactly(
     config = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))["config"]
     assert (config["dropout"], config["temperature"]) == (dropout, temperature)
     assert str(config["dropout"]) == str(dropout)  # 0.0, not -0.0
+
+
+def test_a_name_that_is_not_utf8_is_shown_by_its_bytes_in_every_message(tmp_path, capsys):
+    """Such a name was shown as 'fig\\udcff.gif' (Python's stand-in for the byte, escaped
+    by the console), in the window as '\ufffd'; its bytes, escaped, are what the file is."""
+    bad = os.fsdecode(b"d\xff")
+    status, _, err = export_here(capsys, "--preset", "v1", "-o", tmp_path / f"{bad}.gif")
+    assert (status, err.split(": add")[0]) == (
+        2,
+        "attn-explorer export: cannot tell the format from 'd\\xff.gif'",
+    )
+    status, _, err = export_here(capsys, "--preset", "v1", "-o", tmp_path / bad / "x.json")
+    assert (status, err) == (
+        1,
+        f"attn-explorer export: Cannot write {tmp_path}/d\\xff/x.json: the folder "
+        f"{tmp_path}/d\\xff does not exist.\n",
+    )
+    status, _, err = export_here(capsys, tmp_path / f"{bad}.json", "-o", tmp_path / "x.json")
+    assert (status, err) == (
+        1,
+        "attn-explorer export: d\\xff.json cannot be read: No such file or directory.\n",
+    )

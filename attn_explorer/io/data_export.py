@@ -21,6 +21,7 @@ import numpy as np
 
 from ..engine import ARRAY_INFO, AttentionConfig, Trace
 from . import atomic
+from .errors import shown_path
 from .session import _quote, json_text
 
 CONFIG_FIELDS = tuple(f.name for f in fields(AttentionConfig))
@@ -97,15 +98,15 @@ def _claim_folder(directory: Path) -> None:
     export: a teacher's own scores.csv or config.json there was replaced or deleted unasked.
     An earlier export is known by its config.json, which this module reads back."""
     if directory.is_dir():
-        entries = sorted(path.name for path in directory.iterdir())
+        entries = sorted(shown_path(path.name) for path in directory.iterdir())
         if entries and not _holds_export(directory):
             listed = ", ".join(entries[:3]) + (
                 f" and {len(entries) - 3} more" if len(entries) > 3 else ""
             )
             raise FileExistsError(
-                f"The folder {directory} already holds other files ({listed}), which the "
-                "export would replace: choose a new or empty folder, or one an earlier export "
-                "wrote."
+                f"The folder {shown_path(directory)} already holds other files ({listed}), "
+                "which the export would replace: choose a new or empty folder, or one an earlier "
+                "export wrote."
             )
     directory.mkdir(exist_ok=True)  # not its parents: a mistyped path made a trail of folders
 
@@ -145,9 +146,9 @@ def write_npz(trace: Trace, path: str | Path) -> Path:
     for token in (*trace.q_tokens, *trace.k_tokens):
         if token.endswith("\0"):
             raise DataExportError(
-                f"Cannot write {path}: the token {_quote(token)} ends with a NUL character "
-                "(\\u0000), which a NumPy .npz archive drops; export as JSON, CSV or NPY, "
-                "which keep it, or rename the token."
+                f"Cannot write {shown_path(path)}: the token {_quote(token)} ends with a NUL "
+                "character (\\u0000), which a NumPy .npz archive drops; export as JSON, CSV or "
+                "NPY, which keep it, or rename the token."
             )
     payload = {name: np.asarray(trace.arrays[name]) for name in trace.names}
     payload["q_tokens"] = _token_array(trace.q_tokens)

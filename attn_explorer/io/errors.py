@@ -11,6 +11,18 @@ import errno
 import os
 
 
+def shown_path(path: str | os.PathLike[str] | bytes) -> str:
+    r"""`path` as a message shows it: bytes that are not UTF-8 as escapes of the bytes, "\xff".
+
+    Python keeps such bytes of a file name as lone surrogates, which a message showed as
+    "\udcff" (the console's escape of a character that is no byte of the name) and a message
+    box as "\ufffd", each differently. The bytes themselves, escaped, say which file it is,
+    the same on the command line and in the window. Every path in a user-facing message goes
+    through here.
+    """
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def cannot_write(
     error: OSError,
     path: str | os.PathLike[str] | None = None,
@@ -39,7 +51,7 @@ def cannot_write(
     where = error.filename if error.filename is not None else path
     if where is None:
         return f"Cannot write: {reason}."
-    return sentence.format(os.fsdecode(where) if isinstance(where, bytes) else where, reason)
+    return sentence.format(shown_path(where), reason)
 
 
 def missing_folder(
@@ -60,8 +72,8 @@ def missing_folder(
     if os.path.isdir(parent):
         return None
     if os.path.exists(parent):
-        return not_a_folder.format(path, parent)
-    return missing.format(path, parent)
+        return not_a_folder.format(shown_path(path), shown_path(parent))
+    return missing.format(shown_path(path), shown_path(parent))
 
 
 def folder_problem(target: str | os.PathLike[str]) -> str | None:

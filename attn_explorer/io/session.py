@@ -45,7 +45,7 @@ from ..state import (
     ViewState,
 )
 from . import atomic
-from .errors import folder_problem
+from .errors import folder_problem, shown_path
 
 FORMAT = "attn_explorer.session"
 # 2 added the view's scores_array, weights_array and all_heads; 3 the controls'
@@ -191,7 +191,7 @@ def loads(text: str, *, name: str = "The text") -> ExplorerState:
 def save_session(path: str | os.PathLike[str], state: ExplorerState) -> None:
     """Write a session atomically: the target is either the old file or the complete new one."""
     path = Path(path)
-    name = path.name or str(path)
+    name = shown_path(path.name or path)
     data = dumps(state, name=name).encode("utf-8")
     if len(data) > MAX_BYTES:  # never write what load_session would refuse
         raise SessionError(_too_big_to_save(name, len(data)))
@@ -210,7 +210,7 @@ def save_session(path: str | os.PathLike[str], state: ExplorerState) -> None:
 def load_session(path: str | os.PathLike[str]) -> ExplorerState:
     """Read a session file; SessionError (and nothing else) for any file that is not one."""
     path = Path(path)
-    name = path.name or str(path)
+    name = shown_path(path.name or path)
     try:
         # A pipe or a device would block open() or read() until it is written to or
         # forever: only a regular file (or a link to one) is read.

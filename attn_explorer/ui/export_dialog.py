@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..io.data_export import file_for
+from ..io.errors import shown_path
 from .figures import PNG_SCALES, stage_file_names
 from .i18n import tr as _tr
 
@@ -215,12 +216,12 @@ class ExportFigureDialog(QDialog):
                 text = _tr("The folder “{0}” already holds the stage file {1}. Replace it?")
             else:
                 text = _tr("The folder “{0}” already holds {2} stage files ({1}, …). Replace them?")
-            text = text.format(target.name, existing[0], len(existing))
+            text = text.format(shown_path(target.name), existing[0], len(existing))
         else:
             if not _exists(target):
                 return True
             text = _tr("“{0}” already exists in “{1}”. Replace it?").format(
-                target.name, target.parent
+                shown_path(target.name), shown_path(target.parent)
             )
         answer = QMessageBox.question(
             self,

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QApplication
 from ..describe import config_summary
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace
 from ..io import atomic
+from ..io.errors import shown_path
 from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
 from .stage_figure import EXPORT_MARGIN, MatrixRow, StageFigure
@@ -331,7 +332,7 @@ def render_png(
     _set_dpi(image, DPI * scale)
     data = encoded(image, "png")
     if data is None:
-        raise FigureError(f"could not encode the PNG for {path}")
+        raise FigureError(f"could not encode the PNG for {shown_path(path)}")
     return _write(path, data)
 
 
@@ -364,7 +365,7 @@ def render_svg(
     painter = QPainter()
     if not painter.begin(generator):
         stage.close()
-        raise FigureError(f"could not write {path}")
+        raise FigureError(f"could not write {shown_path(path)}")
     stage.paint(painter)
     painter.end()
     stage.close()
@@ -413,7 +414,7 @@ def render_pdf(
     if not painter.begin(writer):
         for stage in stages:
             stage.close()
-        raise FigureError(f"could not write {path}")
+        raise FigureError(f"could not write {shown_path(path)}")
     for index, stage in enumerate(stages):
         if index:
             writer.newPage()

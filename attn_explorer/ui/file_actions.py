@@ -19,7 +19,7 @@ from shiboken6 import isValid
 
 from ..engine import STEP_KEYS, Trace
 from ..io import atomic, code_export, data_export
-from ..io.errors import cannot_write, missing_folder
+from ..io.errors import cannot_write, missing_folder, shown_path
 from ..io.session import SessionError, load_session, save_session
 from ..state import default_state
 from .export_dialog import ExportFigureDialog
@@ -81,7 +81,7 @@ class FileActions(QObject):
     def update_title(self) -> None:
         if not isValid(self.window):
             return  # the undo stack clears itself while the window is being destroyed
-        name = self.path.name if self.path else _tr("Untitled")
+        name = shown_path(self.path.name) if self.path else _tr("Untitled")
         self.window.setWindowTitle(f"{name}[*] — attn_explorer")
         self.window.setWindowModified(not self.window.doc.undo_stack.isClean())
 
@@ -94,7 +94,7 @@ class FileActions(QObject):
             self.window,
             _tr("Unsaved changes"),
             _tr("Save the changes to {0} first?").format(
-                self.path.name if self.path else _tr("this session")
+                shown_path(self.path.name) if self.path else _tr("this session")
             ),
             QMessageBox.StandardButton.Save
             | QMessageBox.StandardButton.Discard
@@ -139,7 +139,7 @@ class FileActions(QObject):
         self.path = Path(path)
         self._remember(self.path)
         self.update_title()
-        self.window.notify(_tr("Opened {0}").format(self.path))
+        self.window.notify(_tr("Opened {0}").format(shown_path(self.path)))
         return True
 
     def adopt(self, path: Path, *, changed: bool, remember: bool = True) -> None:
@@ -179,7 +179,7 @@ class FileActions(QObject):
         answer = QMessageBox.question(
             self.window,
             title,
-            _tr("{0} already exists. Replace it?").format(path.name),
+            _tr("{0} already exists. Replace it?").format(shown_path(path.name)),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
         )
@@ -196,7 +196,7 @@ class FileActions(QObject):
         self.window.doc.undo_stack.setClean()
         self._remember(self.path)
         self.update_title()
-        self.window.notify(_tr("Saved {0}").format(self.path))
+        self.window.notify(_tr("Saved {0}").format(shown_path(self.path)))
         return True
 
     # ------------------------------------------------------------------ recent files
@@ -215,7 +215,8 @@ class FileActions(QObject):
         self.recent_menu.clear()
         files = self.recent_files()
         for index, path in enumerate(files, start=1):
-            action = self.recent_menu.addAction(f"&{index} {path.name}  —  {path.parent}")
+            label = f"&{index} {shown_path(path.name)}  —  {shown_path(path.parent)}"
+            action = self.recent_menu.addAction(label)
             action.setEnabled(path.exists())
             action.triggered.connect(lambda _=False, p=path: self._open_recent(p))
         if not files:
@@ -300,7 +301,7 @@ class FileActions(QObject):
                 written = export_figure(self.window.trace, spec, path, fmt, scale, size)
         except (OSError, ValueError) as error:  # FigureError is one; so is a NUL in a name
             return _sentence(error, path)
-        self.window.notify(_tr("Exported {0}").format(written))
+        self.window.notify(_tr("Exported {0}").format(shown_path(written)))
         return None
 
     def export_stages_to(
@@ -326,7 +327,9 @@ class FileActions(QObject):
         except (OSError, ValueError) as error:  # FigureError is one; so is a NUL in a name
             return _sentence(error, path)
         where = written[0] if fmt == "pdf" else Path(path)
-        self.window.notify(_tr("Exported {0} stages to {1}").format(len(STEP_KEYS), where))
+        self.window.notify(
+            _tr("Exported {0} stages to {1}").format(len(STEP_KEYS), shown_path(where))
+        )
         return None
 
     @contextmanager
@@ -457,7 +460,7 @@ class FileActions(QObject):
         except ValueError as error:
             self._error(_tr("Cannot export data"), str(error))
             return False
-        self.window.notify(_tr("Exported every array to {0}").format(path))
+        self.window.notify(_tr("Exported every array to {0}").format(shown_path(path)))
         return True
 
     @staticmethod
@@ -498,7 +501,7 @@ class FileActions(QObject):
             self._error(_tr("Cannot export script"), _cannot_write(error, path))
             return False
         self.window.notify(
-            _tr("Wrote {0}: run it with python to print the same numbers").format(path)
+            _tr("Wrote {0}: run it with python to print the same numbers").format(shown_path(path))
         )
         return True
 

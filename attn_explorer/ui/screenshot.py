@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from ..bridge import Failure
 from ..io import atomic
-from ..io.errors import cannot_write
+from ..io.errors import cannot_write, shown_path
 from .figures import encoded
 from .main_window import MainWindow
 
@@ -54,7 +54,10 @@ def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
         # reason when the disk filled, and left half a picture in place of the earlier one.
         data = encoded(window.grab().toImage(), Path(path).suffix.lstrip(".").lower())
         if data is None:
-            print(f"attn-explorer: could not encode the screenshot {path}", file=sys.stderr)
+            print(
+                f"attn-explorer: could not encode the screenshot {shown_path(path)}",
+                file=sys.stderr,
+            )
         else:
             try:
                 atomic.write_bytes(path, data)

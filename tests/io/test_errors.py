@@ -1,10 +1,11 @@
 """A failed write is said as "Cannot write PATH: reason.", never as "[Errno 13] ...: 'PATH'"."""
 
 import errno
+import os
 
 import pytest
 
-from attn_explorer.io.errors import cannot_write
+from attn_explorer.io.errors import cannot_write, missing_folder, shown_path
 
 
 @pytest.mark.parametrize(
@@ -35,3 +36,17 @@ from attn_explorer.io.errors import cannot_write
 )
 def test_a_failed_write_names_the_file_and_the_reason(error, path, message):
     assert cannot_write(error, path) == message
+
+
+def test_a_name_that_is_not_utf8_is_shown_by_its_escaped_bytes():
+    """Python holds the byte 0xff of a file name as the character U+DCFF, which messages
+    showed as "\\udcff" on a console and "\ufffd" in a message box."""
+    name = os.fsdecode(b"/x/caf\xe9/s\xff.json")
+    assert shown_path(name) == "/x/caf\\xe9/s\\xff.json"
+    assert shown_path(b"/x/s\xff.json") == "/x/s\\xff.json"
+    assert shown_path("/x/tiếng việt.json") == "/x/tiếng việt.json"
+    error = PermissionError(errno.EACCES, "Permission denied", name)
+    assert cannot_write(error) == "Cannot write /x/caf\\xe9/s\\xff.json: permission denied."
+    assert missing_folder(os.fsdecode(b"/no\xff/s.json")) == (
+        "Cannot write /no\\xff/s.json: the folder /no\\xff does not exist."
+    )

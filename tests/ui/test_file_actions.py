@@ -749,3 +749,28 @@ def test_a_figure_into_a_missing_folder_is_refused_in_its_dialog(
         str(target),  # as typed: nothing chosen is lost (steps.png is the folder steps)
     )
     assert list(tmp_path.iterdir()) == [] and dialogs["critical"] == []
+
+
+def test_a_session_name_that_is_not_utf8_is_shown_by_its_bytes(
+    window, tmp_path, dialogs, monkeypatch
+):
+    """The title, the notice, the recent files and the messages showed the byte 0xff of
+    "s\\xff.json" as "\ufffd", and the command line as "\\udcff": neither says which file."""
+    import os
+
+    notices = []
+    monkeypatch.setattr(window, "notify", notices.append)
+    path = tmp_path / os.fsdecode(b"s\xff.json")
+    assert window.files.save_to(path)
+    assert window.windowTitle() == "s\\xff.json[*] — attn_explorer"
+    assert not window.files.open_path(path.with_name(os.fsdecode(b"t\xff.json")))
+    assert not window.files.export_script_to(tmp_path / os.fsdecode(b"gone\xff") / "a.py")
+    assert notices == [f"Saved {tmp_path}/s\\xff.json"]
+    assert dialogs["critical"] == [
+        ("Cannot open session", "t\\xff.json cannot be read: No such file or directory."),
+        (
+            "Cannot export script",
+            f"Cannot write {tmp_path}/gone\\xff/a.py: the folder {tmp_path}/gone\\xff does "
+            "not exist.",
+        ),
+    ]
