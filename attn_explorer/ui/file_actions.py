@@ -207,7 +207,14 @@ class FileActions(QObject):
         return [Path(p) for p in (value or [])]
 
     def _remember(self, path: Path) -> None:
+        """Put `path` first in Open Recent. A name whose bytes are not UTF-8 is left out:
+        the settings keep text, which drops such bytes, and "s\\xff.json" came back as
+        s.json, another file, which Open Recent then opened."""
         resolved = str(path.resolve())
+        try:
+            resolved.encode("utf-8")
+        except UnicodeEncodeError:
+            return
         recent = [resolved] + [str(p) for p in self.recent_files() if str(p) != resolved]
         QSettings().setValue("recentFiles", recent[:MAX_RECENT])
 

@@ -774,3 +774,17 @@ def test_a_session_name_that_is_not_utf8_is_shown_by_its_bytes(
             "not exist.",
         ),
     ]
+
+
+def test_a_session_name_that_is_not_utf8_is_not_listed_under_another_name(
+    window, tmp_path, dialogs
+):
+    """The settings keep text, which drops the byte 0xff: s\\xff.json was listed, and opened
+    from Open Recent, as s.json, another file."""
+    import os
+
+    (tmp_path / "s.json").write_text("not mine\n")
+    assert window.files.save_to(tmp_path / "a.json")
+    assert window.files.save_to(tmp_path / os.fsdecode(b"s\xff.json"))
+    assert window.files.recent_files()[0] == tmp_path / "a.json"
+    assert tmp_path / "s.json" not in window.files.recent_files()
