@@ -615,9 +615,21 @@ def _concat(trace: Trace, name: str, h: int, i: int, j: int) -> str:
 def _context(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     value = trace["context"][i, j]
     if "w_out" not in trace.arrays:
-        return (
-            f"out{i + 1}[{j + 1}] = Z_cat[{i + 1},{j + 1}] = {num(value)} (no output projection)."
-        )
+        # The output is a head's context itself: its derivation, not a pointer to Z_cat, which
+        # the Matrices tab does not show.
+        head, dim = divmod(j, trace.config.d_head)
+        derivation = _head_context(trace, "head_contexts", head, i, dim)
+        if trace.heads == 1:
+            lead = (
+                f"out{i + 1}[{j + 1}] = z{i + 1}[{dim + 1}]: no output projection, the output is Z."
+            )
+        else:
+            lead = (
+                f"out{i + 1}[{j + 1}] = Z_cat[{i + 1},{j + 1}] = z{i + 1}[{dim + 1}] of head "
+                f"{head + 1}: no output projection, the output is Z_cat, the heads' contexts "
+                "side by side."
+            )
+        return f"{lead}\n{derivation}"
     pairs = list(zip(trace["concat"][i].tolist(), trace["w_out"][:, j].tolist(), strict=True))
     bias = trace["b_out"][j]
     return (

@@ -44,7 +44,23 @@ def test_context_weighted_sum(v1):
     text = explain(v1, "head_contexts", 0, 1, 0).replace("\u00a0", " ")  # (no-break spaces)
     assert text.startswith("z2[1] = Σⱼ α[2,j]·vⱼ[1] = 0.1500×0.1855 + 0.2264×0.3951")
     assert "= 0.3061" in explain(v1, "head_contexts", 0, 1, 0)
-    assert explain(v1, "context", 0, 1, 1).startswith("out2[2] = Z_cat[2,2] = 0.8210")
+
+
+def test_the_output_without_projection_is_derived_as_the_context_it_is(v1):
+    """With no W_o a hover on the output pointed to Z_cat, which the Matrices tab does not
+    show, and gave no sum: the learner saw 0.8210 and nothing of where it came from."""
+    lines = explain(v1, "context", 0, 1, 1).replace("\u00a0", " ").splitlines()
+    assert lines[0] == "out2[2] = z2[2]: no output projection, the output is Z."
+    assert lines[1].startswith("z2[2] = Σⱼ α[2,j]·vⱼ[2] = 0.1500×")
+    assert lines[1].endswith("= 0.8210")
+
+
+def test_an_output_column_of_the_second_head_is_derived_from_that_head():
+    wrapper = compute(preset("wrapper").config)
+    lines = explain(wrapper, "context", 0, 1, 2).replace("\u00a0", " ").splitlines()
+    assert lines[0].startswith("out2[3] = Z_cat[2,3] = z2[1] of head 2: no output projection")
+    # SEEDS.md: the wrapper's second row is -0.5874, 0.0058, 0.5891, 0.3257
+    assert lines[1].startswith("z2[1] = Σⱼ α[2,j]·vⱼ[1] = ") and lines[1].endswith("= 0.5891")
 
 
 def test_masked_cells_say_why():
