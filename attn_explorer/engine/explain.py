@@ -104,6 +104,12 @@ def _token(tokens: tuple[str, ...], index: int) -> str:
     return quote_token(tokens[index])
 
 
+def _columns(first: int, last: int) -> str:
+    """'column 2' or 'columns 3–4' (1-based, both ends included): a range of one column is
+    that column, not "columns 2–2" (one column per head, d_out = heads)."""
+    return f"column {first}" if first == last else f"columns {first}–{last}"
+
+
 def explain(trace: Trace, name: str, head: int, i: int, j: int) -> str:
     """The derivation of `trace[name]` at row i, column j of head `head` (all 0-based).
 
@@ -195,9 +201,7 @@ def _stored_as(trace: Trace, name: str, h: int, i: int, j: int) -> str:
         if cfg.head_layout == "split":  # one W_query for all heads, split by columns
             d_k = cfg.d_head
             row = h * d_k + j
-            first, last = h * d_k + 1, (h + 1) * d_k
-            cols = f"column {first}" if d_k == 1 else f"columns {first}–{last}"
-            whole = f"{cols} of {whole}"
+            whole = f"{_columns(h * d_k + 1, (h + 1) * d_k)} of {whole}"
         else:  # each head an nn.Linear of its own
             whole = f"head {h + 1}'s {whole}"
     return (
@@ -424,7 +428,8 @@ def _softmax_neg_inf(trace: Trace, h: int, i: int, j: int, value: float) -> str:
     hidden = int(row.size - np.isfinite(row).sum())
     if hidden:
         first, *rest = text.split("\n", 1)
-        text = "\n".join([first, f"The {hidden} hidden key(s) add exp(−∞) = 0 to the sum.", *rest])
+        keys = "The hidden key adds" if hidden == 1 else f"The {hidden} hidden keys add"
+        text = "\n".join([first, f"{keys} exp(−∞) = 0 to the sum.", *rest])
     return text
 
 
@@ -478,10 +483,19 @@ def _weights_unmasked(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     lead = _softmax_lead(f"softmax({s})[{i + 1},{j + 1}]", s, i, j)
     text = _softmax_terms(row, j, lead, value)
     reason = _mask_reason(trace, i, j)
-    text += (
-        f"\nMethod 1, first step: softmax over all {row.size} keys of the row, the hidden ones "
-        "included."
-    )
+    hidden = int(trace["mask"][i].sum())
+    if row.size == 1:
+        text += "\nMethod 1, first step: softmax over the row's one key."
+    elif hidden:
+        text += (
+            f"\nMethod 1, first step: softmax over all {row.size} keys of the row, the "
+            f"{'hidden one' if hidden == 1 else f'{hidden} hidden ones'} included."
+        )
+    else:  # a row without hidden keys ("the hidden ones included" where there are none)
+        text += (
+            f"\nMethod 1, first step: softmax over all {row.size} keys of the row; none of "
+            f"them is hidden from query {i + 1}."
+        )
     if reason:
         text += f"\nHidden, because {reason}: this weight is zeroed next."
     return text
@@ -499,6 +513,11 @@ def _weights_zeroed(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     if reason:
         return f"{lead}0: hidden, because {reason}.\nMethod 1, second step: zero the hidden."
     row_sum = trace["row_sums"][h, i, 0]
+    if not trace["mask"][i].any():  # not "now sums to 1.0000, not 1"
+        return (
+            f"{lead}{num(value)} (visible).\nMethod 1, second step: no key of row {i + 1} is "
+            "hidden, so none of its weights is zeroed; it still sums to 1."
+        )
     return (
         f"{lead}{num(value)} (visible).\nMethod 1, second step: the hidden weights are zeroed; "
         f"row {i + 1} now sums to {num(row_sum)}, not 1."
@@ -513,12 +532,24 @@ def _row_sums(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     if len(terms) > MAX_TERMS:
         terms = [*terms[: MAX_TERMS - 2], "…", terms[-1]]
     hidden_share = 1.0 - float(value)
-    return (
-        f"Σ_visible[{i + 1}] = {' + '.join(terms)} = {num(value)}\n"
-        f"Method 1, third step: row {i + 1}'s {visible.size} visible weight(s) are divided by "
-        f"this sum, so that they add up to 1 again; the hidden keys had taken "
-        f"{num(hidden_share)}."
-    )
+    sum_line = f"Σ_visible[{i + 1}] = {' + '.join(terms)} = {num(value)}"
+    hidden = trace["mask"][i].size - visible.size
+    if not hidden:  # not "the hidden keys had taken 0.0000"
+        return (
+            f"{sum_line}\nMethod 1, third step: no key of row {i + 1} is hidden, so its "
+            f"{visible.size} weights already sum to 1 and dividing by the sum changes nothing."
+            if visible.size > 1
+            else f"{sum_line}\nMethod 1, third step: row {i + 1}'s one weight is 1 already."
+        )
+    if visible.size == 1:
+        divided = f"row {i + 1}'s one visible weight is divided by this sum, which makes it 1"
+    else:
+        divided = (
+            f"row {i + 1}'s {visible.size} visible weights are divided by this sum, so that "
+            "they add up to 1 again"
+        )
+    taken = "the hidden key had" if hidden == 1 else f"the {hidden} hidden keys had"
+    return f"{sum_line}\nMethod 1, third step: {divided}; {taken} taken {num(hidden_share)}."
 
 
 def _keep(trace: Trace, name: str, h: int, i: int, j: int) -> str:
@@ -587,7 +618,8 @@ def _head_context(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     text = f"{context_lead(alpha, i, j)}{NB}= {_sum_of_products(pairs)} = {num(value)}"
     skipped = weights.size - len(used)
     if skipped:
-        text += f"\n{skipped} key(s) with weight 0 are left out of the sum."
+        keys = "1 key with weight 0 is" if skipped == 1 else f"{skipped} keys with weight 0 are"
+        text += f"\n{keys} left out of the sum."
     kind = (
         "a weighted sum of the values (after dropout the weights sum to "
         f"{num(float(weights.astype(np.float64).sum()))}, not 1)"
@@ -606,9 +638,11 @@ def _concat(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     value = trace["concat"][i, j]
     if trace.heads == 1:
         return f"Z_cat[{i + 1},{j + 1}] = z{i + 1}[{j + 1}] = {num(value)}\nOne head: Z_cat is Z."
+    columns = _columns(head * d_head + 1, (head + 1) * d_head)
+    hold = "holds" if d_head == 1 else "hold"
     return (
         f"Z_cat[{i + 1},{j + 1}] = z{i + 1}[{dim + 1}] of head {head + 1} = {num(value)}\n"
-        f"Columns {head * d_head + 1}–{(head + 1) * d_head} hold head {head + 1}'s context."
+        f"{columns.capitalize()} {hold} head {head + 1}'s context."
     )
 
 

@@ -70,7 +70,7 @@ def test_masked_cells_say_why():
     )
     assert explain(trace, "masked_scores", 0, 1, 3).startswith("ω̃ₘ[2,4] = −∞")
     assert explain(trace, "weights", 0, 1, 3).startswith("α[2,4] = 0: hidden")
-    assert "The 4 hidden key(s) add exp(−∞) = 0" in explain(trace, "weights", 0, 1, 1)
+    assert "The 4 hidden keys add exp(−∞) = 0" in explain(trace, "weights", 0, 1, 1)
 
 
 def test_renormalize_method_is_explained_as_method_1():
@@ -566,3 +566,77 @@ def test_every_softmax_division_rounds_to_the_weight_written_after_it(changes):
                     continue
                 a, b, c = _fraction(first)
                 assert abs(a / b - c) <= 0.5e-4 * (1 + 1e-9), f"{name}: {first}"
+
+
+def test_a_head_of_one_column_is_written_as_one_column():
+    """With d_out = heads each head has one column of Z_cat: a hover read "Columns 2–2 hold
+    head 2's context"."""
+    one = compute(dataclasses.replace(preset("mha").config, d_out=2))
+    assert explain(one, "concat", 0, 1, 1).endswith("\nColumn 2 holds head 2's context.")
+    two = compute(dataclasses.replace(preset("mha").config, d_out=4))
+    assert explain(two, "concat", 0, 1, 3).endswith("\nColumns 3–4 hold head 2's context.")
+
+
+def test_counts_of_one_key_are_singular():
+    """ "The 1 hidden key(s) add", "1 key(s) with weight 0 are left out": a count of one
+    says so."""
+    trace = compute(preset("causal").config)
+    assert "\nThe hidden key adds exp(−∞) = 0 to the sum." in explain(trace, "weights", 0, 4, 1)
+    assert "\nThe 2 hidden keys add exp(−∞) = 0" in explain(trace, "weights", 0, 3, 1)
+    assert "\n1 key with weight 0 is left out of the sum." in explain(
+        trace, "head_contexts", 0, 4, 0
+    )
+    assert "\n5 keys with weight 0 are left out of the sum." in explain(
+        trace, "head_contexts", 0, 0, 0
+    )
+
+
+def test_method_1_rows_with_one_visible_key_or_none_hidden_say_so():
+    """Method 1's last causal row hides no key: its hovers said "row 6 now sums to 1.0000,
+    not 1" and "the hidden keys had taken 0.0000"; its first row divided "1 visible
+    weight(s)"."""
+    trace = compute(dataclasses.replace(preset("causal").config, mask_method="renormalize"))
+    first = explain(trace, "row_sums", 0, 0, 0)
+    assert first.endswith(
+        "row 1's one visible weight is divided by this sum, which makes it 1; the 5 hidden "
+        "keys had taken 0.8079."
+    )
+    assert explain(trace, "row_sums", 0, 4, 0).endswith("; the hidden key had taken 0.1585.")
+    last = [explain(trace, name, 0, 5, 1) for name in ("weights_unmasked", "weights_zeroed")]
+    last.append(explain(trace, "row_sums", 0, 5, 0))
+    assert last[0].endswith("none of them is hidden from query 6.")
+    assert last[1].endswith(
+        "no key of row 6 is hidden, so none of its weights is zeroed; it still sums to 1."
+    )
+    assert last[2].endswith(
+        "its 6 weights already sum to 1 and dividing by the sum changes nothing."
+    )
+    assert "the 1 hidden one" not in explain(trace, "weights_unmasked", 0, 4, 1)
+
+
+@pytest.mark.parametrize(
+    ("name", "changes"),
+    [
+        ("mha", {"d_out": 2}),
+        ("mha", {"d_out": 2, "causal": True, "mask_method": "renormalize"}),
+        ("causal", {"mask_method": "renormalize"}),
+        ("padding", {"valid_len": 1, "mask_method": "renormalize"}),
+        ("wrapper", {"dropout": 0.5, "training": True}),
+    ],
+)
+def test_no_hover_writes_a_range_of_one_or_a_plural_in_brackets(name, changes):
+    """Every cell of every array: no "2–2", no "key(s)", no "1 keys", nothing "had taken
+    0.0000" or "sums to 1.0000, not 1"."""
+    trace = compute(dataclasses.replace(preset(name).config, **changes))
+    bad = re.compile(
+        r"\b(\d+)–\1\b|\(s\)|\b1 (keys|weights|hidden keys|hidden ones)\b|"
+        r"taken 0\.0000|1\.0000, not 1"
+    )
+    for array in trace.names:
+        per_head = trace.heads if trace.info(array).per_head else 1
+        for h in range(per_head):
+            rows, cols = trace.matrix(array, h).shape
+            for i in range(rows):
+                for j in range(cols):
+                    text = explain(trace, array, h, i, j)
+                    assert not bad.search(text), f"{array}[{h},{i},{j}]: {text}"

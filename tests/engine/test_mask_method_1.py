@@ -114,7 +114,7 @@ def test_method_2_weights_are_explained_alike_in_a_method_1_trace(method_1, meth
         assert explain(method_1, "weights_neg_inf", 0, 1, j) == explain(
             method_2, "weights_neg_inf", 0, 1, j
         )
-    assert "The 4 hidden key(s) add exp(−∞) = 0" in explain(method_1, "weights_neg_inf", 0, 1, 0)
+    assert "The 4 hidden keys add exp(−∞) = 0" in explain(method_1, "weights_neg_inf", 0, 1, 0)
 
 
 def test_padding_with_method_1(journey):
