@@ -467,9 +467,15 @@ class StageFigure(pg.GraphicsLayout):
         self.formula.setText(step.formula_html, size=self._size(13))
         reason = step.reason
         if key == "concat" and trace.heads > MAX_CONCAT_HEADS:
-            reason = _tr(
-                "Z of heads 1–{0} drawn on their own; heads {1}–{2} are in Z_cat, not drawn apart."
-            ).format(MAX_CONCAT_HEADS, MAX_CONCAT_HEADS + 1, trace.heads)
+            if trace.heads == MAX_CONCAT_HEADS + 1:  # not "heads 9–9"
+                reason = _tr(
+                    "Z of heads 1–{0} drawn on their own; head {1} is in Z_cat, not drawn apart."
+                ).format(MAX_CONCAT_HEADS, trace.heads)
+            else:
+                reason = _tr(
+                    "Z of heads 1–{0} drawn on their own; heads {1}–{2} are in Z_cat, not drawn "
+                    "apart."
+                ).format(MAX_CONCAT_HEADS, MAX_CONCAT_HEADS + 1, trace.heads)
         self.reason.setText(reason, size=self._size(11), color="#a15c00")
         shared = SAME_QUANTITY.get(key, ())  # arrays every trace holds
         if key == "softmax" and "weights_zeroed" in trace.arrays:

@@ -2,6 +2,7 @@
 hold (their columns of cells, row labels and colour bars), never by the length of their
 titles; and a margin all round an exported figure."""
 
+import dataclasses
 import itertools
 
 import pytest
@@ -12,6 +13,7 @@ from attn_explorer.engine import STEP_KEYS, compute, preset
 from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.figures import FigureSpec, _Stage, build_figure, export_figure
 from attn_explorer.ui.heatmap import MatrixPlot
+from attn_explorer.ui.stage_figure import StageFigure
 
 from .test_stepper import load, steps  # noqa: F401  (a fixture)
 
@@ -353,3 +355,19 @@ def test_the_context_stage_writes_the_weights_v_and_z_at_1024(
         assert bar.bar_rect().width() >= 10  # still a bar to read colours from
     texts = [text for _, text in plots[0].colorbar.ticks]
     assert texts == ["0", "0.25", "0.5", "0.75", "1"]
+
+
+@pytest.mark.parametrize(
+    ("heads", "reason"),
+    [
+        (9, "Z of heads 1–8 drawn on their own; head 9 is in Z_cat, not drawn apart."),
+        (10, "Z of heads 1–8 drawn on their own; heads 9–10 are in Z_cat, not drawn apart."),
+    ],
+)
+def test_the_heads_the_concat_stage_leaves_out_are_named_as_many_as_they_are(qapp, heads, reason):
+    """Nine heads wrote "heads 9–9 are in Z_cat"."""
+    configure_pyqtgraph()
+    config = dataclasses.replace(preset("mha").config, num_heads=heads, d_out=heads)
+    figure = StageFigure(follow_text_size=False)
+    figure.show_stage(compute(config), "concat", 0, None)
+    assert figure.reason.text.endswith(reason)
