@@ -12,6 +12,7 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TR_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QSplitter,
@@ -21,7 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine import ARRAY_INFO, Trace, explain
+from ..engine import ARRAY_INFO, AttentionConfig, Trace, explain
+from ..engine.arrays import score_symbols
 from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, MatrixView
 from .i18n import tr as _tr
 from .paint_pass import OnePaintPass
@@ -51,6 +53,102 @@ HEAD_ARRAYS = [
 ]
 
 
+def choice_text(name: str, config: AttentionConfig, grid: bool = False) -> tuple[str, str]:
+    """The text and tooltip of array `name`'s item in the score, weight (`grid` False) or
+    all-heads (`grid` True) box, for what `config` computes: as the step-through writes
+    its stages, "scaled" only with √d_k, ω̃ only where something divided the scores, −∞
+    only where method 2 masks, α_d only where dropout applies. "Scaled scores ω / (√d_k·T)"
+    beside unchecked √d_k read as if the scores had been divided. An array whose item does
+    not depend on the configuration (Q, K, V) keeps its text and gets no tooltip: ("", "")."""
+    cfg = config
+    scaled, fed = score_symbols(cfg)
+    if name == "masked_scores":
+        if cfg.has_mask and not cfg.method_1:
+            text = _tr("Scores fed to softmax") if grid else _tr("Scores fed to softmax {0}")
+            tip = _tr(
+                "{0}[i,j] = −∞ where key j is hidden from query i, else {1}[i,j]: softmax "
+                "reads these, so a hidden key gets weight 0."
+            )
+            symbol = fed
+        elif cfg.has_mask:
+            text = (
+                _tr("Scores fed to softmax (method 1)")
+                if grid
+                else _tr("Scores fed to softmax {0} (method 1)")
+            )
+            tip = _tr(
+                "Mask method 1 feeds softmax every score {1}, hidden or not, and zeroes the "
+                "hidden weights after softmax."
+            )
+            symbol = scaled
+        else:
+            text = (
+                _tr("Scores fed to softmax (no mask)")
+                if grid
+                else _tr("Scores fed to softmax {0} (no mask)")
+            )
+            tip = _tr("No mask: softmax reads every score {1} as it is.")
+            symbol = scaled
+        return text.format(symbol), tip.format(fed, scaled)
+    if name == "scaled_scores":
+        temperature = f"{cfg.temperature:g}"
+        if cfg.scale and cfg.temperature != 1:
+            text = _tr("Scaled scores") if grid else _tr("Scaled scores ω / (√d_k·T)")
+            tip = _tr(
+                "ω̃ = ω / (√d_k·T), √d_k = √{0}, T = {1}: the raw scores divided by the square "
+                "root of a key's width and by the temperature."
+            )
+        elif cfg.scale:
+            text = _tr("Scaled scores") if grid else _tr("Scaled scores ω / √d_k")
+            tip = _tr(
+                "ω̃ = ω / √d_k, √d_k = √{0}: the raw scores divided by the square root of a "
+                "key's width."
+            )
+        elif cfg.temperature != 1:
+            text = _tr("Scores ÷ temperature") if grid else _tr("Scores ÷ temperature ω / T")
+            tip = _tr(
+                "ω̃ = ω / T, T = {1}: √d_k scaling is off, the raw scores are divided by the "
+                "temperature alone."
+            )
+        else:
+            text = _tr("Scores (not scaled)") if grid else _tr("Scores ω (not scaled)")
+            tip = _tr("√d_k scaling is off and T = 1: nothing divides the raw scores ω.")
+        return text, tip.format(cfg.d_head, temperature)
+    if name == "scores":
+        text = _tr("Raw scores") if grid else _tr("Raw scores ω = Q·Kᵀ")
+        return text, _tr("ω[i,j] = q_i·k_j: each query's dot product with each key.")
+    if name == "weights":
+        text = _tr("Weights") if grid else _tr("Weights (softmax)")
+        tip = _tr("α: the attention weights softmax gives; each row sums to 1.")
+        if cfg.dropout_active:
+            tip = _tr("α: the attention weights softmax gives, before dropout; each row sums to 1.")
+        return text, tip
+    if name == "weights_dropped":
+        if cfg.dropout_active:
+            tip = _tr(
+                "α_d = α ⊙ keep / (1 − p), p = {0}: some weights dropped, the others "
+                "multiplied by 1/(1 − p); the context is computed from these."
+            )
+            return _tr("Weights after dropout"), tip.format(f"{cfg.dropout:g}")
+        why = _tr("evaluation mode") if not cfg.training else "p = 0"
+        tip = _tr("No dropout ({0}): these are the weights α as they are.").format(why)
+        return _tr("Weights (no dropout)"), tip
+    if name == "head_contexts":  # "per head" only where there are heads to tell apart
+        return (_tr("Context per head Z") if cfg.heads > 1 else _tr("Context Z")), ""
+    return "", ""
+
+
+def name_items(box: QComboBox, config: AttentionConfig, grid: bool = False) -> None:
+    """Write `box`'s items as `choice_text` says for `config`. Only texts that change are
+    set, and setting them keeps the current item: no selection change is signalled."""
+    for index in range(box.count()):
+        text, tip = choice_text(box.itemData(index), config, grid)
+        if text and box.itemText(index) != text:
+            box.setItemText(index, text)
+        if box.itemData(index, Qt.ItemDataRole.ToolTipRole) != (tip or None):
+            box.setItemData(index, tip or None, Qt.ItemDataRole.ToolTipRole)
+
+
 class MatrixBoard(HeadChoice, QWidget):
     """All live heatmaps of the main window and the controls that choose what they show."""
 
@@ -78,14 +176,19 @@ class MatrixBoard(HeadChoice, QWidget):
         self.score_box = choice_box(SCORE_VARIANTS, shrink_to=7)
         self.weight_box = choice_box(WEIGHT_VARIANTS, shrink_to=7)
         self.heads_array = choice_box(HEAD_ARRAYS, shrink_to=7)
-        self.score_box.setToolTip(
-            _tr("Which scores the left matrix shows: raw ω, scaled, or as fed to softmax")
-        )
-        self.weight_box.setToolTip(
-            _tr("Which weights the right matrix shows: after softmax, or after dropout")
-        )
-        self.heads_array.setToolTip(_tr("Which matrix the grid shows for every head"))
-        for box in (self.score_box, self.weight_box, self.heads_array):
+        # Each box's tooltip: what it chooses, then what its current item holds under this
+        # configuration (`choice_text`, as its item's own tooltip in the list).
+        self._box_help = {
+            self.score_box: _tr("Which scores the left matrix shows"),
+            self.weight_box: _tr("Which weights the right matrix shows"),
+            self.heads_array: _tr("Which matrix the grid shows for every head"),
+        }
+        for box in self._box_help:
+            # Their texts follow the configuration ("Scores ω (not scaled)"): each box is
+            # as wide as its texts of now, not of when it was first shown.
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            box.currentIndexChanged.connect(lambda _index, b=box: self._explain_box(b))
+            self._explain_box(box)
             bar.addWidget(box)
         bar.addStretch(1)
         layout.addLayout(bar)
@@ -164,7 +267,23 @@ class MatrixBoard(HeadChoice, QWidget):
     def set_trace(self, trace: Trace) -> None:
         self.trace = trace
         self.head_box.show_heads(trace.heads)
+        self._name_items(trace.config)
         self._redraw()
+
+    def _name_items(self, config: AttentionConfig) -> None:
+        """The boxes' items say what this configuration computes (see `choice_text`); the
+        chosen items stay chosen."""
+        name_items(self.score_box, config)
+        name_items(self.weight_box, config)
+        name_items(self.heads_array, config, grid=True)
+        for box in self._box_help:
+            self._explain_box(box)
+
+    def _explain_box(self, box: QComboBox) -> None:
+        tip = box.currentData(Qt.ItemDataRole.ToolTipRole)
+        text = f"{self._box_help[box]}\n{tip}" if tip else self._box_help[box]
+        if box.toolTip() != text:
+            box.setToolTip(text)
 
     def set_query(self, row: int | None) -> None:
         self.query = row

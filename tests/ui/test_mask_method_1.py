@@ -28,11 +28,12 @@ def test_the_matrices_show_method_1_feeding_softmax_the_unmasked_scores(method_1
     hidden = board.explain_cell(plot, 1, 3)
     assert hidden.startswith("ω̃[2,4] = 0.0183: fed to softmax as it is, though hidden")
     assert "exp(−∞)" not in hidden and "is then zeroed" in hidden
-    assert board.score_box.itemText(0) == "Scores fed to softmax"
+    assert board.score_box.itemText(0) == "Scores fed to softmax ω̃ (method 1)"
     # Method 2 as it was: −∞ in the hidden cells, hatched.
     method_1.doc.set_control("mask_method", "neg_inf")
     wait_settled(method_1)
     assert plot.title.text.startswith("<b>Masked scores</b>")
+    assert board.score_box.itemText(0) == "Scores fed to softmax ω̃ₘ"
     assert plot._hatch.hatched and plot.cells._texts[0][6 + 3] == "−∞"
     assert "exp(−∞) = 0" in board.explain_cell(plot, 1, 3)
 
