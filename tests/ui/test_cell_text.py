@@ -169,7 +169,7 @@ def test_a_value_in_an_uncoloured_cell_is_written_in_dark_ink(view):
 def test_at_a_large_text_size_values_shrink_before_they_go(qapp):
     """At 200 % on a 1080p projector the scores and weights showed no numbers: 20 pt and 16 pt
     did not fit their cells, though 12 pt did. Values now shrink to three quarters of the
-    enlarged 8 pt first, never below the 8 pt of the normal size."""
+    enlarged 8 pt first, never below the 10 pt of the normal size."""
     item = CellTextItem()
     item.set_cells(["0.3293"], ["0.33"], np.array([False]), (1, 1))
 
@@ -185,9 +185,57 @@ def test_at_a_large_text_size_values_shrink_before_they_go(qapp):
     assert texts == ["0.33"] and font.pointSizeF() == 12
     assert item.written(cell_for(16))[1].pointSizeF() == 16  # the usual 8 pt × 2 first
     assert item.written(cell_for(11)) is None
+    item.set_scale(1.5)  # three quarters of 12 pt is 9 pt: not below the normal 10 pt
+    assert item.written(cell_for(10))[1].pointSizeF() == 10
+    assert item.written(cell_for(9)) is None
     item.set_scale(1.0)  # the normal size: nothing below 8 pt, as before
     assert item.written(cell_for(8))[1].pointSizeF() == 8
     assert item.written(cell_for(7)) is None
+
+
+def width_of(text: str, points: float) -> float:
+    """The least cell width `text` is written in at `points`: the text and a space."""
+    font = QFont()
+    font.setPointSizeF(points)
+    metrics = QFontMetricsF(font)
+    return metrics.horizontalAdvance(text) + max(3, metrics.horizontalAdvance(" "))
+
+
+def test_at_150_percent_four_decimals_that_fit_in_10_pt_are_not_cut_to_two(qapp):
+    """At 150 % the queries were written 0.43 in 15 pt beside keys written 0.3669 in 12 pt:
+    0.4306 fitted in 10 pt, the size 100 % wrote it in, but only 15 and 12 pt were tried
+    for four decimals."""
+    item = CellTextItem()
+    item.set_cells(["0.4306"], ["0.43"], np.array([False]), (1, 1))
+    item.set_scale(1.5)
+    cell = QRectF(0, 0, width_of("0.4306", 12) - 1, 40)
+    assert width_of("0.43", 15) < cell.width()  # two decimals fit the enlarged 10 pt
+    texts, font = item.written(cell)
+    assert texts == ["0.4306"] and font.pointSizeF() == 10
+
+
+@pytest.mark.parametrize("factor", [1.15, 1.3, 1.5, 1.75, 2.0, 2.5])
+def test_above_the_normal_size_no_value_is_written_smaller_than_at_100_percent(qapp, factor):
+    """At 150 % values fell to 9 pt where 100 % wrote them in 10 pt (the scores at
+    1366 × 768): above the normal size they are never written under 10 pt, the size of the
+    normal size, nor under three quarters of the enlarged 8 pt; left out rather than
+    smaller. Four decimals come first in every size."""
+    least = max(10, 6 * factor)
+    item = CellTextItem()
+    item.set_cells(["-0.2264", "0.1500"], ["-0.23", "0.15"], np.array([False, False]), (1, 2))
+    item.set_scale(factor)
+    fonts = set()
+    for width in np.arange(20, 160, 0.5):
+        chosen = item.written(QRectF(0, 0, width, 60))
+        if chosen is None:
+            assert width < width_of("-0.23", least)
+            continue
+        texts, font = chosen
+        fonts.add(font.pointSizeF())
+        assert font.pointSizeF() >= least >= 10
+        if width >= width_of("-0.2264", least):
+            assert texts == ["-0.2264", "0.1500"], width
+    assert max(fonts) == pytest.approx(10 * factor)  # the enlarged size where it fits
 
 
 def test_four_decimals_in_the_small_font_before_two_in_the_large(qapp):

@@ -198,3 +198,44 @@ def test_notices_and_messages_under_a_style_sheet_follow_the_size(window, normal
     assert [w.font().pointSizeF() for w in styled] == pytest.approx([base] * 3)
     # A font the widget chose itself is kept: the explanation's formulas.
     assert window.board.explanation.label.font().pointSizeF() == pytest.approx(10.5)
+
+
+def written_in(view) -> tuple[int, float] | None:
+    """The decimals and the point size a matrix view writes its values in; None for none."""
+    from PySide6.QtCore import QRectF
+
+    cells = view.plot.cells
+    cell = cells.deviceTransform(view.viewportTransform()).mapRect(QRectF(0, 0, 1, 1))
+    chosen = cells.written(cell)
+    if chosen is None:
+        return None
+    texts, font = chosen
+    decimals = max(len(t.partition(".")[2]) for t in texts)  # ("0" and "1" of a mask: none)
+    return decimals, font.pointSizeF()
+
+
+@pytest.mark.parametrize("preset", ["v1", "mha"])
+def test_at_150_percent_no_matrix_writes_its_values_smaller_than_at_100(
+    window, wait_settled, normal_size, qtbot, preset
+):
+    """At 1500 × 940 and 150 % the scores and weights were written 0.90 in 9 pt (4 decimals
+    in 8 pt at 100 %), and v1's queries 0.43 in 15 pt beside keys written 0.3669 in 12 pt:
+    no value is written smaller than at 100 %, and four decimals that fit in 10 pt stay.
+    (The cells themselves shrink, by 13 to 25 %, as the labels and colour bars grow: the
+    scores no longer hold four decimals in 8 pt, and are written in two, larger.)"""
+    window.load_preset(preset)
+    wait_settled(window)
+    views = window.board.views
+    normal = {key: written_in(view) for key, view in views.items()}
+    assert normal["queries"] == (4, 10) and normal["scores"] == (4, 8)
+    widths = {key: view.plot.view.width() for key, view in views.items()}
+    text_size.set_factor(1.5)
+    # Re-laid out for the larger labels: each matrix's room changes (mha's context grows).
+    qtbot.waitUntil(lambda: all(v.plot.view.width() != widths[k] for k, v in views.items()))
+    for view in views.values():
+        view.plot.settle_layout()
+    large = {key: written_in(view) for key, view in views.items()}
+    for key, was in normal.items():
+        assert large[key] is not None and large[key][1] >= was[1], (key, was, large[key])
+    bottom = [large[key] for key in ("queries", "keys", "values", "context")]
+    assert {decimals for decimals, _ in bottom} == {4}, bottom
