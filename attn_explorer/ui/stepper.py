@@ -15,6 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TR_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QFontMetricsF, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -137,6 +138,17 @@ class SoftmaxPanel(QWidget):
             plots.addWidget(plot)
         text_size.changed.connect(self._retitle)
         layout.addLayout(plots, 1)
+        # Under the bars while the followed row has masked keys: they have no bar, and a
+        # missing bar read as a score of 0, the very idea the tutorial argues against.
+        self.masked_note = QLabel(
+            _tr(
+                "−∞: a masked key, not a score of 0. exp(−∞) = 0, so softmax gives it weight "
+                "0; a score of 0 would get exp(0) = 1 before dividing by the sum."
+            )
+        )
+        self.masked_note.setWordWrap(True)
+        self.masked_note.hide()
+        layout.addWidget(self.masked_note)
         controls = QHBoxLayout()
         controls.addWidget(QLabel(_tr("Multiply the scores by k:")))
         self.factor = SliderSpin(self.FACTOR_MIN, self.FACTOR_MAX, step=0.01, decimals=2, log=True)
@@ -165,6 +177,7 @@ class SoftmaxPanel(QWidget):
         self.factor.valueChanged.connect(lambda _v: self._draw_sweep())
         self.row: np.ndarray = np.zeros(0)
         self.hidden: np.ndarray | None = None  # method 1's hidden keys
+        self.masked: np.ndarray | None = None  # the keys the mask hides, by either method
         self.labels: tuple[str, ...] = ()
         self.sweep_weights: np.ndarray = np.zeros(0)
         self.sweep_entropy = 0.0
@@ -225,6 +238,7 @@ class SoftmaxPanel(QWidget):
         plot.setMinimumHeight(round(self.BARS_MIN_HEIGHT * text_size.factor))
         plot.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush="#2171b5")
         plot.addItem(plot.bars)
+        plot.marks = []  # text at the place of keys without a bar of their own ("−∞", "0")
         left_to_right(plot.getPlotItem())  # the value axis on the left, in every language
         plot.getViewBox().sigResized.connect(lambda _box, p=plot: self._refit(p))
         return plot
@@ -236,10 +250,13 @@ class SoftmaxPanel(QWidget):
         # Method 1 feeds softmax every score, hidden or not, and zeroes the hidden weights
         # after it; method 2's hidden scores are −∞ and have no bar.
         self.hidden = trace.mask[i] if trace.config.method_1 else None
+        # Keys the mask hides from this row, by either method: their weights are 0.
+        self.masked = trace.mask[i] if trace.config.has_mask else None
         self.labels = trace.k_tokens
         self.weights = trace.weights[head, i]
         self._set_bars(self.score_plot, self.row, "#b2182b", self.hidden)
-        self._set_bars(self.weight_plot, self.weights, "#2171b5")
+        self._set_bars(self.weight_plot, self.weights, "#2171b5", zero=self.masked)
+        self.masked_note.setVisible(bool(np.isneginf(self.row).any()))
         if self.hidden is None:
             scores_title = _tr("Scores fed to softmax (row {0})")
             weights_title = _tr("Weights = softmax(scores)")
@@ -258,9 +275,12 @@ class SoftmaxPanel(QWidget):
         heights: np.ndarray,
         color: str,
         hidden: np.ndarray | None = None,
+        zero: np.ndarray | None = None,
     ) -> None:
-        """Bars per key; hidden keys (−∞ scores) get no bar at all rather than a fake 0.
-        Keys `hidden` marks (method 1's, whose finite scores softmax sees) are grey."""
+        """Bars per key; hidden keys (−∞ scores) get no bar at all rather than a fake 0, but
+        "−∞" written at their place: a missing bar looked exactly like a score of 0. Keys
+        `hidden` marks (method 1's, whose finite scores softmax sees) are grey; keys `zero`
+        marks (masked: weight 0, a bar of no height) are written "0"."""
         visible = np.isfinite(heights)
         x = np.arange(len(heights))
         brushes = None
@@ -270,8 +290,34 @@ class SoftmaxPanel(QWidget):
         plot.bars.setOpts(
             x=x[visible], height=heights[visible], width=0.7, brush=QColor(color), brushes=brushes
         )
+        marks = {int(k): "−∞" for k in np.flatnonzero(np.isneginf(heights))}
+        if zero is not None:
+            marks.update({int(k): "0" for k in np.flatnonzero(zero & (heights == 0))})
+        # At the bar's foot: above the zero line, or under it where every bar hangs below.
+        above = not visible.any() or heights[visible].max() > 0
+        self._set_marks(plot, marks, color, above)
         plot.setXRange(-0.6, len(heights) - 0.4, padding=0)
         self._fit_axis(plot)
+
+    @staticmethod
+    def _set_marks(plot: pg.PlotWidget, marks: dict[int, str], color: str, above: bool) -> None:
+        """`marks` (key → text) written at their keys' places in `plot`, in the window's
+        text size; the text items are reused from one row to the next."""
+        while len(plot.marks) < len(marks):
+            item = pg.TextItem()
+            plot.addItem(item)
+            plot.marks.append(item)
+        font = QFont(QApplication.font())  # the window's text size, as the tick labels
+        font.setPointSizeF(font.pointSizeF() * 1.25)  # "−∞" is small in most fonts
+        font.setBold(True)
+        for item, (key, text) in zip(plot.marks, sorted(marks.items()), strict=False):
+            item.setText(text, color=color)
+            item.setFont(font)
+            item.setAnchor((0.5, 1.0) if above else (0.5, 0.0))
+            item.setPos(key, 0)
+            item.show()
+        for item in plot.marks[len(marks) :]:
+            item.hide()
 
     def _draw_sweep(self) -> None:
         if self.row.size == 0:
@@ -279,7 +325,7 @@ class SoftmaxPanel(QWidget):
         k = float(self.factor.value())
         rows, entropies = sweep(self.row, np.array([k]), self.hidden)
         self.sweep_weights, self.sweep_entropy = rows[0], float(entropies[0])
-        self._set_bars(self.sweep_plot, self.sweep_weights, "#6a51a3")
+        self._set_bars(self.sweep_plot, self.sweep_weights, "#6a51a3", zero=self.masked)
         if self.hidden is None:
             title = _tr("softmax({0} × scores)")
             visible = int(np.isfinite(self.row).sum())

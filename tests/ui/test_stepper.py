@@ -639,3 +639,47 @@ def test_one_head_is_followed_without_heads(window, wait_settled, steps):
     assert titles[0].startswith("<b>Context Z = α·V</b>")
     assert titles[1].startswith("<b>Z_cat = Z (one head)</b>")
     assert "<b>9. Concatenation</b>" in steps.figure.title.text
+
+
+def shown_marks(plot) -> dict[int, str]:
+    """The texts written in a bar chart, by the key (bar position) they stand at."""
+    return {
+        round(item.pos().x()): item.textItem.toPlainText()
+        for item in plot.marks
+        if item.isVisible()
+    }
+
+
+def test_a_masked_key_reads_minus_infinity_not_a_score_of_0(window, wait_settled, steps):
+    """A causal row's hidden keys had no bar and no word: "starts" looked like a score of 0,
+    the misconception the tutorial argues against (masking is not setting scores to 0)."""
+    load(window, wait_settled, "causal")
+    steps.set_stage("softmax")
+    panel = steps.softmax_panel
+    # Row 2 "journey" sees "Your" and itself; "starts" … "step" are masked.
+    assert panel.score_plot.bars.opts["x"].tolist() == [0, 1]  # still no bar for them
+    assert shown_marks(panel.score_plot) == {2: "−∞", 3: "−∞", 4: "−∞", 5: "−∞"}
+    assert shown_marks(panel.weight_plot) == {2: "0", 3: "0", 4: "0", 5: "0"}
+    assert shown_marks(panel.sweep_plot) == {2: "0", 3: "0", 4: "0", 5: "0"}
+    assert panel.masked_note.isVisible()
+    assert panel.masked_note.text().startswith("−∞: a masked key, not a score of 0.")
+    # Row 6 "step" sees every key: nothing is marked, and the note goes.
+    window._query_chosen(5)
+    assert shown_marks(panel.score_plot) == {} and shown_marks(panel.weight_plot) == {}
+    assert not panel.masked_note.isVisible()
+    # Without a mask a weight may be small, never marked 0 as if masked.
+    window._query_chosen(1)
+    window.controls.causal.setChecked(False)
+    wait_settled(window)
+    assert shown_marks(panel.score_plot) == {} and shown_marks(panel.weight_plot) == {}
+
+
+def test_method_1_marks_its_zeroed_weights_and_no_minus_infinity(window, wait_settled, steps):
+    load(window, wait_settled, "causal")
+    window.doc.set_control("mask_method", "renormalize")
+    wait_settled(window)
+    steps.set_stage("softmax")
+    panel = steps.softmax_panel
+    assert shown_marks(panel.score_plot) == {}  # method 1 feeds softmax the scores: grey bars
+    assert shown_marks(panel.weight_plot) == {2: "0", 3: "0", 4: "0", 5: "0"}
+    assert not panel.masked_note.isVisible()
