@@ -22,7 +22,7 @@ os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
 from .arrays import ARRAY_INFO, ArrayInfo
 from .config import AttentionConfig, ConfigError, Problem
 from .explain import explain, num
-from .presets import DEFAULT_PRESET, PRESETS, Preset, preset
+from .presets import DEFAULT_PRESET, PRESETS, Preset, matching_preset, preset
 from .steps import STEP_KEYS
 from .trace import Step, Trace
 
@@ -52,6 +52,7 @@ __all__ = [
     "Trace",
     "compute",
     "explain",
+    "matching_preset",
     "num",
     "preset",
 ]

@@ -142,6 +142,14 @@ PRESETS: dict[str, Preset] = {
 DEFAULT_PRESET = "causal-class"
 
 
+def matching_preset(config: AttentionConfig) -> Preset | None:
+    """The example whose computation `config` is, or None once an edit has left every one.
+
+    What counts is what is computed (tokens, embeddings, the settings that apply), so undoing
+    back to an example, or opening a session of one, finds it again."""
+    return next((example for example in PRESETS.values() if example.config == config), None)
+
+
 def preset(name: str) -> Preset:
     """The preset called `name`; KeyError lists the known names."""
     try:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine import PRESETS, Problem
+from ..engine import PRESETS, Preset, Problem
 from ..state import CONTROL_DECIMALS, CONTROL_RANGES
 from .document import Document
 from .i18n import tr as _tr
@@ -58,9 +58,7 @@ class ControlsPanel(QWidget):
             self.preset.setItemData(
                 self.preset.count() - 1, preset.source, Qt.ItemDataRole.ToolTipRole
             )
-        self.preset.setToolTip(
-            _tr("Replace tokens, embeddings and settings with a tutorial's example.")
-        )
+        self.preset.setToolTip(self.EXAMPLES_TIP)
         shrinkable(self.preset, 16)  # its longest title alone made the column 352 px wide
         layout.addWidget(self.preset)
 
@@ -243,6 +241,22 @@ class ControlsPanel(QWidget):
         self._connect()
         self.sync()
         self.doc.controlsChanged.connect(self.sync)
+
+    EXAMPLES_TIP = QT_TR_NOOP("Replace tokens, embeddings and settings with a tutorial's example.")
+
+    def show_example(self, example: Preset | None) -> None:
+        """Name the example whose settings these are (None: an edit has left every one), so
+        the box says which lesson is on screen; its tooltip has the lesson whole."""
+        index = self.preset.findData(example.name) if example is not None else 0
+        if self.preset.currentIndex() != index:
+            self.preset.setCurrentIndex(index)
+        tip = _tr(self.EXAMPLES_TIP)
+        if example is not None:
+            tip = _tr(
+                "Loaded: {0}\n{1}\n\nAny edit that changes what is computed leaves the example; "
+                "undoing it comes back to it.\n\n{2}"
+            ).format(example.title, example.source, tip)
+        self.preset.setToolTip(tip)
 
     # ------------------------------------------------------------------ building helpers
     def _group(self, layout: QVBoxLayout, title: str) -> QFormLayout:

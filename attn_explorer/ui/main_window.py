@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from ..bridge import EngineBridge, Failure, Result
 from ..describe import config_summary, shapes_summary
-from ..engine import PRESETS, AttentionConfig, Problem, Trace
+from ..engine import PRESETS, AttentionConfig, Preset, Problem, Trace, matching_preset
 from ..state import ExplorerState, ViewState, default_state, scaling_demo
 from .controls import ControlsPanel
 from .document import Document
@@ -162,6 +162,12 @@ class MainWindow(QMainWindow):
         self.stepper.whyScaling.connect(self._why_scaling)
         self.tabs.currentChanged.connect(self._tab_chosen)
         self.controls.preset.activated.connect(self._preset_chosen)
+        # The example on screen, named in the examples' box and its lesson under the matrices
+        # (in place of the hover help, below it) until an edit leaves it or a hover replaces it.
+        self._hover_help = self.board.explanation.text()
+        self._example: Preset | None = None
+        self._lesson = ""  # the lesson text while the explanation strip shows it
+        self._show_example(self.doc.config())
         self.apply_view(self.doc.view)
         # The first computation, and with it the engine thread's import of torch (1.6-3 s of
         # loading on the build machine, holding the interpreter lock), starts once the window
@@ -416,6 +422,7 @@ class MainWindow(QMainWindow):
     def recompute(self) -> None:
         """Send the document's config to the engine, or explain why it cannot be computed."""
         config = self.doc.config()
+        self._show_example(config)
         if config.n_q:
             # The view keeps the token the learner chose to follow; while it is removed the
             # last token is shown followed, and undoing the removal follows it again.
@@ -599,13 +606,36 @@ class MainWindow(QMainWindow):
         self._sync_view()
         state = ExplorerState.from_preset(preset, view=self.doc.view)
         self.doc.load_state(state, _tr("Load example “{0}”").format(preset.title))
-        self.notify(preset.source)
+        self._show_example(self.doc.config(), again=True)  # chosen again: its lesson again
+        # The lesson is under the matrices and in the examples' box: here only its name.
+        self.notify(_tr("Loaded example “{0}”").format(preset.title))
 
     def _preset_chosen(self, index: int) -> None:
         name = self.controls.preset.itemData(index)
-        self.controls.preset.setCurrentIndex(0)
         if name:
             self.load_preset(name)
+        else:  # "Load a tutorial example…" chosen: the box names the example still on screen
+            self.controls.show_example(self._example)
+
+    def _show_example(self, config: AttentionConfig, again: bool = False) -> None:
+        """Say which example `config` is, if any: its name in the examples' box, and its
+        lesson whole in the explanation strip under the matrices, which has room for
+        several lines (the status bar cut the dropout example's in the middle). An edit
+        that leaves the example takes its lesson away, unless a hover has replaced it.
+        `again`: the example was chosen again, its lesson is shown again."""
+        example = matching_preset(config)
+        if example is self._example and not again:
+            return
+        self._example = example
+        self.controls.show_example(example)
+        explanation = self.board.explanation
+        if example is not None:
+            # No quotes around the title: “I am happy”'s has its own.
+            self._lesson = _tr("Example: {0} — {1}").format(example.title, example.source)
+            explanation.setText(self._lesson + "\n" + self._hover_help)
+        elif self._lesson and explanation.text().startswith(self._lesson):
+            self._lesson = ""
+            explanation.setText(self._hover_help)
 
     def _query_chosen(self, row: int) -> None:
         self.doc.set_view(query=row)

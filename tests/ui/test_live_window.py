@@ -145,13 +145,14 @@ def test_preset_menu_loads_an_example(window, wait_settled):
     combo.activated.emit(combo.currentIndex())
     wait_settled(window)
     np.testing.assert_allclose(window.trace.context[0], [0.3190, 0.4858], atol=1e-4)
-    assert combo.currentIndex() == 0
+    assert combo.currentText() == PRESETS["mha"].title  # the box names what is loaded
     assert window.controls.heads.value() == 2
     assert window.controls.layout_box.currentData() == "split"
     assert_shows(window)
     window.doc.undo_stack.undo()
     wait_settled(window)
     assert window.trace.config.num_heads == 1
+    assert combo.currentText() == PRESETS["causal-class"].title  # the default example's
 
 
 def test_the_dropout_example_shows_the_weights_it_drops_until_undone(window, wait_settled):
@@ -621,14 +622,14 @@ def test_a_seed_move_touches_no_control_tooltip_or_status_style(window, wait_set
     assert "seed 501" in window.status_text.toolTip()
 
 
-def test_loading_an_example_names_its_tutorial_until_the_next_edit(window, qtbot, wait_settled):
+def test_loading_an_example_names_it_until_the_next_edit(window, qtbot, wait_settled):
     preset = PRESETS["causal"]
     window.load_preset("causal")
     wait_settled(window)
     qtbot.wait(20)
     bar = window.statusBar()
     # The new picture's summary must not overwrite the notice.
-    assert bar.currentMessage() == preset.source
+    assert bar.currentMessage() == f"Loaded example “{preset.title}”"
     assert not window.status_text.isVisible()
     window.controls.seed.spin.setValue(window.controls.seed.spin.value() + 1)
     wait_settled(window)
@@ -995,3 +996,51 @@ def test_a_long_title_is_written_smaller_before_it_is_cut(window, wait_settled, 
     assert title.item.scale() >= title.LEAST_SCALE
     window.resize(1900, 768)  # room again: full size
     qtbot.waitUntil(lambda: title.item.scale() == 1)
+
+
+def test_the_loaded_example_is_named_and_its_lesson_read_whole(window, wait_settled):
+    """The dropout example's lesson was only in the status bar, cut in the middle ("kept
+    cell…starts”"), and the examples' box always read "Load a tutorial example…"."""
+    combo, help_pane = window.controls.preset, window.board.explanation
+    example = PRESETS["dropout"]
+    # At startup, the default example is named, its lesson above the hover help.
+    assert combo.currentText() == PRESETS["causal-class"].title
+    startup_lesson, hover_help = help_pane.text().split("\n")
+    assert startup_lesson.startswith("Example: CausalAttention (seed 123) — Tutorial 000 §3.5.3")
+    assert hover_help.startswith("Hover over a cell to see how it is computed")
+    window.load_preset("dropout")
+    wait_settled(window)
+    assert combo.currentText() == "Dropout 0.5 on the causal weights (reseed 123)"
+    lesson = f"Example: {example.title} — {example.source}"
+    assert help_pane.text() == lesson + "\n" + hover_help  # whole, the hover help after it
+    assert "the tutorial's 0.7599, 0.6194, 0.6206 (all of “journey”'s are dropped)" in lesson
+    assert example.source in combo.toolTip()
+    # An edit that changes what is computed leaves the example: the box and the strip say so.
+    window.controls.dropout_seed.setValue(124)
+    wait_settled(window)
+    assert combo.currentIndex() == 0 and combo.currentText() == "Load a tutorial example…"
+    assert help_pane.text() == hover_help
+    assert example.source not in combo.toolTip()
+    window.doc.undo_stack.undo()  # back to the example: named again, its lesson again
+    wait_settled(window)
+    assert combo.currentText() == example.title and help_pane.text().startswith(lesson)
+    # Where the learner looks (stage, followed query, head) is no edit of the example.
+    window._query_chosen(4)
+    window.tabs.setCurrentIndex(1)
+    window.stepper.set_stage("softmax")
+    window.tabs.setCurrentIndex(0)
+    assert combo.currentText() == example.title
+    # A hover replaces the lesson; an edit after it leaves the cell's explanation alone.
+    plot = window.board.views["weights"].plot
+    window.board._clicked(plot, 2, 1)
+    cell = help_pane.text()
+    assert cell == window.board.explain_cell(plot, 2, 1) and example.source not in cell
+    window.controls.temperature.spin.setValue(2.0)
+    wait_settled(window)
+    assert combo.currentIndex() == 0 and help_pane.text() == cell
+    # Choosing the list's first entry loads nothing and names what is on screen.
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    combo.setCurrentIndex(0)
+    combo.activated.emit(0)
+    assert combo.currentText() == example.title and window.doc.config() == example.config
