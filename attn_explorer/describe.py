@@ -31,7 +31,8 @@ def config_summary(config: AttentionConfig) -> str:
             parts.append(f"dropout seed {config.dropout_seed}")
     if config.out_proj:
         parts.append("out_proj")
-    parts.append(f"seed {config.seed}")
+    if config.seed_draws:  # "seed 123" where nothing is drawn claimed it mattered
+        parts.append(f"seed {config.seed}")
     return " · ".join(parts)
 
 

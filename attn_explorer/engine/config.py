@@ -60,6 +60,15 @@ def _as_tuple(value: Any) -> Any:
     return value
 
 
+def seed_draws(projection: str, out_proj: bool, dropout_active: bool, reseeded: bool) -> bool:
+    """Whether `torch.manual_seed(seed)` decides any number of the computation: the
+    projections' weights, the output projection's, or a dropout mask continuing its stream.
+    With projection "none", no output projection and no dropout drawn after it (none acting,
+    or one reseeded from its own seed), the seed is a setting that changes nothing, which the
+    window and its summaries must not present as if it mattered."""
+    return projection != "none" or out_proj or (dropout_active and not reseeded)
+
+
 @dataclass(frozen=True)
 class AttentionConfig:
     """Everything that determines one attention computation.
@@ -174,6 +183,13 @@ class AttentionConfig:
     @property
     def uses_bias(self) -> bool:
         return self.projection == "linear" and self.qkv_bias
+
+    @property
+    def seed_draws(self) -> bool:
+        """Whether `seed` decides any number: see `seed_draws`."""
+        return seed_draws(
+            self.projection, self.out_proj, self.dropout_active, self.dropout_seed is not None
+        )
 
     @property
     def scale_divisor(self) -> float:

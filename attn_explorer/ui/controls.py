@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine import PRESETS, Preset, Problem
+from ..engine.config import seed_draws
 from ..state import CONTROL_DECIMALS, CONTROL_RANGES
 from .document import Document
 from .i18n import tr as _tr
@@ -398,6 +399,21 @@ class ControlsPanel(QWidget):
             self.valid_len, c.padding, _tr("Tick “Padding” to mask keys after this length.")
         )
         dropping = c.training and c.dropout > 0
+        reseeded = dropping and c.reseed_dropout
+        self._enable(
+            self.seed,
+            seed_draws(c.projection, c.out_proj, dropping, reseeded),
+            _tr(
+                "Nothing is drawn from this seed: with projection “none” there are no weights "
+                "(and no output projection), and the dropout mask is drawn from its own seed "
+                "(“Reseed first”)."
+            )
+            if reseeded
+            else _tr(
+                "Nothing is drawn at random: with projection “none” there are no weights "
+                "(and no output projection), and no dropout acts."
+            ),
+        )
         no_dropout = (
             _tr("No dropout to reseed: training mode is off.")
             if not c.training

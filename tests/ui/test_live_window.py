@@ -1044,3 +1044,40 @@ def test_the_loaded_example_is_named_and_its_lesson_read_whole(window, wait_sett
     combo.setCurrentIndex(0)
     combo.activated.emit(0)
     assert combo.currentText() == example.title and window.doc.config() == example.config
+
+
+def test_the_seed_is_disabled_where_nothing_is_drawn_and_the_summary_leaves_it_out(
+    window, wait_settled
+):
+    """The `happy` example draws nothing at random, yet the status bar said "seed 123" and
+    the seed slider moved as if it mattered."""
+    c = window.controls
+    window.load_preset("happy")
+    wait_settled(window)
+    assert not c.seed.isEnabled() and c.seed.value() == 123  # the value is kept
+    assert c.seed.toolTip().endswith(
+        "Disabled: Nothing is drawn at random: with projection “none” there are no weights "
+        "(and no output projection), and no dropout acts."
+    )
+    window.statusBar().clearMessage()
+    assert window.status_text.text() == "none · 1 head"
+    # An output projection draws its weights from the seed: it matters again.
+    c.out_proj.setChecked(True)
+    wait_settled(window)
+    assert c.seed.isEnabled() and window.status_text.text() == "none · 1 head · out_proj · seed 123"
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert not c.seed.isEnabled()
+    # So does a dropout mask drawn after it, and not one drawn from its own seed.
+    c.dropout.spin.setValue(0.5)
+    wait_settled(window)
+    assert c.seed.isEnabled() and window.status_text.text().endswith("dropout 0.5 · seed 123")
+    c.reseed_dropout.setChecked(True)
+    wait_settled(window)
+    assert not c.seed.isEnabled() and "“Reseed first”" in c.seed.toolTip()
+    assert window.status_text.text().endswith("dropout 0.5 · dropout seed 123")
+    # Projections draw their weights from it.
+    c.projection.setCurrentIndex(c.projection.findData("linear"))
+    wait_settled(window)
+    assert c.seed.isEnabled() and not c.seed.toolTip().count("Disabled")
+    assert "· seed 123" in window.status_text.text()
