@@ -209,8 +209,14 @@ class ControlsPanel(QWidget):
                 "weights are multiplied by 1/(1 − p)."
             ),
         )
-        self.training = QCheckBox(_tr("Training mode (dropout active)"))
-        self.training.setToolTip(_tr("Off: evaluation mode, as after model.eval(): no dropout."))
+        # Not "(dropout active)": at p = 0 nothing is dropped, training mode or not.
+        self.training = QCheckBox(_tr("Training mode: model.train()"))
+        self.training.setToolTip(
+            _tr(
+                "On: dropout drops each weight with probability p, as in training. Off: "
+                "evaluation mode, as after model.eval(): no dropout."
+            )
+        )
         drop.addRow(self.training)
         self._error(drop, "training")
         self.reseed_dropout, self.dropout_seed = self._switched_number(
@@ -386,6 +392,12 @@ class ControlsPanel(QWidget):
             projected,
             _tr("With projection “none”, Q, K and V are X itself: there is no d_out."),
         )
+        # Enabled while it is more than 1 with "none": the problem shown under it is fixed there.
+        self._enable(
+            self.heads,
+            projected or c.num_heads != 1,
+            _tr("With projection “none”, Q = K = V = X: there is one head."),
+        )
         self._enable(self.layout_box, projected, _tr("With projection “none” there is one head."))
         self._enable(
             self.qkv_bias, c.projection == "linear", _tr("Only nn.Linear projections have a bias.")
@@ -414,10 +426,15 @@ class ControlsPanel(QWidget):
                 "(and no output projection), and no dropout acts."
             ),
         )
-        no_dropout = (
-            _tr("No dropout to reseed: training mode is off.")
-            if not c.training
-            else _tr("No dropout to reseed: p is 0.")
+        self._enable(
+            self.training,
+            c.dropout > 0,
+            _tr("p is 0: nothing is dropped, so training and evaluation mode compute the same."),
+        )
+        no_dropout = (  # p first: at p = 0 training mode is disabled too
+            _tr("No dropout to reseed: p is 0.")
+            if c.dropout == 0
+            else _tr("No dropout to reseed: training mode is off.")
         )
         self._enable(self.reseed_dropout, dropping, no_dropout)
         self._enable(

@@ -1081,3 +1081,43 @@ def test_the_seed_is_disabled_where_nothing_is_drawn_and_the_summary_leaves_it_o
     wait_settled(window)
     assert c.seed.isEnabled() and not c.seed.toolTip().count("Disabled")
     assert "· seed 123" in window.status_text.text()
+
+
+def test_training_mode_is_disabled_while_p_is_0(window, wait_settled):
+    """ "Training mode (dropout active)" stayed ticked and active at p = 0, where nothing is
+    dropped in either mode."""
+    c = window.controls
+    assert c.doc.controls.dropout == 0 and c.training.isChecked()
+    assert not c.training.isEnabled()
+    assert "dropout active" not in c.training.text()
+    assert c.training.toolTip().endswith(
+        "Disabled: p is 0: nothing is dropped, so training and evaluation mode compute the same."
+    )
+    c.dropout.spin.setValue(0.3)
+    wait_settled(window)
+    assert c.training.isEnabled() and c.training.isChecked()
+    c.training.setChecked(False)
+    wait_settled(window)
+    assert not window.trace.config.dropout_active
+    assert c.reseed_dropout.toolTip().endswith(
+        "Disabled: No dropout to reseed: training mode is off."
+    )
+    c.dropout.spin.setValue(0.0)
+    wait_settled(window)
+    assert not c.training.isEnabled() and not c.training.isChecked()  # kept, greyed
+    assert c.reseed_dropout.toolTip().endswith("Disabled: No dropout to reseed: p is 0.")
+    window.doc.undo_stack.undo()  # p back to 0.3: training can be ticked again
+    wait_settled(window)
+    assert c.training.isEnabled() and not c.training.isChecked()
+
+
+def test_heads_are_disabled_without_projections_unless_more_than_one(window, wait_settled):
+    c = window.controls
+    window.load_preset("simple")
+    wait_settled(window)
+    assert not c.heads.isEnabled() and c.heads.value() == 1
+    assert c.heads.toolTip().endswith(
+        "Disabled: With projection “none”, Q = K = V = X: there is one head."
+    )
+    window.doc.set_control("num_heads", 2)  # as a session could hold it: fixable where shown
+    assert c.heads.isEnabled()
