@@ -1121,3 +1121,19 @@ def test_heads_are_disabled_without_projections_unless_more_than_one(window, wai
     )
     window.doc.set_control("num_heads", 2)  # as a session could hold it: fixable where shown
     assert c.heads.isEnabled()
+
+
+def test_a_greyed_setting_does_not_leave_the_example(window, wait_settled):
+    """Back to projection none after a seed changed with nn.Linear: `happy` computes what it
+    did, and the box names it again, though its (greyed) seed is another."""
+    c, combo = window.controls, window.controls.preset
+    window.load_preset("happy")
+    wait_settled(window)
+    c.projection.setCurrentIndex(c.projection.findData("linear"))
+    c.seed.spin.setValue(7)
+    wait_settled(window)
+    assert combo.currentIndex() == 0
+    c.projection.setCurrentIndex(c.projection.findData("none"))
+    wait_settled(window)
+    assert window.doc.controls.seed == 7 and not c.seed.isEnabled()
+    assert combo.currentText() == PRESETS["happy"].title
