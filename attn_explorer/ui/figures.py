@@ -185,6 +185,9 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
     for plot in plots:
         plot.image.vector_cells = vector
         plot.set_caching(False)  # cached items would be drawn into SVG/PDF as bitmaps
+        # Outlines and hatching in plain pens: every SVG renderer, and a PNG at any scale,
+        # draws them as at 1× (see OutlineItem).
+        plot.set_device_pens(True)
         _highlight(plot, spec.query)
     return figure
 

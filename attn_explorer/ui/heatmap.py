@@ -588,6 +588,7 @@ class HatchItem(QGraphicsRectItem):
 
     def __init__(self) -> None:
         super().__init__()
+        self.device_pen = False  # a plain pen, not a cosmetic one (see OutlineItem)
         self.runs: list[QRectF] = []  # masked cells, as one rectangle per run within a row
         self._hidden: np.ndarray | None = None
         self.setPen(QPen(Qt.PenStyle.NoPen))
@@ -625,7 +626,7 @@ class HatchItem(QGraphicsRectItem):
         painter.save()
         painter.resetTransform()
         pen = QPen(QColor("#9a9a9a"), 1)
-        pen.setCosmetic(True)
+        pen.setCosmetic(not self.device_pen)
         painter.setPen(pen)
         step = self.SPACING_PX
         for run in self.runs:
@@ -645,6 +646,35 @@ class HatchItem(QGraphicsRectItem):
             if x0 < x1:
                 painter.drawLine(QPointF(x0, c - x0), QPointF(x1, c - x1))
             k += 1
+
+
+class OutlineItem(QGraphicsRectItem):
+    """A rectangle outlined in a pen of a fixed width in pixels, at any zoom: the followed
+    query's box, the hovered cell's.
+
+    On screen the pen is cosmetic. With `device_pen` (exported figures) the outline is drawn
+    in the device's own coordinates with a plain pen of that width instead: Qt writes a
+    cosmetic pen into SVG as vector-effect="non-scaling-stroke" under the cells' scale (a
+    cell is one unit, some 100 px), and renderers that ignore it (ImageMagick 6, librsvg
+    2.54, slide software) drew the 3 px outline 300 px wide, an orange blob over the matrix;
+    and a PNG at 2× drew it 3 pixels thick, half as thick as at 1×.
+    """
+
+    device_pen = False
+
+    def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
+        if not self.device_pen:
+            super().paint(painter, option, widget)
+            return
+        rect = painter.transform().mapRect(self.rect())
+        pen = QPen(self.pen())
+        pen.setCosmetic(False)
+        painter.save()
+        painter.resetTransform()
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRect(rect)
+        painter.restore()
 
 
 class CellImage(QGraphicsItem):
@@ -937,12 +967,12 @@ class MatrixPlot(pg.GraphicsLayout):
         self._hatch = HatchItem()
         self.image = CellImage(self)
         self.cells = CellTextItem()
-        self._row_box = QGraphicsRectItem()
+        self._row_box = OutlineItem()
         pen = QPen(HIGHLIGHT, 3)
         pen.setCosmetic(True)
         self._row_box.setPen(pen)
         self._row_box.setVisible(False)
-        self._hover_box = QGraphicsRectItem()
+        self._hover_box = OutlineItem()
         hover_pen = QPen(QColor("#111111"), 2)
         hover_pen.setCosmetic(True)
         self._hover_box.setPen(hover_pen)
@@ -1029,6 +1059,15 @@ class MatrixPlot(pg.GraphicsLayout):
             items.append(self.colorbar)
         for item in items:
             item.setCacheMode(mode)
+
+    def set_device_pens(self, on: bool) -> None:
+        """Draw the outlines and the hatching with plain pens in device pixels rather than
+        cosmetic ones: for exported figures, which SVG renderers and PNG scales must draw
+        alike (see OutlineItem). The window keeps its cosmetic pens."""
+        for item in (self._row_box, self._hover_box, self._hatch):
+            if item.device_pen != on:
+                item.device_pen = on
+                item.update()
 
     def show_row_labels(self, on: bool) -> None:
         """Write the row labels, or not: for a matrix beside one that writes the very same

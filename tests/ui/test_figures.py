@@ -305,3 +305,77 @@ def _worked_lines(figure) -> list[str]:
         for item in figure.items
         if hasattr(item, "text") and "Following query" in str(item.text)
     ]
+
+
+def _pixels(image: QImage) -> np.ndarray:
+    """(height, width, 3) RGB of an image."""
+    image = image.convertToFormat(QImage.Format.Format_RGB888)
+    rows = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1)
+    # A copy: the converted image, and the memory its bits are in, go with this function.
+    return rows[:, : 3 * image.width()].reshape(image.height(), image.width(), 3).copy()
+
+
+def _orange(rgb: np.ndarray) -> np.ndarray:
+    """Where the followed query's outline (#ff8c00) is drawn."""
+    r, g, b = (rgb[..., i].astype(int) for i in range(3))
+    return (r > 200) & (abs(g - 140) < 40) & (b < 80)
+
+
+def _svg_strokes(path) -> list[tuple[str, float, float, bool]]:
+    """Each stroked shape of an SVG: its colour, stroke width, the scale its group's transform
+    draws it at, and whether it asks for a non-scaling stroke."""
+    strokes = []
+    for group in ET.parse(path).getroot().iter(f"{SVG}g"):
+        colour = group.get("stroke", "none")
+        if colour == "none":
+            continue
+        a, b, c, d, *_ = map(float, re.findall(r"[-\d.e]+", group.get("transform", "1,0,0,1")))
+        scale = abs(a * d - b * c) ** 0.5
+        width = float(group.get("stroke-width", "1"))
+        for shape in group:
+            if shape.tag.split("}")[1] in ("rect", "path", "polyline", "line", "polygon"):
+                fixed = shape.get("vector-effect") == "non-scaling-stroke"
+                strokes.append((colour, width, scale, fixed))
+    return strokes
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        FigureSpec("array", "weights_dropped", query=2),
+        FigureSpec("matrices", query=2),
+        FigureSpec("stage", "softmax", query=2),
+    ],
+)
+def test_svg_outlines_are_drawn_the_same_by_renderers_that_ignore_vector_effect(
+    qapp, tmp_path, spec
+):
+    """The followed query's box was a cosmetic pen: written as a 3-unit non-scaling stroke
+    under the cells' ~100× scale, which ImageMagick 6 and librsvg drew as a 300 px orange
+    blob over the matrix. Every stroke is now as wide without vector-effect as with it."""
+    configure_pyqtgraph()
+    trace = compute(preset("dropout").config)
+    path = export_figure(trace, spec, tmp_path / "f.svg")
+    strokes = _svg_strokes(path)
+    outlines = [(w, s) for colour, w, s, _ in strokes if colour == "#ff8c00"]
+    assert outlines and all(w * s == pytest.approx(3) for w, s in outlines)
+    scaled = [(c, w, s) for c, w, s, fixed in strokes if fixed and abs(s - 1) > 1e-6]
+    assert scaled == []  # a renderer ignoring vector-effect draws these at their width
+
+
+def test_a_png_at_2x_draws_the_outline_twice_as_thick_as_at_1x(qapp, tmp_path):
+    """A cosmetic pen ignored the PNG's scale: the followed query's box was 3 px thick at 1×
+    and still 3 px at 2×, half as thick against the figure as on screen."""
+    configure_pyqtgraph()
+    trace = compute(preset("v1").config)
+    spec = FigureSpec("array", "weights", query=1)
+    thickness = []
+    for scale in (1, 2):
+        path = export_figure(trace, spec, tmp_path / f"w{scale}.png", scale=scale)
+        orange = _orange(_pixels(QImage(str(path))))
+        column = orange[:, orange.shape[1] // 2]  # across the box's top and bottom edges
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], column.astype(int), [0]))))
+        runs = edges[1::2] - edges[::2]
+        assert len(runs) == 2, runs
+        thickness.append(runs.max())
+    assert thickness[1] >= 2 * thickness[0] - 1 and thickness[0] >= 3
