@@ -30,7 +30,8 @@ from ..io import atomic
 from ..io.errors import shown_path
 from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
-from .stage_figure import EXPORT_MARGIN, MatrixRow, StageFigure
+from .stage_figure import EXPORT_MARGIN, EXPORT_TITLE_POINTS, MatrixRow, StageFigure
+from .text_size import text_size
 from .trace_plots import head_note, kind_of, shared_levels, show_array
 from .worked_lines import followed_text
 
@@ -112,12 +113,14 @@ def outlines_query(spec: FigureSpec) -> bool:
 
 
 def _title(text: str) -> ShrinkingLabel:
-    return ShrinkingLabel(text, size="13pt")
+    """A figure's title, in the size a stage's title has (see text_size.FIGURE_FACTOR)."""
+    return ShrinkingLabel(text, size=f"{text_size.points(13, follow=False):g}pt")
 
 
 def _worked_lines(trace: Trace, stage: str, head: int, query: int) -> ShrinkingLabel:
     """The followed query's lines as the step-through writes them, left-aligned under the
-    matrices, in a fixed 11 pt (not the window's text size)."""
+    matrices, in a fixed 11 pt (not the window's text size, nor enlarged for the figure as
+    its labels are: softmax's line of sums fills a 1400 px figure at 11 pt)."""
     text = followed_text(trace, stage, head, query)
     lines = [html.escape(line).replace("  ", "&nbsp; ") for line in text.split("\n")]
     lines[0] = f"<b>{lines[0]}</b>"
@@ -156,7 +159,7 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
             figure.addItem(_title(title), 0, 0)
             names = {"scores": spec.scores, "weights": spec.weights}
             for key in MATRIX_VIEWS:
-                plot = MatrixPlot(title_points=10, follow_text_size=False)
+                plot = MatrixPlot(title_points=EXPORT_TITLE_POINTS, follow_text_size=False)
                 show_array(plot, trace, names.get(key, key), head)
                 plots.append(plot)
             # Scores, mask and weights above; Q, K, V and the output below. Each row is
@@ -177,7 +180,7 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
             info = trace.info(spec.name)
             head_text = head_note(trace, head, info.per_head)
             figure.addItem(_title(f"<b>{info.title}</b>{head_text} · {summary}"), 0, 0)
-            plot = MatrixPlot(title_points=10, follow_text_size=False)
+            plot = MatrixPlot(title_points=EXPORT_TITLE_POINTS, follow_text_size=False)
             figure.addItem(plot, 1, 0)
             show_array(plot, trace, spec.name, head)
             plots.append(plot)
@@ -188,6 +191,10 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
         # Outlines and hatching in plain pens: every SVG renderer, and a PNG at any scale,
         # draws them as at 1× (see OutlineItem).
         plot.set_device_pens(True)
+        # The values keep the window's 10 pt (8 where that does not fit): enlarged with the
+        # rest of the figure's text, those of the seven matrices' 6×6 scores no longer fit
+        # their cells and fell back to a smaller size than before, beside larger ones in Q.
+        plot.cells.set_scale(1.0)
         _highlight(plot, spec.query)
     return figure
 
@@ -210,7 +217,7 @@ def _all_heads(
     levels = shared_levels(trace, name)
     plots = []
     for h in range(trace.heads):
-        plot = MatrixPlot(colorbar=False, title_points=10, follow_text_size=False)
+        plot = MatrixPlot(colorbar=False, title_points=EXPORT_TITLE_POINTS, follow_text_size=False)
         figure.addItem(plot, 1 + h // columns, h % columns)
         show_array(plot, trace, name, h, levels=levels, title=_tr("<b>head {0}</b>").format(h + 1))
         plots.append(plot)

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget, QSizePolicy
 from ..engine import ARRAY_INFO, Step, Trace
 from .heatmap import MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
-from .text_size import text_size
+from .text_size import FIGURE_FACTOR, text_size
 from .trace_plots import ALL_HEADS_STAGES, SAME_QUANTITY, joint_levels, show_array
 
 # What each stage shows: inputs, then outputs (names missing from a trace are left out).
@@ -38,6 +38,10 @@ STAGE_ARRAYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 MAX_CONCAT_HEADS = 8
 EXPORT_MARGIN = 24  # px round an exported figure
+# A matrix's title in an exported figure stays 10 pt where its other text is enlarged
+# (text_size.FIGURE_FACTOR): a title takes no width of its own, and enlarged, those of narrow
+# matrices (Q, K, V, the W's) were written smaller than their neighbours' to fit, or cut.
+EXPORT_TITLE_POINTS = 10 / FIGURE_FACTOR
 
 
 @dataclass(frozen=True)
@@ -420,7 +424,7 @@ class StageFigure(pg.GraphicsLayout):
             # which is the application's and grows with the window's text size: fix it.
             for label, points in ((self.title, 13), (self.formula, 13), (self.reason, 11)):
                 font = QFont(label.item.font())
-                font.setPointSizeF(points)
+                font.setPointSizeF(text_size.points(points, follow=False))
                 label.item.setFont(font)
         self.plots: list[MatrixPlot] = []
         # Plots and the arrow are made once and reused by every stage. A plot made per
@@ -534,7 +538,8 @@ class StageFigure(pg.GraphicsLayout):
 
     def _plot(self) -> MatrixPlot:
         if len(self.plots) == len(self._pool):
-            plot = MatrixPlot(title_points=10, follow_text_size=self._follow)
+            points = 10 if self._follow else EXPORT_TITLE_POINTS
+            plot = MatrixPlot(title_points=points, follow_text_size=self._follow)
             plot.cellClicked.connect(lambda r, c, p=plot: self.cellClicked.emit(p, r, c))
             plot.cellHovered.connect(lambda hover, p=plot: self.cellHovered.emit(p, hover))
             self._pool.append(plot)

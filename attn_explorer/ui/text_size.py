@@ -20,6 +20,12 @@ if TYPE_CHECKING:
 
 STEPS = (0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0, 2.5)
 SETTING = "view/textSize"
+# An exported figure's text against the window's at its normal size. A figure is shown on a
+# slide or a page at about its own width or less; at the window's sizes its colour-bar
+# ticks (8.5 pt, 11 px), token labels (9 pt, 12 px) and matrix titles (10 pt, 13 px) were
+# smaller than matplotlib writes a figure of the same pixel size (10 and 12 pt at 100 dpi:
+# 14 and 17 px). Cell values keep their 10 pt (see figures.build_figure).
+FIGURE_FACTOR = 1.1
 
 
 class TextSize(QObject):
@@ -41,7 +47,9 @@ class TextSize(QObject):
         return self._base
 
     def points(self, size: float, follow: bool = True) -> float:
-        return size * self.factor if follow else size
+        """`size` points as drawn: times the window's factor, or, for text that does not
+        follow the window (an exported figure's), times FIGURE_FACTOR."""
+        return size * self.factor if follow else size * FIGURE_FACTOR
 
     def set_factor(self, factor: float) -> None:
         factor = float(factor)

@@ -69,7 +69,7 @@ def test_token_names_with_control_characters_give_valid_svg(qapp, tmp_path):
 
 def test_a_size_too_small_for_the_figure_is_refused_not_cut(trace, tmp_path):
     """At 400 × 300 the seven matrices were laid out 579 px wide: three were cut off."""
-    with pytest.raises(FigureError, match=r"needs at least 5\d\d×300 px to fit, not 400×300"):
+    with pytest.raises(FigureError, match=r"needs at least [56]\d\d×300 px to fit, not 400×300"):
         export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(400, 300))
     assert not (tmp_path / "m.png").exists()
     assert export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(640, 480))
@@ -364,18 +364,52 @@ def test_svg_outlines_are_drawn_the_same_by_renderers_that_ignore_vector_effect(
 
 
 def test_a_png_at_2x_draws_the_outline_twice_as_thick_as_at_1x(qapp, tmp_path):
-    """A cosmetic pen ignored the PNG's scale: the followed query's box was 3 px thick at 1×
-    and still 3 px at 2×, half as thick against the figure as on screen."""
+    """A cosmetic pen ignored the PNG's scale: in the seven matrices the followed query's box
+    was 3 px thick at 1× and at 2× alike, half as thick against the figure as on screen."""
     configure_pyqtgraph()
-    trace = compute(preset("v1").config)
-    spec = FigureSpec("array", "weights", query=1)
+    trace = compute(preset("mha").config)
+    spec = FigureSpec("matrices", query=1)
     thickness = []
     for scale in (1, 2):
-        path = export_figure(trace, spec, tmp_path / f"w{scale}.png", scale=scale)
-        orange = _orange(_pixels(QImage(str(path))))
-        column = orange[:, orange.shape[1] // 2]  # across the box's top and bottom edges
-        edges = np.flatnonzero(np.diff(np.concatenate(([0], column.astype(int), [0]))))
-        runs = edges[1::2] - edges[::2]
-        assert len(runs) == 2, runs
-        thickness.append(runs.max())
-    assert thickness[1] >= 2 * thickness[0] - 1 and thickness[0] >= 3
+        path = export_figure(trace, spec, tmp_path / f"m{scale}.png", scale=scale)
+        rgb = _pixels(QImage(str(path))).astype(float)
+        # Down a column through the scores' keys "journey" cannot see (x = 350 of 1500, the
+        # first 300 px), where the box's top and bottom edges lie on grey hatching: there
+        # red minus blue is the share of orange in a pixel, so the column's sum is the
+        # edges' thickness, anti-aliasing included.
+        column = rgb[: 300 * scale, 350 * scale]
+        orange = np.clip((column[:, 0] - column[:, 2]) / 255, 0, 1)
+        thickness.append(orange.sum() / 2)  # two edges
+    assert thickness[0] == pytest.approx(3, abs=0.5)
+    assert thickness[1] == pytest.approx(2 * thickness[0], rel=0.15)
+
+
+def test_exported_labels_and_colour_bars_are_written_larger_than_in_the_window(qapp):
+    """At 1500 px the seven matrices' colour-bar ticks were 8.5 pt (11 px) and their token
+    labels 9 pt (12 px): smaller than matplotlib writes a figure of that pixel size (14 px),
+    a few pixels on a slide. They are enlarged, while the values keep 10 pt and the labels
+    of the 6×6 matrices stay horizontal, at the figure's default size."""
+    from attn_explorer.ui.figures import _Stage
+    from attn_explorer.ui.heatmap import MatrixPlot
+
+    configure_pyqtgraph()
+    trace = compute(preset("mha").config)
+    spec = FigureSpec("matrices")
+    figure = build_figure(trace, spec)
+    stage = _Stage(figure, spec.default_size(trace))
+    window_plot = MatrixPlot()  # as the window draws a matrix at its normal text size
+
+    def pixels(font):
+        return font.pointSizeF() * 96 / 72
+
+    try:
+        for plot in figure.plots:
+            assert pixels(plot.colorbar.font) >= 12.4 > pixels(window_plot.colorbar.font)
+            assert pixels(plot.axis_font) > pixels(window_plot.axis_font)
+            box = plot.view.sceneBoundingRect()
+            rows, cols = plot.matrix.shape
+            cell = type(box)(0, 0, box.width() / cols, box.height() / rows)
+            assert plot.cells.written(cell)[1].pointSizeF() == 10, plot.shown.name
+            assert plot.top_axis.angle == 0, plot.shown.name
+    finally:
+        stage.close()

@@ -6,7 +6,7 @@ from PySide6.QtGui import QFontMetricsF, QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from attn_explorer.ui.figures import FigureSpec, build_figure
-from attn_explorer.ui.text_size import SETTING, STEPS, text_size
+from attn_explorer.ui.text_size import FIGURE_FACTOR, SETTING, STEPS, text_size
 
 
 def action(window, text):
@@ -90,8 +90,8 @@ def test_exported_figures_keep_their_own_size(window, normal_size):
     figure = build_figure(window.trace, FigureSpec("array", "weights"))
     plot = next(item for item in figure.items if hasattr(item, "cells"))
     assert plot.cells.font.pointSizeF() == pytest.approx(10)
-    assert plot.axis_font.pointSizeF() == pytest.approx(text_size.base_points())
-    assert plot.colorbar.font.pointSizeF() == pytest.approx(8.5)
+    assert plot.axis_font.pointSizeF() == pytest.approx(text_size.base_points() * FIGURE_FACTOR)
+    assert plot.colorbar.font.pointSizeF() == pytest.approx(8.5 * FIGURE_FACTOR)
 
 
 def test_an_exported_stage_is_laid_out_the_same_at_any_text_size(window, normal_size):
