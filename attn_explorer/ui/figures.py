@@ -26,13 +26,14 @@ from PySide6.QtWidgets import QApplication
 
 from ..describe import config_summary
 from ..engine import ARRAY_INFO, STEP_KEYS, Trace
+from ..engine.explain import quote_token
 from ..io import atomic
 from ..io.errors import shown_path
-from .heatmap import CATEGORY_LABELS, CMAPS, ColorBar, MatrixPlot, ShrinkingLabel
+from .heatmap import CATEGORY_LABELS, CMAPS, HIGHLIGHT, ColorBar, MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
 from .stage_figure import EXPORT_MARGIN, EXPORT_TITLE_POINTS, MatrixRow, StageFigure
 from .text_size import text_size
-from .trace_plots import head_note, kind_of, shared_levels, show_array
+from .trace_plots import SAME_QUANTITY, head_note, kind_of, shared_levels, show_array
 from .worked_lines import followed_text
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
@@ -135,6 +136,100 @@ def _highlight(plot: MatrixPlot, query: int | None) -> None:
     plot.set_highlight(query if ARRAY_INFO[plot.shown.name].rows == "q_tokens" else None)
 
 
+def _short_title(plot: MatrixPlot) -> str:
+    """A plot's name as its title writes it in bold, without its formula or note: "Masked
+    scores", "Mask", "Scores" for "Scores ω = Q·Kᵀ"."""
+    match = re.search(r"<b>(.*?)</b>", plot.title.text)
+    name = html.unescape(re.sub(r"<[^>]+>", "", match.group(1) if match else plot.shown.name))
+    return re.split(r" \(| [ωα=]", name)[0]
+
+
+def _lower_first(name: str) -> str:
+    """ "Attention weights" in a sentence: "attention weights" (and "Queries Q": "queries Q")."""
+    return name[:1].lower() + name[1:]
+
+
+def _listed(names: Sequence[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    if len(names) < 2:
+        return "".join(names)
+    return _tr("{0} and {1}").format(", ".join(names[:-1]), names[-1])
+
+
+def figure_caption(trace: Trace, spec: FigureSpec, plots: Sequence[MatrixPlot]) -> list[str]:
+    """The legend a figure needs to be read alone (pasted into a slide): how its attention
+    matrices are laid out, what the orange box and the hatching are, what the colour bars
+    measure. A line of what applies, then one about the colours; none at all where none of
+    the first applies (keys K, the weight matrices alone: nothing to explain but colours).
+
+    Text with ▭ for the box (drawn orange by `_caption`); built from the plots as drawn, so
+    it cannot name a box or a hatching the figure does not show.
+    """
+    cfg = trace.config
+    clauses = []
+    attention = [
+        plot
+        for plot in plots
+        if (ARRAY_INFO[plot.shown.name].rows, ARRAY_INFO[plot.shown.name].cols)
+        == ("q_tokens", "k_tokens")
+    ]
+    if attention and len(attention) == len(plots):
+        clauses.append(_tr("Rows: queries · columns: keys"))
+    elif attention:
+        names = list(dict.fromkeys(_short_title(plot) for plot in attention))
+        names = [names[0]] + [_lower_first(name) for name in names[1:]]
+        clauses.append(_tr("{0}: rows are queries, columns keys").format(_listed(names)))
+    query = spec.query
+    if (
+        query is not None
+        and 0 <= query < cfg.n_q
+        and any(ARRAY_INFO[plot.shown.name].rows == "q_tokens" for plot in plots)
+    ):
+        token = quote_token(cfg.tokens[query])
+        clauses.append(_tr("▭ followed query {0} {1}").format(query + 1, token))
+    if any(plot.hidden is not None for plot in plots):
+        if cfg.causal and cfg.valid_len is not None:
+            clauses.append(_tr("hatched: hidden by the causal and padding masks"))
+        elif cfg.causal:
+            clauses.append(_tr("hatched: hidden by the causal mask"))
+        else:
+            clauses.append(_tr("hatched: hidden by the padding mask"))
+    if not clauses:
+        return []
+    lines = [" · ".join(clauses)]
+    measured = [plot for plot in plots if plot.kind not in CATEGORY_LABELS]  # bars say 0/1
+    if spec.kind == "array" and len(plots) > 1:  # every head, one bar
+        name = _lower_first(trace.info(spec.name).title)
+        lines.append(_tr("Colour bar: {0}, one scale for every head").format(name))
+    elif len(measured) == 1 and len(plots) == 1:
+        lines.append(_tr("Colour bar: {0}").format(_lower_first(_short_title(plots[0]))))
+    elif measured:
+        if all(plot.colorbar_shown for plot in plots if plot.colorbar is not None):
+            line = _tr("Each colour bar: the values of the matrix on its left")
+        else:  # neighbours on one scale share one bar (see MatrixRow)
+            line = _tr("Each colour bar: the values of the matrix, or matrices, on its left")
+        if spec.kind == "stage" and spec.name in SAME_QUANTITY:
+            line += _tr("; the step's input and output on one scale")
+        lines.append(line)
+    return lines
+
+
+def _caption(lines: Sequence[str]) -> ShrinkingLabel:
+    """The caption's lines, small and grey under everything else, the box drawn in its
+    colour."""
+    points = text_size.points(9, follow=False)
+    escaped = [html.escape(line) for line in lines]
+    box = f"<span style='color:{HIGHLIGHT.name()}'>▭</span>"
+    escaped = [line.replace("▭", box) for line in escaped]
+    label = ShrinkingLabel(
+        "<br>".join(escaped), size=f"{points:g}pt", justify="left", color="#555555"
+    )
+    font = QFont(label.item.font())
+    font.setPointSizeF(points)
+    label.item.setFont(font)
+    return label
+
+
 def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.GraphicsLayout:
     """The figure's graphics layout (title, token labels, colour bars), not yet laid out."""
     check_spec(trace, spec)
@@ -196,6 +291,11 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
         # their cells and fell back to a smaller size than before, beside larger ones in Q.
         plot.cells.set_scale(1.0)
         _highlight(plot, spec.query)
+    figure.caption = figure_caption(trace, spec, plots)
+    if figure.caption:
+        below = figure.layout.rowCount()
+        columns = max(figure.layout.columnCount(), 1)
+        figure.addItem(_caption(figure.caption), row=below, col=0, colspan=columns)
     return figure
 
 

@@ -69,7 +69,7 @@ def test_token_names_with_control_characters_give_valid_svg(qapp, tmp_path):
 
 def test_a_size_too_small_for_the_figure_is_refused_not_cut(trace, tmp_path):
     """At 400 × 300 the seven matrices were laid out 579 px wide: three were cut off."""
-    with pytest.raises(FigureError, match=r"needs at least [56]\d\d×300 px to fit, not 400×300"):
+    with pytest.raises(FigureError, match=r"needs at least [56]\d\d×3\d\d px to fit, not 400×300"):
         export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(400, 300))
     assert not (tmp_path / "m.png").exists()
     assert export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(640, 480))
@@ -413,3 +413,81 @@ def test_exported_labels_and_colour_bars_are_written_larger_than_in_the_window(q
             assert plot.top_axis.angle == 0, plot.shown.name
     finally:
         stage.close()
+
+
+@pytest.mark.parametrize(
+    ("example", "spec", "caption"),
+    [
+        (
+            "mha",
+            FigureSpec("array", "weights", query=1),
+            [
+                "Rows: queries · columns: keys · ▭ followed query 2 “journey” · hatched: "
+                "hidden by the causal mask",
+                "Colour bar: attention weights",
+            ],
+        ),
+        (  # no mask: nothing hatched to explain
+            "v1",
+            FigureSpec("array", "weights", query=1),
+            [
+                "Rows: queries · columns: keys · ▭ followed query 2 “journey”",
+                "Colour bar: attention weights",
+            ],
+        ),
+        (  # no followed query
+            "padding",
+            FigureSpec("array", "weights", head=None, query=None),
+            [
+                "Rows: queries · columns: keys · hatched: hidden by the padding mask",
+                "Colour bar: attention weights",
+            ],
+        ),
+        (  # rows of Q are queries, its columns are not keys
+            "v1",
+            FigureSpec("array", "queries", query=1),
+            ["▭ followed query 2 “journey”", "Colour bar: queries Q"],
+        ),
+        (  # rows of keys, no outline, no mask: nothing to explain
+            "mha",
+            FigureSpec("array", "keys", query=1),
+            [],
+        ),
+        (
+            "mha",
+            FigureSpec("matrices", query=1),
+            [
+                "Masked scores, mask and attention weights: rows are queries, columns keys · "
+                "▭ followed query 2 “journey” · hatched: hidden by the causal mask",
+                "Each colour bar: the values of the matrix on its left",
+            ],
+        ),
+        (
+            "mha",
+            FigureSpec("stage", "scale", query=1),
+            [
+                "Rows: queries · columns: keys · ▭ followed query 2 “journey”",
+                "Each colour bar: the values of the matrix on its left; the step's input and "
+                "output on one scale",
+            ],
+        ),
+    ],
+)
+def test_a_figure_says_what_its_rows_box_hatching_and_colours_are(qapp, example, spec, caption):
+    """Outside the app nothing said that rows are queries and columns keys, what the orange
+    box and the hatching are, nor what a colour bar measures: a figure pasted alone into a
+    slide was read wrongly. Each says what applies to it, and only that."""
+    configure_pyqtgraph()
+    figure = build_figure(compute(preset(example).config), spec)
+    assert figure.caption == caption
+    shown = [item.text for item in figure.items if "Colour bar" in str(getattr(item, "text", ""))]
+    assert len(shown) == (1 if caption and "Colour bar" in caption[-1] else 0)
+
+
+def test_the_caption_is_text_in_an_svg(qapp, tmp_path):
+    configure_pyqtgraph()
+    trace = compute(preset("causal").config)
+    path = export_figure(trace, FigureSpec("array", "weights", query=1), tmp_path / "w.svg")
+    text = " ".join("".join(t.itertext()) for t in ET.parse(path).getroot().iter(f"{SVG}text"))
+    for words in ("Rows: queries", "followed query 2", "hidden by the causal mask"):
+        assert words in text
