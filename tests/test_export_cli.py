@@ -291,7 +291,8 @@ def test_random_tokens_alone_start_from_the_default_example(tmp_path, capsys):
     assert done.stdout.strip() == str(out)
     from PySide6.QtGui import QImage
 
-    assert (QImage(str(out)).width(), QImage(str(out)).height()) == (1500, 980)
+    # The seven matrices, following token 2 (its worked lines below them).
+    assert (QImage(str(out)).width(), QImage(str(out)).height()) == (1500, 1060)
     status, _, err = export_here(capsys, "--tokens", "5", "--d-in", "4", "-o", tmp_path / "x.json")
     assert status == 0, err
     data = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))

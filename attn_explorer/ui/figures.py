@@ -34,7 +34,7 @@ from .i18n import tr as _tr
 from .stage_figure import EXPORT_MARGIN, EXPORT_TITLE_POINTS, MatrixRow, StageFigure
 from .text_size import text_size
 from .trace_plots import SAME_QUANTITY, head_note, kind_of, shared_levels, show_array
-from .worked_lines import followed_text
+from .worked_lines import followed_text, matrices_text
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
 PNG_SCALES = (1, 2, 4)
@@ -66,8 +66,8 @@ class FigureSpec:
     def default_size(self, trace: Trace) -> tuple[int, int]:
         if self.kind == "stage":  # taller with the followed query's worked lines below
             return (1400, 820) if self.query is None else (1400, 920)
-        if self.kind == "matrices":
-            return 1500, 980
+        if self.kind == "matrices":  # the same, and a caption below (see figure_caption)
+            return (1500, 1000) if self.query is None else (1500, 1060)
         if self.head is None and ARRAY_INFO[self.name].per_head and trace.heads > 1:
             columns = math.ceil(math.sqrt(trace.heads))
             rows = math.ceil(trace.heads / columns)
@@ -118,11 +118,10 @@ def _title(text: str) -> ShrinkingLabel:
     return ShrinkingLabel(text, size=f"{text_size.points(13, follow=False):g}pt")
 
 
-def _worked_lines(trace: Trace, stage: str, head: int, query: int) -> ShrinkingLabel:
-    """The followed query's lines as the step-through writes them, left-aligned under the
+def _worked_lines(text: str) -> ShrinkingLabel:
+    """The followed query's lines (`followed_text`, `matrices_text`), left-aligned under the
     matrices, in a fixed 11 pt (not the window's text size, nor enlarged for the figure as
     its labels are: softmax's line of sums fills a 1400 px figure at 11 pt)."""
-    text = followed_text(trace, stage, head, query)
     lines = [html.escape(line).replace("  ", "&nbsp; ") for line in text.split("\n")]
     lines[0] = f"<b>{lines[0]}</b>"
     label = ShrinkingLabel("<br>".join(lines), size="11pt", justify="left", color="#222222")
@@ -243,7 +242,8 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
             # A handout carries the arithmetic the lecture showed: the step-through writes it
             # under the matrices, and the exported stage left it out.
             below = figure.layout.rowCount()  # the last row of matrices, however many
-            figure.addItem(_worked_lines(trace, spec.name, head, spec.query), row=below, col=0)
+            text = followed_text(trace, spec.name, head, spec.query)
+            figure.addItem(_worked_lines(text), row=below, col=0)
     else:
         figure = pg.GraphicsLayout()
         margin = EXPORT_MARGIN  # a margin all round, for a slide
@@ -269,6 +269,11 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
             figure.addItem(rows[0], 1, 0)
             figure.addItem(rows[1], 2, 0)
             figure.layout.setVerticalSpacing(16)  # the rows' labels apart
+            if spec.query is not None and 0 <= spec.query < trace.config.n_q:
+                # As under a stage: the followed query's weights and what they make of V,
+                # so the outlined rows are read with their numbers.
+                text = matrices_text(trace, spec.weights, head, spec.query)
+                figure.addItem(_worked_lines(text), 3, 0)
         elif spec.head is None and ARRAY_INFO[spec.name].per_head and trace.heads > 1:
             plots = _all_heads(figure, trace, spec.name, summary)
         else:

@@ -134,3 +134,46 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         else ""
     )
     return _tr("Following query {0} {1}{2}:").format(n, token, head_note) + "\n" + "\n".join(lines)
+
+
+def matrices_text(trace: Trace, weights: str, head: int, i: int) -> str:
+    """The followed query's numbers in the seven matrices: its row of the weights shown
+    (`weights`: "weights" or "weights_dropped"), the context it makes of V, and its output
+    row where that is more than the context (another head, an output projection).
+
+    A handout of the seven matrices read only as colours and an outline: the stage figures
+    wrote the followed query's arithmetic, this one did not even name the query.
+    """
+    cfg = trace.config
+    if not 0 <= i < cfg.n_q:
+        return ""
+    n = i + 1
+    alpha = trace.info("weights_dropped").symbol  # α_d, or α where dropout does not apply
+    _, fed = score_symbols(cfg)
+    lines: list[str] = []
+    if weights == "weights_dropped" and alpha != "α":
+        lines.append(f"{alpha}{n} = {vector(trace.weights_dropped[head, i])}")
+    elif cfg.method_1:
+        scaled, _ = score_symbols(cfg)
+        soft = f"softmax({scaled}{n}) ⊙ (1 − M{n}) / Σ_visible"
+        lines.append(f"α{n} = {soft} = {vector(trace.weights[head, i])}")
+    else:
+        lines.append(f"α{n} = softmax({fed}{n}) = {vector(trace.weights[head, i])}")
+    context = f"{context_lead(alpha, i)}{NB}= {vector(trace.head_contexts[head, i])}"
+    if "w_out" in trace.arrays:
+        lines.append(context)
+        bias = " + b_o" if "b_out" in trace.arrays else ""
+        every = ""
+        if cfg.heads > 1:
+            every = _tr("   (Z_cat{0}: z{0} of every head, side by side)").format(n)
+        lines.append(f"out{n} = Z_cat{n}·W_o{bias} = {vector(trace.context[i], 12)}{every}")
+    elif cfg.heads > 1:
+        lines.append(context)
+        parts = " | ".join(f"z{n} of head {h + 1}" for h in range(min(cfg.heads, 4)))
+        more = " | …" if cfg.heads > 4 else ""
+        lines.append(f"out{n} = Z_cat{n} = [{parts}{more}] = {vector(trace.context[i], 12)}")
+    else:  # one head, no projection: the output is the context itself
+        lines.append(f"out{n} = {context}")
+    head_note = f", head {head + 1}" if cfg.heads > 1 else ""
+    token = quote_token(cfg.tokens[i])
+    return _tr("Following query {0} {1}{2}:").format(n, token, head_note) + "\n" + "\n".join(lines)

@@ -491,3 +491,50 @@ def test_the_caption_is_text_in_an_svg(qapp, tmp_path):
     text = " ".join("".join(t.itertext()) for t in ET.parse(path).getroot().iter(f"{SVG}text"))
     for words in ("Rows: queries", "followed query 2", "hidden by the causal mask"):
         assert words in text
+
+
+@pytest.mark.parametrize(
+    ("example", "spec", "lines"),
+    [
+        (
+            "mha",
+            FigureSpec("matrices", query=1),
+            [
+                "<b>Following query 2 “journey”, head 1:</b>",
+                "α2 = softmax(ω̃ₘ2) = [0.4776, 0.5224, 0.0000, 0.0000, 0.0000, 0.0000]",
+                "z2 = Σⱼ α[2,j]·vⱼ = [-0.5889]",
+                "out2 = Z_cat2·W_o + b_o = [0.2943, 0.3897]   (Z_cat2: z2 of every head, side by "
+                "side)",
+            ],
+        ),
+        (  # one head, no output projection: the output row is the context
+            "v1",
+            FigureSpec("matrices", query=1),
+            [
+                "<b>Following query 2 “journey”:</b>",
+                "α2 = softmax(ω̃2) = [0.1500, 0.2264, 0.2199, 0.1311, 0.0906, 0.1820]",
+                "out2 = z2 = Σⱼ α[2,j]·vⱼ = [0.3061, 0.8210]",
+            ],
+        ),
+        (  # the weights after dropout, as the matrices show them (tutorial 000 §3.5.2)
+            "dropout",
+            FigureSpec("matrices", query=2, weights="weights_dropped"),
+            [
+                "<b>Following query 3 “starts”:</b>",
+                "α_d3 = [0.7599, 0.6194, 0.6206, 0.0000, 0.0000, 0.0000]",
+                "out3 = z3 = Σⱼ α_d[3,j]·vⱼ = [-0.1999, 0.1267]",
+            ],
+        ),
+    ],
+)
+def test_the_seven_matrices_carry_the_followed_querys_lines(qapp, example, spec, lines):
+    """The stage figures wrote the followed query's numbers; the seven matrices did not even
+    name the query they outline: its weights row and its output are written under them."""
+    configure_pyqtgraph()
+    trace = compute(preset(example).config)
+    (text,) = _worked_lines(build_figure(trace, spec))
+    assert text.replace("&nbsp;", " ").replace("\u00a0", " ").split("<br>") == lines
+    assert spec.default_size(trace) == (1500, 1060)  # room for them and the caption
+    no_query = replace(spec, query=None)
+    assert _worked_lines(build_figure(trace, no_query)) == []
+    assert no_query.default_size(trace) == (1500, 1000)
