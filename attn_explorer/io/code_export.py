@@ -94,8 +94,8 @@ def _summary(cfg: AttentionConfig) -> list[str]:
     if cfg.out_proj:
         lines.append(f"output projection out_proj = nn.Linear({cfg.width}, {cfg.width})")
     seeded = f"torch.manual_seed({cfg.seed}) right before the module is built"
-    if _draws_nothing(cfg):
-        seeded += " (nothing here is random: no weights, and no dropout acting)"
+    if not cfg.seed_draws:
+        seeded += " (this seed draws nothing: no weights, and no dropout mask follows it)"
     lines.append(seeded)
     if cfg.dropout_seed is not None:
         lines.append(
@@ -111,10 +111,6 @@ def _no_weights(cfg: AttentionConfig) -> str:
     itself scaled, from tutorial 003)."""
     qkv = "Q = X, K = V = X_kv" if cfg.is_cross else "Q = K = V = X"
     return f"{qkv} (tutorial 003)" if cfg.scale else f"{qkv} (tutorial 000 section 3.3)"
-
-
-def _draws_nothing(cfg: AttentionConfig) -> bool:
-    return cfg.projection == "none" and not cfg.dropout_active
 
 
 def _header(cfg: AttentionConfig) -> str:
@@ -423,13 +419,13 @@ def _main(cfg: AttentionConfig, split: bool, wrapper: bool) -> str:
     if cfg.dropout_seed is None:
         reseed = ""
         seeded = "the random weights (and dropout masks) follow from here"
-        if _draws_nothing(cfg):
-            seeded = "nothing here draws from it: no weights, no dropout acting"
     else:
         reseed = (
             "\n    torch.manual_seed(DROPOUT_SEED)  # reseed: the dropout masks follow from here"
         )
         seeded = "the random weights follow from here"
+    if not cfg.seed_draws:
+        seeded = "nothing here draws from it: no weights, and no dropout mask follows it"
     show_dropped = (
         '\n        show(f"weights after dropout, head {h + 1}", dropped[h], rows)'
         if cfg.dropout_active

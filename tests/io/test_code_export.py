@@ -251,9 +251,31 @@ def test_a_script_without_weights_names_its_tutorial_and_says_nothing_is_random(
     tree = ast.parse(pytorch_script(preset(name).config))
     header = ast.get_docstring(tree)
     assert f"projection: no projection: Q = K = V = X {source}" in header
-    assert "(nothing here is random: no weights, and no dropout acting)" in header
+    assert "(this seed draws nothing: no weights, and no dropout mask follows it)" in header
     module = next(n for n in tree.body if isinstance(n, ast.ClassDef))
     assert ast.get_docstring(module) == f"{kind} with Q = K = V = X {source}: no weights."
+
+
+@pytest.mark.parametrize(
+    ("changes", "draws"),
+    [
+        # The output projection's weights come from the seed, projections or not.
+        ({"out_proj": True}, True),
+        # The dropout mask follows its own seed: the module's seed draws nothing.
+        ({"dropout": 0.5, "training": True, "dropout_seed": 7}, False),
+        ({"dropout": 0.5, "training": True}, True),
+    ],
+)
+def test_a_script_says_the_seed_draws_nothing_exactly_when_it_does(changes, draws):
+    """The scripts judged the seed by the projection and dropout alone: with no projection but
+    an output projection they said nothing was random while its weights came from the seed,
+    and with the dropout reseeded they said the seed drew the random weights."""
+    config = replace(preset("simple").config, **changes)
+    script = pytorch_script(config)
+    header = ast.get_docstring(ast.parse(script))
+    assert ("this seed draws nothing" in header) is not draws
+    assert ("nothing here draws from it" in script) is not draws
+    assert config.seed_draws is draws
 
 
 def test_an_impossible_config_is_refused():
