@@ -124,9 +124,15 @@ def _worked_lines(text: str) -> ShrinkingLabel:
     its labels are: softmax's line of sums fills a 1400 px figure at 11 pt)."""
     lines = [html.escape(line).replace("  ", "&nbsp; ") for line in text.split("\n")]
     lines[0] = f"<b>{lines[0]}</b>"
-    label = ShrinkingLabel("<br>".join(lines), size="11pt", justify="left", color="#222222")
+    return _text_block(lines, 11, "#222222")
+
+
+def _text_block(lines: Sequence[str], points: float, color: str) -> ShrinkingLabel:
+    """Lines of HTML, left-aligned under the figure, in `points` whatever the window's text
+    size (the label's font is the application's, which follows it)."""
+    label = ShrinkingLabel("<br>".join(lines), size=f"{points:g}pt", justify="left", color=color)
     font = QFont(label.item.font())
-    font.setPointSizeF(11)
+    font.setPointSizeF(points)
     label.item.setFont(font)
     return label
 
@@ -216,17 +222,9 @@ def figure_caption(trace: Trace, spec: FigureSpec, plots: Sequence[MatrixPlot]) 
 def _caption(lines: Sequence[str]) -> ShrinkingLabel:
     """The caption's lines, small and grey under everything else, the box drawn in its
     colour."""
-    points = text_size.points(9, follow=False)
-    escaped = [html.escape(line) for line in lines]
     box = f"<span style='color:{HIGHLIGHT.name()}'>▭</span>"
-    escaped = [line.replace("▭", box) for line in escaped]
-    label = ShrinkingLabel(
-        "<br>".join(escaped), size=f"{points:g}pt", justify="left", color="#555555"
-    )
-    font = QFont(label.item.font())
-    font.setPointSizeF(points)
-    label.item.setFont(font)
-    return label
+    escaped = [html.escape(line).replace("▭", box) for line in lines]
+    return _text_block(escaped, text_size.points(9, follow=False), "#555555")
 
 
 def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.GraphicsLayout:

@@ -25,6 +25,12 @@ def vector(values: np.ndarray, limit: int = 8) -> str:
     return "[" + ", ".join(items) + "]"
 
 
+def _side_by_side(heads: int, n: int) -> str:
+    """ "[z2 of head 1 | z2 of head 2]": query n's row of Z_cat, the first four heads named."""
+    parts = " | ".join(f"z{n} of head {h + 1}" for h in range(min(heads, 4)))
+    return f"[{parts}{' | …' if heads > 4 else ''}]"
+
+
 def _keep_line(trace: Trace, head: int, i: int, n: str) -> str:
     """The row's keep-mask as drawn, the keys the mask hides in parentheses: their weight is
     0 kept or dropped, and a bare 1 under a hatched cell read as "this key is kept"."""
@@ -122,8 +128,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         if cfg.heads == 1:  # nothing concatenated: no "[z2 of head 1]"
             lines.append(f"Z_cat{n} = z{n} = {vector(trace.concat[i], 12)}")
         else:
-            parts = " | ".join(f"z{n} of head {h + 1}" for h in range(min(cfg.heads, 4)))
-            lines.append(f"Z_cat{n} = [{parts}{' | …' if cfg.heads > 4 else ''}]")
+            lines.append(f"Z_cat{n} = {_side_by_side(cfg.heads, n)}")
             lines.append(f"       = {vector(trace.concat[i], 12)}")
     elif key == "out_proj":
         lines.append(f"out{n} = {vector(trace.context[i])}")
@@ -149,12 +154,11 @@ def matrices_text(trace: Trace, weights: str, head: int, i: int) -> str:
         return ""
     n = i + 1
     alpha = trace.info("weights_dropped").symbol  # α_d, or α where dropout does not apply
-    _, fed = score_symbols(cfg)
+    scaled, fed = score_symbols(cfg)
     lines: list[str] = []
     if weights == "weights_dropped" and alpha != "α":
         lines.append(f"{alpha}{n} = {vector(trace.weights_dropped[head, i])}")
     elif cfg.method_1:
-        scaled, _ = score_symbols(cfg)
         soft = f"softmax({scaled}{n}) ⊙ (1 − M{n}) / Σ_visible"
         lines.append(f"α{n} = {soft} = {vector(trace.weights[head, i])}")
     else:
@@ -169,9 +173,8 @@ def matrices_text(trace: Trace, weights: str, head: int, i: int) -> str:
         lines.append(f"out{n} = Z_cat{n}·W_o{bias} = {vector(trace.context[i], 12)}{every}")
     elif cfg.heads > 1:
         lines.append(context)
-        parts = " | ".join(f"z{n} of head {h + 1}" for h in range(min(cfg.heads, 4)))
-        more = " | …" if cfg.heads > 4 else ""
-        lines.append(f"out{n} = Z_cat{n} = [{parts}{more}] = {vector(trace.context[i], 12)}")
+        side_by_side = _side_by_side(cfg.heads, n)
+        lines.append(f"out{n} = Z_cat{n} = {side_by_side} = {vector(trace.context[i], 12)}")
     else:  # one head, no projection: the output is the context itself
         lines.append(f"out{n} = {context}")
     head_note = f", head {head + 1}" if cfg.heads > 1 else ""
