@@ -1094,6 +1094,11 @@ class MatrixPlot(pg.GraphicsLayout):
         self.revision += 1
 
     @property
+    def labels(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The tokens of the rows and of the columns, as the axes label them."""
+        return self._row_labels, self._col_labels
+
+    @property
     def chosen_levels(self) -> tuple[float, float] | None:
         """The colour scale the owner chose for the matrix (one for several matrices), or
         None where the matrix takes its own from its values."""

@@ -168,9 +168,8 @@ class MatrixRow(QGraphicsWidget):
                     left.matrix is not None
                     and right.matrix is not None
                     and left.matrix.shape == right.matrix.shape
-                    and left._row_labels
-                    and (left._row_labels, left._col_labels)
-                    == (right._row_labels, right._col_labels)
+                    and left.labels[0]
+                    and left.labels == right.labels
                 ):
                     # One shape and labels: one width of cells (see `cells`), column labels
                     # as tall, and so the rows at the same height.
