@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .engine import PRESETS, STEP_KEYS, preset
-from .engine.config import HEAD_LAYOUTS, MASK_METHODS, PROJECTIONS
+from .engine.config import HEAD_LAYOUTS, MASK_METHODS, MAX_ATTENTION_CELLS, PROJECTIONS
 from .state import (
     CONTROL_DECIMALS,
     CONTROL_RANGES,
@@ -30,6 +30,8 @@ DEFAULT_SIZE = (1500, 940)  # the window's first size, where the screen has room
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
+
+    from .engine import AttentionConfig
 
 
 class UsageError(Exception):
@@ -166,6 +168,17 @@ def state_from_args(args: argparse.Namespace) -> ExplorerState:
         state = load_session(args.session)
     else:
         state = default_state()
+    changes: dict[str, object] = {}
+    typed: dict[str, str] = {}  # each field's value as the command gave it, for messages
+    for item in args.set:
+        field, sep, text = item.partition("=")
+        if not sep:
+            raise UsageError(f"--set needs FIELD=VALUE, got {item!r}")
+        changes[field.strip()] = _parse_value(field.strip(), text.strip())
+        typed[field.strip()] = text.strip()
+    for field, switch in SWITCHED_BY.items():
+        if field in changes and switch not in changes:
+            changes[switch] = True
     if args.tokens is not None:
         if not 1 <= args.tokens <= 4096:
             raise UsageError("--tokens must be between 1 and 4096")
@@ -173,22 +186,110 @@ def state_from_args(args: argparse.Namespace) -> ExplorerState:
         if not 1 <= d_in <= 1024:
             raise UsageError("--d-in must be between 1 and 1024")
         sequence = random_sequence(args.tokens, d_in)
-        state = replace(state, queries=sequence, kv=sequence)
-        state = state.with_controls(
-            cross=False, valid_len=min(state.controls.valid_len, args.tokens)
-        )
+        state = _with_tokens(replace(state, queries=sequence, kv=sequence), args.tokens, changes)
     elif args.d_in is not None:
         raise UsageError("--d-in goes with --tokens N (the width of N random embeddings)")
-    changes = {}
-    for item in args.set:
-        field, sep, text = item.partition("=")
-        if not sep:
-            raise UsageError(f"--set needs FIELD=VALUE, got {item!r}")
-        changes[field.strip()] = _parse_value(field.strip(), text.strip())
-    for field, switch in SWITCHED_BY.items():
-        if field in changes and switch not in changes:
-            changes[switch] = True
-    return state.with_controls(**changes) if changes else state
+    if changes:
+        state = state.with_controls(**changes)
+    _check_fits(state, args.tokens, typed, changes)
+    return state
+
+
+def _with_tokens(state: ExplorerState, n: int, changes: dict[str, object]) -> ExplorerState:
+    """`state` on `n` random tokens: cross-attention off (both tables are the new tokens),
+    and a valid length kept while padding is off lowered to `n` (nothing reads it).
+
+    `--preset padding --tokens 3` lowered the example's valid length 4 to 3 without a word:
+    every key visible, the padding the example is about gone. A valid length the tokens
+    cannot hold while padding masks keys is refused, saying what to add, as a --set value
+    is: the command's own `--set valid_len` or `padding=false` decides it instead.
+    """
+    c = state.controls
+    padded = changes.get("padding", c.padding)
+    if c.valid_len > n and padded and "valid_len" not in changes:
+        raise UsageError(
+            f"--tokens {n}: the session masks the keys after the valid length {c.valid_len}, "
+            f"more than {n} tokens; add --set valid_len=N (from 1 to {n}) or --set padding=false"
+        )
+    return state.with_controls(cross=False, valid_len=min(c.valid_len, n))
+
+
+# What a problem of the engine (named by its field) can be caused by on the command line:
+# the field itself, a switch that brings it into effect, the settings it must agree with.
+_CAUSES: dict[str, tuple[str, ...]] = {
+    "valid_len": ("valid_len", "padding", "cross", "--tokens"),
+    "num_heads": ("num_heads", "d_out", "head_layout", "projection", "--tokens"),
+    "causal": ("causal", "cross"),
+    "kv_embeddings": ("cross",),
+    "tokens": ("--tokens",),
+}
+
+
+def _check_fits(
+    state: ExplorerState, tokens: int | None, typed: dict[str, str], changes: dict[str, object]
+) -> None:
+    """Refuse, as a usage error, a value the command gave that the session cannot compute.
+
+    `--set valid_len=10` on six tokens passed the control's range (1 to 4096) and failed
+    later as "this configuration cannot be computed" with status 1, the status of a bad
+    session, naming no argument; the window opened on the error instead. A problem the
+    session had before the command changed anything is still the session's (status 1).
+    """
+    given = [*changes, *(["--tokens"] if tokens is not None else [])]
+    if not given:
+        return
+    config = state.config()
+    for problem in config.problems():
+        causes = [f for f in given if f in _CAUSES.get(problem.field, (problem.field,))]
+        if not causes:
+            continue
+        blamed = problem.field if problem.field in causes else causes[0]
+        if blamed == "--tokens":
+            said = f"--tokens {tokens}"
+        else:
+            said = f"--set {blamed}: {typed.get(blamed, changes[blamed])!r}"
+        reason = problem.message.rstrip(".")
+        raise UsageError(
+            f"{said} does not fit the other settings: {reason}; allowed here: "
+            f"{_allowed_here(blamed, config)}"
+        )
+
+
+def _allowed_here(field: str, config: AttentionConfig) -> str:
+    """What `field` may be given the rest of `config`, for the message refusing it."""
+    heads = config.heads
+    if field == "valid_len":
+        return f"a whole number from 1 to {config.n_k}, the number of keys"
+    if field == "--tokens":
+        most = MAX_ATTENTION_CELLS // heads
+        return f"at most {math.isqrt(most)} tokens with {heads} heads"
+    if field == "num_heads":
+        if config.projection == "none":
+            return "1 (without projections every head is Q = K = V = X)"
+        most = min(16, MAX_ATTENTION_CELLS // (config.n_q * config.n_k))
+        fits = [h for h in range(1, most + 1)]
+        if config.head_layout == "split":
+            fits = [h for h in fits if config.d_out % h == 0]
+            return f"{_or(fits)} (the split layout needs d_out {config.d_out} divisible by them)"
+        return f"a whole number from 1 to {most}"
+    if field == "d_out":
+        return f"a multiple of {heads} from {heads} to {64 - 64 % heads}, the number of heads"
+    if field == "head_layout":
+        return f"stacked (d_out {config.d_out} is not a multiple of {heads} heads)"
+    if field == "projection":
+        return f"rand or linear with {heads} heads"
+    if field == "padding":
+        return f"false, or true with --set valid_len=N from 1 to {config.n_k}"
+    if field == "causal":
+        return f"false while there are {config.n_q} queries and {config.n_k} keys"
+    if field == "cross":
+        return "false with the session's key/value sequence"
+    return _allowed(field)
+
+
+def _or(values: list[int]) -> str:
+    words = [str(v) for v in values]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
 def gui_main(argv: list[str]) -> int:

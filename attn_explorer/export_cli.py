@@ -12,8 +12,8 @@ Without --view, --stage or --all-steps a session's figure is what its window sho
 On bad input it prints one line saying what was wrong and exits non-zero, never with a
 traceback: 2 for arguments refused (by argparse, or as not fitting each other or the
 configuration: a --format the name contradicts, a --size, --view or --head the figure cannot
-take), 1 when the session cannot be read, its configuration cannot be computed or the output
-cannot be written.
+take, a --set or --tokens the other settings cannot be computed with), 1 when the session
+cannot be read, its own configuration cannot be computed or the output cannot be written.
 """
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ def test_data_and_script(tmp_path, session):
         (["--preset", "v1", "--head", "two", "-o", "x.png"], 2, "--head must be a number"),
         (["--preset", "v1", "-o", "x.gif"], 2, "cannot tell the format"),
         (["--preset", "v1", "--size", "big", "-o", "x.png"], 2, "--size must look like"),
-        (["--preset", "mha", "--set", "d_out=5", "-o", "x.png"], 1, "cannot be split into 2 heads"),
+        (["--preset", "mha", "--set", "d_out=5", "-o", "x.png"], 2, "cannot be split into 2 heads"),
         (["--preset", "v1", "--stage", "nope", "-o", "x.png"], 2, "invalid choice: 'nope'"),
         (["--preset", "mha", "--query", "9", "-o", "x.png"], 2, "from 1 to 6, not 9"),
         (
@@ -820,4 +820,92 @@ def test_a_name_that_is_not_utf8_is_shown_by_its_bytes_in_every_message(tmp_path
     assert (status, err) == (
         1,
         "attn-explorer export: d\\xff.json cannot be read: No such file or directory.\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--preset", "causal", "--set", "valid_len=10"],
+            "--set valid_len: '10' does not fit the other settings: Valid length 10 is outside "
+            "1 to 6: at least one key must stay visible and there are 6 keys; allowed here: a "
+            "whole number from 1 to 6, the number of keys",
+        ),
+        (
+            ["--preset", "mha", "--set", "num_heads=3"],
+            "--set num_heads: '3' does not fit the other settings: d_out 2 cannot be split into "
+            "3 heads: with the split layout d_out must be a multiple of the number of heads; "
+            "allowed here: 1 or 2 (the split layout needs d_out 2 divisible by them)",
+        ),
+        (
+            ["--preset", "wrapper", "--set", "d_out=3", "--set", "head_layout=split"],
+            "--set d_out: '3' does not fit the other settings: d_out 3 cannot be split into 2 "
+            "heads: with the split layout d_out must be a multiple of the number of heads; "
+            "allowed here: a multiple of 2 from 2 to 64, the number of heads",
+        ),
+        (
+            ["--preset", "simple", "--set", "num_heads=2"],
+            "--set num_heads: '2' does not fit the other settings: Without projections "
+            "(Q = K = V = X) all 2 heads would be identical: use one head, or the rand or linear "
+            "projection; allowed here: 1 (without projections every head is Q = K = V = X)",
+        ),
+        (
+            ["--preset", "cross", "--set", "causal=yes"],
+            "--set causal: 'yes' does not fit the other settings: A causal mask needs as many "
+            "queries as keys (4 queries, 6 keys): switch causal off for cross-attention; "
+            "allowed here: false while there are 4 queries and 6 keys",
+        ),
+        (
+            ["--preset", "wrapper", "--tokens", "4096", "--set", "num_heads=16"],
+            "--set num_heads: '16' does not fit the other settings: 16 heads × 4096 queries × "
+            "4096 keys is 268,435,456 attention weights, more than the 33,554,432 this explorer "
+            "computes: use fewer tokens or heads; allowed here: a whole number from 1 to 2",
+        ),
+        (
+            ["--preset", "padding", "--tokens", "3"],
+            "--tokens 3: the session masks the keys after the valid length 4, more than 3 "
+            "tokens; add --set valid_len=N (from 1 to 3) or --set padding=false",
+        ),
+    ],
+)
+def test_a_value_in_range_the_session_cannot_compute_is_refused_as_an_argument(
+    tmp_path, capsys, args, message
+):
+    """`--set valid_len=10` on six tokens passed the control's range and failed late as
+    "this configuration cannot be computed" with status 1, naming no argument."""
+    status, out, err = export_here(capsys, *args, "-o", tmp_path / "x.json")
+    assert (status, out, err) == (2, "", f"attn-explorer export: {message}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("sets", "valid_len"),
+    [(["valid_len=2"], 2), (["padding=false"], None), (["valid_len=3"], 3)],
+)
+def test_fewer_random_tokens_than_the_valid_length_take_the_commands_own_padding(
+    tmp_path, capsys, sets, valid_len
+):
+    """`--preset padding --tokens 3` lowered the valid length 4 to 3 without a word (no key
+    masked any more); it is refused, and the command's own valid length or padding wins."""
+    out = tmp_path / "x.json"
+    sets = [a for s in sets for a in ("--set", s)]
+    status, _, err = export_here(capsys, "--preset", "padding", "--tokens", "3", *sets, "-o", out)
+    assert (status, err) == (0, "")
+    assert json.loads(out.read_text(encoding="utf-8"))["config"]["valid_len"] == valid_len
+
+
+def test_a_session_that_cannot_be_computed_stays_the_sessions_fault(tmp_path, capsys):
+    """A problem the session had before the command changed anything is status 1, as before,
+    even with a --set of an unrelated field."""
+    state = ExplorerState.from_config(preset("causal").config).with_controls(
+        padding=True, valid_len=9
+    )
+    path = tmp_path / "s.json"
+    save_session(path, state)
+    status, _, err = export_here(capsys, path, "--set", "seed=5", "-o", tmp_path / "x.json")
+    assert (status, err) == (
+        1,
+        "attn-explorer export: this configuration cannot be computed: Valid length 9 is outside "
+        "1 to 6: at least one key must stay visible and there are 6 keys.\n",
     )

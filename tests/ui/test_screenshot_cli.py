@@ -68,6 +68,8 @@ def test_bad_arguments_fail_in_one_line(tmp_path):
 
 
 def test_impossible_config_gives_no_screenshot_and_says_why(tmp_path):
+    """Values each in range but impossible together are the arguments' fault: status 2
+    before the window opens (it was 1, the status of an unreadable session)."""
     out = tmp_path / "x.png"
     done = run_main(
         "--screenshot",
@@ -79,8 +81,19 @@ def test_impossible_config_gives_no_screenshot_and_says_why(tmp_path):
         "--set",
         "num_heads=2",
     )
-    assert done.returncode == 1
-    assert "d_out 5 cannot be split into 2 heads" in done.stderr
+    assert done.returncode == 2
+    assert done.stderr == (
+        "attn-explorer: --set num_heads: '2' does not fit the other settings: d_out 5 cannot "
+        "be split into 2 heads: with the split layout d_out must be a multiple of the number of "
+        "heads; allowed here: 1 or 5 (the split layout needs d_out 5 divisible by them)\n"
+    )
+    assert not out.exists()
+    done = run_main("--screenshot", str(out), "--preset", "padding", "--tokens", "3")
+    assert (done.returncode, done.stderr.split(";")[0]) == (
+        2,
+        "attn-explorer: --tokens 3: the session masks the keys after the valid length 4, "
+        "more than 3 tokens",
+    )
     assert not out.exists()
 
 
