@@ -87,6 +87,11 @@ class MatrixRow(QGraphicsWidget):
     one figure (`join`) keep their cells alike in width (one row's wider only as far as its
     values need). What is left over is shared out on both sides: the row is centred.
 
+    Matrices of one figure with as many rows have cells of one height, the least any of them
+    has room for, their cells' bottom edges on one line in a row: a matrix whose column
+    labels slant (long tokens, narrow cells) has less of the row's height for its cells, and
+    its rows were shorter than its neighbours', one token's row at another height in each.
+
     `compact`: neighbouring matrices (no arrow between) say once what they share. A matrix
     of the same shape and labels as its left neighbour leaves its row labels to it; a matrix
     on the same colour scale as its right neighbour, chosen as one for both
@@ -109,6 +114,9 @@ class MatrixRow(QGraphicsWidget):
         self._follow = follow_text_size
         self.spacing = spacing
         self.cell_widths: list[float] = []  # of the matrices, as last arranged
+        # Rows of cells → the cell height every matrix of the group with that many rows
+        # gets (see `_even_heights`); set by `arrange`.
+        self._even: dict[int, float] = {}
         self._compact = compact
         super().__init__()
         self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
@@ -241,11 +249,34 @@ class MatrixRow(QGraphicsWidget):
         least = plot.effectiveSizeHint(Qt.SizeHint.MinimumSize)
         return least.width(), least.height()
 
+    def _cell_height(self, plot: MatrixPlot, height: float) -> float:
+        """The height of the plot's cells in a row `height` tall: the one its matrices of
+        as many rows share, else all the row leaves it."""
+        rows = self._shape(plot)[0]
+        room = (height - self._overheads(plot)[1]) / rows
+        even = self._even.get(rows)
+        return room if even is None else min(room, even)
+
+    def _even_heights(self) -> dict[int, float]:
+        """For each number of rows that two or more matrices of the group show, the least
+        cell height any of them has room for in its row (rows not laid out yet aside)."""
+        least: dict[int, float] = {}
+        count: dict[int, int] = {}
+        for row in self.group:
+            height = row.size().height()
+            if height <= 0:
+                continue
+            for plot in row._plots():
+                rows = row._shape(plot)[0]
+                room = max((height - row._overheads(plot)[1]) / rows, 0.0)
+                least[rows] = min(least.get(rows, math.inf), room)
+                count[rows] = count.get(rows, 0) + 1
+        return {rows: cell for rows, cell in least.items() if count[rows] > 1}
+
     def _needs(self, plot: MatrixPlot, height: float) -> tuple[float, float]:
         """The least cell width in which the plot writes values at all, and the least in
         which it writes them in full; infinite when its cells are too short for any."""
-        cell_height = (height - self._overheads(plot)[1]) / self._shape(plot)[0]
-        return plot.cells.widths_needed(cell_height)
+        return plot.cells.widths_needed(self._cell_height(plot, height))
 
     def cells(self, width: float) -> tuple[list[float], float]:
         """Each matrix's cell width, and the width the matrices that need no more share.
@@ -293,7 +324,7 @@ class MatrixRow(QGraphicsWidget):
         widths = [max(share, floor) for floor in floors]
         # Not much wider than tall, unless the values need it (a 6×3 X alone in a row).
         for index, plot in enumerate(plots):
-            tall = (height - self._overheads(plot)[1]) / self._shape(plot)[0]
+            tall = self._cell_height(plot, height)
             full = needs[index][1] if math.isfinite(needs[index][1]) else 0.0
             widths[index] = min(widths[index], max(self.ASPECT * tall, full, floors[index]))
         # Matrices of one shape: one width (their values' needs may differ).
@@ -324,8 +355,19 @@ class MatrixRow(QGraphicsWidget):
         for row in self.group:
             row._arranging = True
         try:
-            for row in self.group:
-                row._place()
+            # Again while the cells' heights move: a row's placing measures its plots'
+            # labels, which sets the height the other rows' cells must match.
+            for _ in range(3):
+                even = self._even_heights()
+                for row in self.group:
+                    row._even = even
+                for row in self.group:
+                    row._place()
+                after = self._even_heights()
+                if after.keys() == even.keys() and all(
+                    abs(after[n] - even[n]) <= 0.25 for n in even
+                ):
+                    break
         finally:
             for row in self.group:
                 row._arranging = False
@@ -364,9 +406,24 @@ class MatrixRow(QGraphicsWidget):
                     widths.append(self._fixed_width(item))
             total = sum(widths) + self.spacing * (len(widths) - 1)
             x = max((width - total) / 2, 0.0)
+            # Each matrix as tall as its cells of the shared height need; the cells' bottom
+            # edges on one line, the row's tallest matrix at its top.
+            tall = {
+                id(plot): max(
+                    min(height, self._overheads(plot)[1] + rows * self._even[rows]),
+                    plot.effectiveSizeHint(Qt.SizeHint.MinimumSize).height(),
+                )
+                for plot in plots
+                if (rows := self._shape(plot)[0]) in self._even
+            }
+            block = max(tall.values(), default=height)
+            if len(tall) < len(plots):
+                block = height
             changed = False
             for item, item_width in zip(self.items, widths, strict=True):
-                item.setGeometry(QRectF(x, 0, item_width, height))
+                item_height = tall.get(id(item), height)
+                top = block - item_height if id(item) in tall else 0.0
+                item.setGeometry(QRectF(x, top, item_width, item_height))
                 x += item.size().width() + self.spacing
                 if isinstance(item, MatrixPlot):
                     item.layout.activate()

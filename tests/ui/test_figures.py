@@ -538,3 +538,37 @@ def test_the_seven_matrices_carry_the_followed_querys_lines(qapp, example, spec,
     no_query = replace(spec, query=None)
     assert _worked_lines(build_figure(trace, no_query)) == []
     assert no_query.default_size(trace) == (1500, 1000)
+
+
+@pytest.mark.parametrize(
+    ("spec", "size"),
+    [
+        (FigureSpec("matrices"), (900, 800)),  # the 6×6 labels slant, the output's too
+        (FigureSpec("matrices"), (1500, 1060)),
+        (FigureSpec("stage", "scores"), (900, 700)),  # Q, K → ω: ω's labels slant
+    ],
+)
+def test_matrices_of_as_many_rows_have_cells_of_one_height(trace, spec, size):
+    """In the seven matrices at 900 px, the context's slanted column labels (h1.1 …) took
+    height from its cells: its rows were 33 px where Q's beside it were 36 and the scores'
+    above 31, so a token's row stood at another height in each matrix. Every matrix of as
+    many rows now has cells of one height, their bottom edges on one line in a row."""
+    from attn_explorer.ui.figures import _Stage
+
+    figure = build_figure(trace, spec)
+    stage = _Stage(figure, size)
+    try:
+        slanted = [plot.top_axis.angle != 0 for plot in figure.plots]
+        boxes = [plot.view.sceneBoundingRect() for plot in figure.plots]
+        heights = [box.height() / 6 for box in boxes]
+        assert max(heights) - min(heights) < 0.5, (heights, slanted)
+        assert min(heights) > 20
+        rows: dict[float, list[float]] = {}
+        for plot, box in zip(figure.plots, boxes, strict=True):
+            rows.setdefault(round(plot.parentItem().scenePos().y()), []).append(box.bottom())
+        for bottoms in rows.values():
+            assert max(bottoms) - min(bottoms) < 0.5, rows
+        if size[0] == 900:
+            assert any(slanted) and not all(slanted)
+    finally:
+        stage.close()
