@@ -20,7 +20,16 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRect, QRectF, QSize, QSizeF
-from PySide6.QtGui import QFont, QFontInfo, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontInfo,
+    QImage,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+)
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
@@ -370,7 +379,11 @@ class _Stage:
             raise FigureTooSmallError(needed, size)
 
     def paint(self, painter: QPainter) -> None:
-        self.scene.render(painter, QRectF(0, 0, *self.size), QRectF(0, 0, *self.size))
+        """The figure on white, in every format: the scene paints no background of its own,
+        and an SVG without one showed black or checkered in viewers where the PNG is white."""
+        area = QRectF(0, 0, *self.size)
+        painter.fillRect(area, QColor("white"))
+        self.scene.render(painter, area, area)
 
     def close(self) -> None:
         self.view.setCentralItem(None)

@@ -572,3 +572,39 @@ def test_matrices_of_as_many_rows_have_cells_of_one_height(trace, spec, size):
             assert any(slanted) and not all(slanted)
     finally:
         stage.close()
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [FigureSpec("array", "weights", head=0), FigureSpec("matrices"), FigureSpec("stage", "mask")],
+)
+def test_an_svg_is_white_behind_the_figure_as_the_png_is(trace, tmp_path, spec):
+    """The SVG had no background: viewers showed it on black or a checkerboard where the
+    PNG is white. Its first shape is now a white rectangle over the whole figure."""
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgRenderer
+
+    path = export_figure(trace, spec, tmp_path / "f.svg")
+    root = ET.parse(path).getroot()
+    width, height = root.get("viewBox").split()[2:]
+    parents = {child: parent for parent in root.iter() for child in parent}
+    first = next(e for e in root.iter() if e.tag in (f"{SVG}rect", f"{SVG}path", f"{SVG}image"))
+    assert first.tag == f"{SVG}rect"
+    assert (first.get("x"), first.get("y"), first.get("width"), first.get("height")) == (
+        "0",
+        "0",
+        width,
+        height,
+    )
+    assert parents[first].get("fill") == "#ffffff"
+    # As a viewer draws it on a transparent canvas: the corners are opaque white.
+    renderer = QSvgRenderer(str(path))
+    image = QImage(int(width), int(height), QImage.Format.Format_ARGB32)
+    image.fill(0)
+    painter = QPainter(image)
+    renderer.render(painter)
+    painter.end()
+    for x, y in ((0, 0), (image.width() - 1, image.height() - 1), (image.width() - 1, 0)):
+        assert image.pixelColor(x, y).name(image.pixelColor(x, y).NameFormat.HexArgb) == (
+            "#ffffffff"
+        )
