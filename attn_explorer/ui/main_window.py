@@ -620,8 +620,9 @@ class MainWindow(QMainWindow):
     def _show_example(self, config: AttentionConfig, again: bool = False) -> None:
         """Say which example `config` is, if any: its name in the examples' box, and its
         lesson whole in the explanation strip under the matrices, which has room for
-        several lines (the status bar cut the dropout example's in the middle). An edit
-        that leaves the example takes its lesson away, unless a hover has replaced it.
+        several lines (the status bar cut the dropout example's in the middle), and under
+        the step-through's stage. An edit that leaves the example takes its lesson away,
+        unless a hover has replaced it under the matrices.
         `again`: the example was chosen again, its lesson is shown again."""
         example = matching_preset(config)
         if example is self._example and not again:
@@ -636,6 +637,9 @@ class MainWindow(QMainWindow):
         elif self._lesson and explanation.text().startswith(self._lesson):
             self._lesson = ""
             explanation.setText(self._hover_help)
+        # The step-through says it too, under its stage, for as long as the example is on
+        # screen (no hover text takes its place there).
+        self.stepper.show_lesson(self._lesson if example is not None else "")
 
     def _query_chosen(self, row: int) -> None:
         self.doc.set_view(query=row)

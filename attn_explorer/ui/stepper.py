@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TR_NOOP, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TR_NOOP, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QFontMetricsF, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -34,7 +34,7 @@ from .keys import keep_own_keys, send_undo_to_document
 from .stage_figure import MatrixRow, StageFigure
 from .text_size import text_size
 from .trace_plots import HeadChoice, joint_levels, show_array
-from .widgets import FormulaText, HeadBox, ShrinkButton, SliderSpin, elide_words
+from .widgets import FormulaText, HeadBox, ShrinkButton, SliderSpin, elide_words, formula_font
 from .worked_lines import followed_text
 
 PLAY_MS = 2500
@@ -423,6 +423,37 @@ class MaskMethodsPanel(QWidget):
         )
 
 
+class LessonLabel(QLabel):
+    """The example's lesson under a stage: as tall as `fit_height` says, and no part of the
+    window's least size (at 200 % a fixed height kept the window from a 720-pixel screen):
+    the step-through gives it the room the matrices and the panel leave, or none."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._height = 0
+
+    def wrapped_height(self, width: int) -> int:
+        """Its height at `width` with the text it holds (wrapped or not)."""
+        if self.wordWrap():
+            return super().heightForWidth(width)
+        return super().sizeHint().height()
+
+    def fit_height(self, height: int) -> None:
+        if height != self._height:
+            self._height = height
+            self.setMaximumHeight(height)
+            self.updateGeometry()
+
+    def hasHeightForWidth(self) -> bool:  # the height is the one fitted, not the text's
+        return False
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self._height)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, 0)
+
+
 class StepThrough(HeadChoice, QWidget):
     """The step-through tab: stage list, navigation, stage figure, followed token, panels."""
 
@@ -474,6 +505,19 @@ class StepThrough(HeadChoice, QWidget):
         self.extras_left_out.setWordWrap(True)
         self.extras_left_out.setIndent(6)  # the followed query's text starts there too
         self.extras_left_out.hide()
+        # The loaded example's lesson, as the matrices tab writes it under its matrices: the
+        # step-through said nothing of which tutorial's numbers it walks through.
+        self.lesson = LessonLabel()
+        self.lesson.setObjectName("lesson")
+        self.lesson.setWordWrap(True)
+        self.lesson.setTextFormat(Qt.TextFormat.PlainText)
+        self.lesson.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.lesson.setStyleSheet(
+            "QLabel#lesson { background: #fafafa; padding: 4px; border-top: 1px solid #ddd; }"
+        )
+        self.lesson.setFont(formula_font(text_size.points(10.5)))
+        self.lesson.hide()
+        self._lesson_text = ""
 
         # The stages get a row of their own, so that all ten names fit a laptop's window.
         nav = QHBoxLayout()
@@ -489,6 +533,7 @@ class StepThrough(HeadChoice, QWidget):
         right.addWidget(self.followed)
         right.addWidget(self.extras, 1)  # its height is bounded in resizeEvent
         right.addWidget(self.extras_left_out)
+        right.addWidget(self.lesson)
         self._right = right
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -560,9 +605,11 @@ class StepThrough(HeadChoice, QWidget):
             + 4 * max(self.layout().spacing(), 6)
         )
         room = self.height() - above  # what the panel may take and leave the figure its need
+        wanted = self.extras.currentIndex() != 0 and self.isVisible()
+        # The lesson takes what the panel leaves (all of it where the panel is left out).
+        room -= self._fit_lesson(room - (need if wanted and room >= need else 0))
         cap = min(EXTRAS_MAX_HEIGHT, self.height() // 3, room)
         self.extras.setMaximumHeight(max(need, cap, 0))
-        wanted = self.extras.currentIndex() != 0 and self.isVisible()
         self.extras.setVisible(wanted and room >= need)
         left_out = wanted and room < need
         if left_out:
@@ -599,6 +646,43 @@ class StepThrough(HeadChoice, QWidget):
             self.extras.addWidget(self._mask_panel)
             keep_own_keys(self._mask_panel)
         return self._mask_panel
+
+    def show_lesson(self, text: str) -> None:
+        """The loaded example's lesson under the stage (none: `text` empty)."""
+        if text != self._lesson_text:
+            self._lesson_text = text
+            self._fit_extras()
+
+    def _fit_lesson(self, room: float) -> int:
+        """Write the lesson whole where `room` (what the matrices and the panel leave) has
+        space for it, else on one line cut with "…" and whole in its tooltip: at 1024 × 768
+        its four lines left out the softmax bars. The height it takes, with the spacing."""
+        text = self._lesson_text
+        if not text:
+            self.lesson.hide()
+            return 0
+        spacing = max(self.layout().spacing(), 6)
+        width = max(self.width(), 1)
+        self.lesson.setWordWrap(True)
+        self.lesson.setText(text)
+        whole = self.lesson.wrapped_height(width)
+        if whole + spacing <= room:
+            self.lesson.setToolTip("")
+            self.lesson.fit_height(whole)
+            self.lesson.show()
+            return whole + spacing
+        inner = width - 8 - 2  # the style's padding, a pixel of slack each side
+        cut = self.lesson.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, inner)
+        self.lesson.setWordWrap(False)
+        self.lesson.setText(cut)
+        self.lesson.setToolTip(text if cut != text else "")
+        one_line = self.lesson.wrapped_height(width)
+        self.lesson.fit_height(one_line)
+        line = one_line + spacing
+        # Not even a line: the matrices and the panel come first (the examples' box and the
+        # matrices tab still say it).
+        self.lesson.setVisible(line <= room)
+        return line if line <= room else 0
 
     # ------------------------------------------------------------------ state from outside
     def set_trace(self, trace: Trace, summary: str = "") -> None:
@@ -641,6 +725,7 @@ class StepThrough(HeadChoice, QWidget):
             self.stages.setTabToolTip(row, tip)
 
     def _text_size_changed(self) -> None:
+        self.lesson.setFont(formula_font(text_size.points(10.5)))
         if self.isVisible():
             self.redraw()  # the stage figure re-lays out for the new text size
             # The panels' new fonts reach them as events: weigh the room once they have.

@@ -683,3 +683,48 @@ def test_method_1_marks_its_zeroed_weights_and_no_minus_infinity(window, wait_se
     assert shown_marks(panel.score_plot) == {}  # method 1 feeds softmax the scores: grey bars
     assert shown_marks(panel.weight_plot) == {2: "0", 3: "0", 4: "0", 5: "0"}
     assert not panel.masked_note.isVisible()
+
+
+def test_the_step_through_shows_the_loaded_examples_lesson(window, wait_settled, steps, qtbot):
+    """The matrices tab writes the example's lesson under its matrices; the step-through
+    said nothing of which tutorial's numbers it walks through."""
+    from attn_explorer.engine import PRESETS
+
+    lesson = steps.lesson
+    startup = PRESETS["causal-class"]
+    assert lesson.isVisible()
+    assert lesson.text() == f"Example: {startup.title} — {startup.source}"
+    assert window.board.explanation.text().startswith(lesson.text())  # as the matrices say
+    load(window, wait_settled, "dropout")
+    whole = f"Example: {PRESETS['dropout'].title} — {PRESETS['dropout'].source}"
+    assert lesson.text() == whole and lesson.isVisible()
+    # An edit that leaves the example takes the lesson away; undoing it brings it back.
+    window.controls.dropout_seed.setValue(124)
+    wait_settled(window)
+    assert not lesson.isVisible()
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert lesson.isVisible() and lesson.text() == whole
+
+
+def test_in_a_short_window_the_lesson_gives_way_to_the_matrices_and_the_panel(
+    window, wait_settled, steps, qtbot
+):
+    """Written whole at 1024 × 768, the dropout lesson's four lines left out the softmax
+    bars there: it is cut to one line (whole in its tooltip) before the panel goes."""
+    example = preset("dropout")
+    whole = f"Example: {example.title} — {example.source}"
+    load(window, wait_settled, "dropout")
+    steps.set_stage("softmax")
+    window.resize(1024, 768)
+    qtbot.waitUntil(lambda: window.height() == 768)
+    qtbot.waitUntil(lambda: steps.softmax_panel.isVisible())
+    lesson = steps.lesson
+    assert lesson.isVisible() and not steps.extras_left_out.isVisible()
+    assert lesson.text().endswith("…") and lesson.height() < 2 * lesson.fontMetrics().height()
+    assert lesson.toolTip() == whole
+    # The matrices keep their least height (laid out on a later turn).
+    qtbot.waitUntil(lambda: steps.figure_view.height() >= steps.figure_need() - 1)
+    window.resize(1500, 940)  # room: whole again
+    qtbot.waitUntil(lambda: lesson.toolTip() == "")
+    assert lesson.text() == whole and lesson.isVisible()
