@@ -81,6 +81,9 @@ def display_token(token: str, limit: int = 14) -> str:
 NICE_STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 
 
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def nice_ceiling(value: float) -> float:
     """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 (× a power of 10) not below `value`.
 
@@ -1173,7 +1176,12 @@ class MatrixPlot(pg.GraphicsLayout):
         span = hi - lo if hi > lo else 1.0
         nan = np.isnan(display) if has_nan else None
         index = (np.where(nan, lo, display) if has_nan else display) - lo
-        np.multiply(index, 255.0 / span, out=index)
+        scale = 255.0 / span
+        if scale > FLOAT32_MAX:  # a span below 1e-36 (scores of embeddings near 1e-20):
+            # in float32 the factor was infinite, and every cell above the lowest took the
+            # top colour, with numpy's overflow warnings on the console.
+            index = index.astype(np.float64)
+        np.multiply(index, scale, out=index)
         index = np.clip(index, 0, 255, out=index).astype(np.uint8)
         argb = self._lut[index]  # (h, w) uint32 = BGRA bytes on little-endian machines
         if has_nan:

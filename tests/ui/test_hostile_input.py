@@ -770,3 +770,23 @@ def test_a_slider_box_refuses_a_number_out_of_range_in_words(
     pair.spin.setValue(pair.spin.maximum() / 2)  # a number in range is taken; the message goes
     wait_settled(window)
     assert not window.controls.errors[field].isVisible()
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("scale", [1.0, 1e-30, 1e-38, 1e-42])
+def test_matrices_of_tiny_values_are_coloured_as_larger_ones(qapp, scale):
+    """Scores near 1e-38 (embeddings near 1e-20) were coloured in float32 with a factor of
+    255 / 2e-38, which is infinite there: every cell above the lowest took the top colour,
+    and numpy printed overflow warnings."""
+    from attn_explorer.ui.heatmap import MatrixPlot
+
+    def colours(factor):
+        plot = MatrixPlot()
+        values = np.array([[-1.0, -0.5, 0.0, 0.5, 1.0]], np.float32) * np.float32(factor)
+        plot.set_matrix(values, kind="signed")
+        return [int(v) >> 8 & 0xFF for v in plot.image.image[0]]  # the green channel
+
+    tiny = colours(scale)
+    assert len(set(tiny)) == 5, tiny  # five values, five colours
+    assert tiny[2] == colours(1.0)[2]  # 0: the neutral middle of the scale
+    assert tiny[:2] == sorted(tiny[:2]) and tiny[3:] == sorted(tiny[3:], reverse=True)
