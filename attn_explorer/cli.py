@@ -207,9 +207,11 @@ def _with_tokens(state: ExplorerState, n: int, changes: dict[str, object]) -> Ex
     c = state.controls
     padded = changes.get("padding", c.padding)
     if c.valid_len > n and padded and "valid_len" not in changes:
+        tokens = "1 token" if n == 1 else f"{n} tokens"
+        lengths = "valid_len=1" if n == 1 else f"valid_len=N (from 1 to {n})"
         raise UsageError(
             f"--tokens {n}: the session masks the keys after the valid length {c.valid_len}, "
-            f"more than {n} tokens; add --set valid_len=N (from 1 to {n}) or --set padding=false"
+            f"more than {tokens}; add --set {lengths} or --set padding=false"
         )
     return state.with_controls(cross=False, valid_len=min(c.valid_len, n))
 

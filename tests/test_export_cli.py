@@ -863,6 +863,11 @@ def test_a_name_that_is_not_utf8_is_shown_by_its_bytes_in_every_message(tmp_path
             "computes: use fewer tokens or heads; allowed here: a whole number from 1 to 2",
         ),
         (
+            ["--preset", "padding", "--tokens", "1"],
+            "--tokens 1: the session masks the keys after the valid length 4, more than 1 "
+            "token; add --set valid_len=1 or --set padding=false",
+        ),
+        (
             ["--preset", "padding", "--tokens", "3"],
             "--tokens 3: the session masks the keys after the valid length 4, more than 3 "
             "tokens; add --set valid_len=N (from 1 to 3) or --set padding=false",
