@@ -463,6 +463,10 @@ class ColorBar(pg.GraphicsWidget):
         self.levels = (0.0, 1.0)
         self.over = False
         self._labels: Sequence[str] | None = None
+        # Category labels written as their values alone ("0", "1"), their words in the
+        # tooltip: where the bar's "1 hidden" would take the room a matrix's column labels
+        # need (see MatrixPlot._refresh_ticks).
+        self.compact = False
         self._gradient: tuple[QRectF, QBrush] | None = None
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
         self.set_colormap(cmap)
@@ -504,32 +508,61 @@ class ColorBar(pg.GraphicsWidget):
         self.levels = (lo, hi)
         self._labels = labels
         self.over = over
+        tip = ""
         if labels is not None:
-            self.ticks = [(lo, _tr(labels[0])), (hi, _tr(labels[1]))]
+            texts = self._category_texts(labels, self.compact)
+            self.ticks = list(zip((lo, hi), texts, strict=True))
+            if self.compact:
+                tip = " · ".join(_tr(label) for label in labels)
         else:
             self.ticks = [(float(v), f"{v:.3g}") for v in np.linspace(lo, hi, 5)]
             if over:
                 self.ticks[-1] = (hi, "≥" + self.ticks[-1][1])
-        tip = (
-            _tr(
-                "The colour scale ends at {0:.3g}, rounded up from the 99.5th percentile of "
-                "the weights: the few larger ones share its top colour. Hover over a cell "
-                "for its value."
-            ).format(hi)
-            if over and labels is None
-            else ""
-        )
+                tip = _tr(
+                    "The colour scale ends at {0:.3g}, rounded up from the 99.5th percentile "
+                    "of the weights: the few larger ones share its top colour. Hover over a "
+                    "cell for its value."
+                ).format(hi)
         if tip != self.toolTip():  # an unchanged tooltip still costs an event per move
             self.setToolTip(tip)
-        metrics = QFontMetricsF(self.font)
-        widest = max(metrics.horizontalAdvance(text) for _, text in self.ticks)
-        width = self.BAR_PX + 8 + widest + 2  # the plot's own margin follows
+        width = self._width_for(text for _, text in self.ticks)
         # Grow, never shrink: a width that followed every label would re-lay out the whole
         # figure on each slider move.
         if width > self.minimumWidth():
             self.setMinimumWidth(width)
             self.setMaximumWidth(width)
         self.update()
+
+    def _width_for(self, texts: Iterator[str]) -> float:
+        metrics = QFontMetricsF(self.font)
+        widest = max(metrics.horizontalAdvance(text) for text in texts)
+        return self.BAR_PX + 8 + widest + 2  # the plot's own margin follows
+
+    @staticmethod
+    def _category_texts(labels: Sequence[str], compact: bool) -> tuple[str, str]:
+        """The two ends' labels: whole ("0 visible"), or their first word ("0")."""
+        texts = (_tr(labels[0]), _tr(labels[1]))
+        return tuple(t.split(" ", 1)[0] for t in texts) if compact else texts
+
+    def whole_width(self) -> float:
+        """The bar's width with its labels whole (not compact)."""
+        if self._labels is None:
+            return self._width_for(text for _, text in self.ticks)
+        return self._width_for(iter(self._category_texts(self._labels, False)))
+
+    def compact_saving(self) -> float:
+        """How much narrower the bar is with its category labels compact: 0 for a bar of
+        numbers, whose labels are their own values already."""
+        if self._labels is None:
+            return 0.0
+        short = self._width_for(iter(self._category_texts(self._labels, True)))
+        return max(self.whole_width() - short, 0.0)
+
+    def set_compact(self, on: bool) -> None:
+        """Category labels as their values alone (the words in the tooltip), or whole."""
+        if on != self.compact:
+            self.compact = on
+            self.fit_labels()
 
     def bar_rect(self) -> QRectF:
         rect, line = self.rect(), self._line
@@ -1271,12 +1304,26 @@ class MatrixPlot(pg.GraphicsLayout):
         if self._label_widths[0] != measured:
             self._label_widths = (measured, _widest(rows, font), _widest(cols, font))
         _, widest_row, widest_col = self._label_widths
-        if widest_col <= cell_width:
-            angle, col_stride = 0, 1
-        elif cell_width >= 1.5 * line and _slanted_fits(cols[-1], cell_width, font):
-            angle, col_stride = 45, 1
-        else:
-            angle, col_stride = 90, max(1, math.ceil(line * 1.1 / max(cell_width, 1e-6)))
+        bar = self.colorbar
+        saving = bar.compact_saving() if bar is not None and self.colorbar_shown else 0.0
+        if saving and cols:
+            # The mask's bar writes "1 hidden" and "0 visible": in a narrow view (the mask
+            # at 1024 px) that width left its six tokens thinned to three. The bar is
+            # written "1" and "0" (the words in its tooltip, the title says "True =
+            # hidden") where that lets every column be labelled, and only there. Decided
+            # from the width the cells would have beside the whole labels, from the bar's
+            # width as laid out: the same before and after the re-layout it causes.
+            whole = size.width() + bar.width() - bar.whole_width()
+            compact = (
+                self._column_labels(whole / len(cols), widest_col, line)[1] > 1
+                and self._column_labels((whole + saving) / len(cols), widest_col, line)[1] == 1
+            )
+            if compact != bar.compact:
+                bar.set_compact(compact)  # may re-lay out the plot, and label it, at once
+                self._tick_state = None
+                self._refresh_ticks()
+                return
+        angle, col_stride = self._column_labels(cell_width, widest_col, line)
         shown = self.row_labels_shown
         state = (rows, cols, row_stride, col_stride, angle, shown)
         if state == self._tick_state:
@@ -1297,6 +1344,19 @@ class MatrixPlot(pg.GraphicsLayout):
         left.setWidth(widest_row + 6)
         self.top_axis.set_labels(top_ticks, angle, widest_col - 6)
         self._shown_ticks = ([t for _, t in left_ticks], [t for _, t in top_ticks])
+
+    def _column_labels(self, cell_width: float, widest: float, line: float) -> tuple[int, int]:
+        """The column labels' angle and stride for cells `cell_width` wide: horizontal
+        where the widest fits, slanted where the last stays above the matrix, else upright
+        one line apart. Upright, a label's line (ascent and descent) is wider than its ink
+        by the font's leading: labels a line apart do not touch. (With 1.1 lines, the
+        six tokens of the mask at 1024 px, 14.7 px apart, were thinned to three.)"""
+        cols = self._col_labels
+        if widest <= cell_width:
+            return 0, 1
+        if cell_width >= 1.5 * line and _slanted_fits(cols[-1], cell_width, self.axis_font):
+            return 45, 1
+        return 90, max(1, math.ceil(line / max(cell_width, 1e-6)))
 
     # ------------------------------------------------------------------ highlight & hover
     def set_highlight(self, row: int | None) -> None:
