@@ -287,6 +287,18 @@ class CellTextItem(QGraphicsItem):
                 return texts, font
         return None
 
+    def how_written(self, cell: QRectF) -> str:
+        """How the values are written in cells `cell` big: "whole" (in their finer
+        precision), "rounded" (two decimals, the finer did not fit), "hidden" (no way
+        fits), or "" where there are no values to write (none set, or too many cells)."""
+        fine, coarse = self._texts
+        if not fine:
+            return ""
+        chosen = self.written(cell)
+        if chosen is None:
+            return "hidden"
+        return "rounded" if chosen[0] is coarse and coarse != fine else "whole"
+
     def widths_needed(self, height: float) -> tuple[float, float]:
         """For cells `height` tall: the least width in which values are written at all, and
         the least in which they are written as in a cell of any width; infinite for none.
@@ -1394,6 +1406,15 @@ class MatrixPlot(pg.GraphicsLayout):
         """Where the matrix sits: a re-layout (new labels, title or colour-bar width) moves or
         resizes the cells' box, so it changes when one happened."""
         return self.view.sceneBoundingRect().getRect()
+
+    def values_written(self) -> str:
+        """How the cells' values are written at the plot's size on screen (see
+        `CellTextItem.how_written`)."""
+        if self.matrix is None:
+            return ""
+        rows, cols = self.matrix.shape
+        size = self.view.size()
+        return self.cells.how_written(QRectF(0, 0, size.width() / cols, size.height() / rows))
 
     @property
     def tick_labels(self) -> tuple[list[str], list[str]]:

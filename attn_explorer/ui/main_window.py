@@ -762,12 +762,14 @@ class MainWindow(QMainWindow):
             width = self._side_width or self._side.sizeHint().width()
             self._splitter.setSizes([width, max(total - width, 1)])
         self._side.setVisible(on)
+        self.board.set_controls_shown(on)
         if self.controls_action.isChecked() != on:
             self.controls_action.setChecked(on)
 
     def _splitter_moved(self, _pos: int, _index: int) -> None:
         """The column dragged shut (or open again) is what the menu says."""
         shown = self._side.isVisible() and self._splitter.sizes()[0] > 0
+        self.board.set_controls_shown(shown)
         if self.controls_action.isChecked() != shown:
             self.controls_action.setChecked(shown)
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TR_NOOP, Qt, Signal
+from PySide6.QtCore import QT_TR_NOOP, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QToolTip,
@@ -29,7 +31,7 @@ from .i18n import tr as _tr
 from .paint_pass import OnePaintPass
 from .text_size import text_size
 from .trace_plots import HeadChoice, Shown, kind_of, shared_levels, show_array
-from .widgets import FormulaText, HeadBox, ShrinkButton, choice_box
+from .widgets import ElidedLabel, FormulaText, HeadBox, ShrinkButton, choice_box
 
 SCORE_VARIANTS = [
     ("masked_scores", QT_TR_NOOP("Scores fed to softmax")),
@@ -149,6 +151,33 @@ def name_items(box: QComboBox, config: AttentionConfig, grid: bool = False) -> N
             box.setItemData(index, tip or None, Qt.ItemDataRole.ToolTipRole)
 
 
+class NoticeLine(ElidedLabel):
+    """One line of quiet text that keeps its height when empty (see MatrixBoard), cut at
+    a word where it does not fit, whole in its tooltip."""
+
+    def __init__(self) -> None:
+        super().__init__(mode=Qt.TextElideMode.ElideRight, tooltip=False, words=True)
+        self.setContentsMargins(6, 1, 6, 1)
+        quiet = self.palette()
+        quiet.setColor(QPalette.ColorRole.WindowText, "#555555")
+        self.setPalette(quiet)
+        self.set_hint_width(0)  # never widens the window: as wide as the board gives
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QSize:
+        margins = self.contentsMargins()
+        return QSize(0, self.fontMetrics().height() + margins.top() + margins.bottom())
+
+    def minimumSizeHint(self) -> QSize:
+        return self.sizeHint()
+
+    def say(self, text: str, more: str = "") -> None:
+        """Write `text` (nothing: an empty line); its tooltip is `text` and `more`."""
+        if text != self.full_text():
+            self.setText(text)
+            self.setToolTip(f"{text}\n{more}" if text and more else text)
+
+
 class MatrixBoard(HeadChoice, QWidget):
     """All live heatmaps of the main window and the controls that choose what they show."""
 
@@ -211,6 +240,7 @@ class MatrixBoard(HeadChoice, QWidget):
                 row_layout.addWidget(view)
                 view.plot.cellHovered.connect(lambda hover, v=view: self._hovered(v.plot, hover))
                 view.plot.cellClicked.connect(lambda r, c, v=view: self._clicked(v.plot, r, c))
+                view.plot.view.sigResized.connect(self._values_may_change)
             split.addWidget(row)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -220,6 +250,16 @@ class MatrixBoard(HeadChoice, QWidget):
         self.grid_plots: list[MatrixPlot] = []
         self._grid_pool: list[MatrixPlot] = []
         self.grid_bar = ColorBar()
+
+        # Under the matrices, where the eye is: values left out, or cut to two decimals,
+        # for want of room (a 1024-pixel projector) are said to be, with how to get them;
+        # the cells alone did not say why they were empty. A line of its own, kept when
+        # empty: a notice that came and went (values of a wider width on a slider move)
+        # moved every cell under the mouse.
+        self.values_notice = NoticeLine()
+        layout.addWidget(self.values_notice)
+        self.controls_shown = True  # the window's left column (F9): see `set_controls_shown`
+        self._values_check_due = False
 
         self.explanation = FormulaText(
             _tr(
@@ -231,6 +271,7 @@ class MatrixBoard(HeadChoice, QWidget):
         )
         layout.addWidget(self.explanation)
         text_size.changed.connect(self._fit_help)
+        text_size.changed.connect(self._values_may_change)
 
         self.head_box.headChosen.connect(lambda _head: self._redraw())
         self.all_heads.toggled.connect(self._page_chosen)
@@ -251,6 +292,51 @@ class MatrixBoard(HeadChoice, QWidget):
         165 px from the matrices. Fitted to the board's height, never to the text shown: a
         pane that grew with the text would move the cell under the mouse."""
         self.explanation.fit_to(self.height() // self.HELP_SHARE)
+
+    def set_controls_shown(self, on: bool) -> None:
+        """Whether the window's controls column is open: F9, which the notice of hidden
+        values offers, would close it."""
+        if on != self.controls_shown:
+            self.controls_shown = on
+            self._values_may_change()
+
+    def _values_may_change(self) -> None:
+        """Check the values' notice once the layout has settled (a resize moves every view
+        in turn): on the next turn of the event loop, once however many ask."""
+        if not self._values_check_due:
+            self._values_check_due = True
+            QTimer.singleShot(0, self, self._check_values)
+
+    def values_written(self) -> list[str]:
+        """How each matrix on the page shown writes its values (`MatrixPlot.values_written`),
+        leaving out those that have none to write."""
+        grid = self.pages.currentIndex() != 0
+        plots = self.grid_plots if grid else [view.plot for view in self.views.values()]
+        return [how for how in (plot.values_written() for plot in plots) if how]
+
+    def _check_values(self) -> None:
+        self._values_check_due = False
+        written = self.values_written()
+        if "hidden" in written:
+            text = _tr("Values hidden where the cells are too small.")
+        elif "rounded" in written:
+            text = _tr("Values rounded to 2 decimals where the cells are too small for 4.")
+        else:
+            text = ""
+        if text:
+            larger = text_size.factor > 1
+            if self.controls_shown and larger:
+                room = _tr(
+                    "F9 (hide the controls), a larger window or smaller text (Ctrl+−) makes room."
+                )
+            elif self.controls_shown:
+                room = _tr("F9 (hide the controls) or a larger window makes room.")
+            elif larger:
+                room = _tr("A larger window or smaller text (Ctrl+−) makes room.")
+            else:
+                room = _tr("A larger window makes room.")
+            text = f"{text} {room}"
+        self.values_notice.say(text, _tr("Hover over a cell for its value."))
 
     @property
     def grid(self) -> pg.GraphicsLayoutWidget:
@@ -304,6 +390,7 @@ class MatrixBoard(HeadChoice, QWidget):
     def _redraw(self) -> None:
         if self.trace is None:
             return
+        self._values_may_change()  # new values may be wider (a 1000 among them)
         if self.pages.currentIndex() == 0:
             with OnePaintPass(list(self.views.values())):
                 self._draw_matrices(self.trace)
@@ -350,6 +437,7 @@ class MatrixBoard(HeadChoice, QWidget):
                 plot = MatrixPlot(colorbar=False, title_points=10)
                 plot.cellHovered.connect(lambda hover, p=plot: self._hovered(p, hover))
                 plot.cellClicked.connect(lambda r, c, p=plot: self._clicked(p, r, c))
+                plot.view.sigResized.connect(self._values_may_change)
                 self._grid_pool.append(plot)
             self.grid_plots = self._grid_pool[:heads]
             for plot in self._grid_pool[heads:]:

@@ -48,3 +48,55 @@ def test_the_mask_bar_is_written_short_only_where_its_columns_need_it(at_size):
     at_size(1500, 940)
     assert [text for _, text in bar.ticks] == ["0 visible", "1 hidden"]
     assert bar.toolTip() == ""
+
+
+def notice(window) -> str:
+    return window.board.values_notice.full_text()
+
+
+def test_values_left_out_for_want_of_room_are_said_to_be(at_size, qtbot):
+    """At 1024 × 768 the scores, weights, Q, K, V and context were drawn without values,
+    and nothing said why; F9 (which hides the controls) brings them back."""
+    window = at_size(1500, 940)
+    qtbot.waitUntil(lambda: "whole" in window.board.values_written())
+    assert set(window.board.values_written()) == {"whole"}
+    assert notice(window) == ""
+    window = at_size(1024, 768)
+    qtbot.waitUntil(lambda: notice(window) != "")
+    assert notice(window) == (
+        "Values hidden where the cells are too small. F9 (hide the controls) or a larger "
+        "window makes room."
+    )
+    label = window.board.values_notice
+    assert label.text() == notice(window)  # whole, on its line
+    assert label.toolTip() == notice(window) + "\nHover over a cell for its value."
+    assert window.board.views["scores"].plot.values_written() == "hidden"
+    assert window.board.views["mask"].plot.values_written() == "whole"  # its 0s and 1s
+    window.controls_action.trigger()  # F9
+    qtbot.waitUntil(lambda: "hidden" not in window.board.values_written())
+    qtbot.waitUntil(lambda: "F9" not in notice(window))
+    # The whole width: Q, K, V and the context in four decimals, scores and weights in two.
+    assert window.board.values_written()[:3] == ["rounded", "whole", "rounded"]
+    assert notice(window) == (
+        "Values rounded to 2 decimals where the cells are too small for 4. A larger window "
+        "makes room."
+    )
+    window.controls_action.trigger()
+    at_size(1500, 940)
+    qtbot.waitUntil(lambda: notice(window) == "")
+
+
+def test_values_cut_to_two_decimals_are_said_to_be(at_size, qtbot):
+    """At 150 % the scores no longer hold four decimals (see test_text_size.py)."""
+    from attn_explorer.ui.text_size import text_size
+
+    window = at_size(1500, 940, "v1")
+    text_size.set_factor(1.5)
+    qtbot.waitUntil(lambda: window.board.views["scores"].plot.values_written() == "rounded")
+    qtbot.waitUntil(lambda: notice(window).startswith("Values rounded"))
+    height = window.board.values_notice.height()
+    assert "smaller text (Ctrl+−)" in notice(window)
+    text_size.reset()
+    qtbot.waitUntil(lambda: notice(window) == "")
+    assert window.board.values_notice.text() == ""
+    assert 0 < window.board.values_notice.height() < height  # its line stays, in 100 % text
