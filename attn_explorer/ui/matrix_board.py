@@ -156,7 +156,7 @@ class NoticeLine(ElidedLabel):
     a word where it does not fit, whole in its tooltip."""
 
     def __init__(self) -> None:
-        super().__init__(mode=Qt.TextElideMode.ElideRight, tooltip=False, words=True)
+        super().__init__(mode=Qt.TextElideMode.ElideRight, words=True)
         self.setContentsMargins(6, 1, 6, 1)
         quiet = self.palette()
         quiet.setColor(QPalette.ColorRole.WindowText, "#555555")
@@ -171,11 +171,11 @@ class NoticeLine(ElidedLabel):
     def minimumSizeHint(self) -> QSize:
         return self.sizeHint()
 
-    def say(self, text: str, more: str = "") -> None:
-        """Write `text` (nothing: an empty line); its tooltip is `text` and `more`."""
+    def say(self, text: str) -> None:
+        """Write `text` (nothing: an empty line). Its tooltip is set only where it is cut:
+        the notice may change on a slider move, which must touch no tooltip."""
         if text != self.full_text():
             self.setText(text)
-            self.setToolTip(f"{text}\n{more}" if text and more else text)
 
 
 class MatrixBoard(HeadChoice, QWidget):
@@ -336,7 +336,7 @@ class MatrixBoard(HeadChoice, QWidget):
             else:
                 room = _tr("A larger window makes room.")
             text = f"{text} {room}"
-        self.values_notice.say(text, _tr("Hover over a cell for its value."))
+        self.values_notice.say(text)
 
     @property
     def grid(self) -> pg.GraphicsLayoutWidget:
