@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QResizeEvent, QWheelEvent
+from PySide6.QtGui import (
+    QFont,
+    QFontMetrics,
+    QKeyEvent,
+    QPaintEvent,
+    QResizeEvent,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -19,6 +27,9 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSlider,
     QSpinBox,
+    QStyle,
+    QStyleOptionComboBox,
+    QStylePainter,
     QWidget,
 )
 
@@ -32,12 +43,44 @@ def choice_box(items: list[tuple[str, str]], shrink_to: int | None = None) -> QC
 
     `shrink_to` characters: the box may be that narrow (its labels elided), see `shrinkable`.
     """
-    box = QComboBox()
+    box = QComboBox() if shrink_to is None else ElidingComboBox()
     for value, label in items:
         box.addItem(_tr(label), value)
     if shrink_to is not None:
         shrinkable(box, shrink_to)
     return box
+
+
+class ElidingComboBox(QComboBox):
+    """A combo box that, narrower than its text, writes whole words of it and "…" (the
+    whole text is in its list): the style cut it at the edge, and at 1024 px the scores'
+    box read "Scores fed to softmax ω̃ (no ma"."""
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        option.currentText = self._elided(option)
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
+
+    def shown_text(self) -> str:
+        """The text as painted."""
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        return self._elided(option)
+
+    def _elided(self, option: QStyleOptionComboBox) -> str:
+        if self.width() >= self.sizeHint().width():
+            return option.currentText  # as wide as the style asks for it: whole
+        field = self.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, self
+        )
+        # A bracket's words go together: "(no …" said nothing.
+        joined = lambda m: m.group(0).replace(" ", "\u00a0")  # noqa: E731
+        text = re.sub(r"\([^()]*\)", joined, option.currentText)
+        shown = elide_words(text, self.fontMetrics(), field.width())
+        return shown.replace("\u00a0", " ")
 
 
 class CommandBox(QComboBox):

@@ -69,7 +69,6 @@ def test_values_left_out_for_want_of_room_are_said_to_be(at_size, qtbot):
     )
     label = window.board.values_notice
     assert label.text() == notice(window)  # whole, on its line
-    assert label.toolTip() == notice(window) + "\nHover over a cell for its value."
     assert window.board.views["scores"].plot.values_written() == "hidden"
     assert window.board.views["mask"].plot.values_written() == "whole"  # its 0s and 1s
     window.controls_action.trigger()  # F9
@@ -96,7 +95,22 @@ def test_values_cut_to_two_decimals_are_said_to_be(at_size, qtbot):
     qtbot.waitUntil(lambda: notice(window).startswith("Values rounded"))
     height = window.board.values_notice.height()
     assert "smaller text (Ctrl+−)" in notice(window)
+    label = window.board.values_notice
+    if label.text() != notice(window):  # cut at a word, whole in the tooltip
+        assert label.text().endswith("…") and label.toolTip() == notice(window)
     text_size.reset()
     qtbot.waitUntil(lambda: notice(window) == "")
     assert window.board.values_notice.text() == ""
     assert 0 < window.board.values_notice.height() < height  # its line stays, in 100 % text
+
+
+def test_a_box_too_narrow_for_its_item_cuts_it_at_a_word(at_size):
+    """At 1024 × 768 the scores' box read "Scores fed to softmax ω̃ (no ma", cut at its edge."""
+    window = at_size(1500, 940, "v1")
+    box = window.board.score_box
+    assert box.shown_text() == box.currentText() == "Scores fed to softmax ω̃ (no mask)"
+    at_size(1024, 768)
+    shown = box.shown_text()
+    assert shown.endswith(" …") and box.currentText().startswith(shown[:-2])
+    assert "(" not in shown  # a bracket goes whole, or not at all
+    assert box.fontMetrics().horizontalAdvance(shown) < box.width() - 20
