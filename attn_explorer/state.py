@@ -59,6 +59,7 @@ class Controls:
     qkv_bias: bool = False
     causal: bool = False
     mask_method: str = "neg_inf"
+    mask_before_scaling: bool = False  # tutorial 000's order: masked_fill, then ÷ √d_k
     padding: bool = False
     valid_len: int = 1
     scale: bool = True
@@ -114,6 +115,7 @@ class ExplorerState:
             qkv_bias=c.qkv_bias,
             causal=c.causal,
             mask_method=c.mask_method,
+            mask_before_scaling=c.mask_before_scaling,
             valid_len=c.valid_len if c.padding else None,
             scale=c.scale,
             temperature=c.temperature,
@@ -137,6 +139,7 @@ class ExplorerState:
             qkv_bias=config.qkv_bias,
             causal=config.causal,
             mask_method=config.mask_method,
+            mask_before_scaling=config.mask_before_scaling,
             padding=config.valid_len is not None,
             valid_len=config.valid_len if config.valid_len is not None else config.n_k,
             scale=config.scale,

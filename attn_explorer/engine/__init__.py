@@ -23,7 +23,7 @@ from .arrays import ARRAY_INFO, ArrayInfo
 from .config import AttentionConfig, ConfigError, Problem
 from .explain import explain, num
 from .presets import DEFAULT_PRESET, PRESETS, Preset, matching_preset, preset
-from .steps import STEP_KEYS
+from .steps import STEP_KEYS, step_keys
 from .trace import Step, Trace
 
 if TYPE_CHECKING:
@@ -55,4 +55,5 @@ __all__ = [
     "matching_preset",
     "num",
     "preset",
+    "step_keys",
 ]

@@ -120,6 +120,10 @@ ONE_HEAD_CONCAT_TITLE = "Z_cat = Z (one head)"
 # or (T = 1) not divided at all, the scores ω as they are.
 TEMPERATURE_SCORES_TITLE = "Scores ÷ temperature"
 UNSCALED_SCORES_TITLE = "Scores ω (not scaled)"
+# The titles of "scaled_scores" where the raw scores were masked first (tutorial 000's
+# order): the masked scores divided, what softmax reads.
+MASK_FIRST_SCALED_TITLE = "Scaled masked scores"
+MASK_FIRST_TEMPERATURE_TITLE = "Masked scores ÷ temperature"
 # The title of "masked_scores" under mask method 1, which feeds softmax the scores unmasked.
 METHOD_1_SCORES_TITLE = "Unmasked scores (method 1)"
 # ... and without a mask: softmax reads the scores of the stage before as they are.

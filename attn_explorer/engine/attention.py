@@ -51,6 +51,7 @@ def _check_finite(
     context: torch.Tensor,
     divisor: float,
     temperature: float,
+    hidden: torch.Tensor | None = None,
 ) -> None:
     """Huge but finite inputs can overflow float32 on the way; say where instead of drawing NaN.
 
@@ -58,7 +59,8 @@ def _check_finite(
     the context: one pass over a small array instead of full scans of the (heads, n_q, n_k)
     arrays. A score overflowing to −∞ does not reach it (its weight is just 0), so the scores
     are scanned too when they could overflow: |q·k| ≤ ‖q‖·‖k‖, and the longest query and key
-    bound every score and scaled score.
+    bound every score and scaled score. `hidden` is the mask where the scaled scores hold
+    its −∞ (masked before scaling): those cells are no overflow.
     """
     bound = math.inf
     if queries.numel() and keys.numel():
@@ -67,6 +69,8 @@ def _check_finite(
         bound = longest_q * longest_k / min(divisor, 1.0)
     if bound < SAFE_SCORE and math.isfinite(context.sum().item()):
         return
+    if hidden is not None:
+        scaled = scaled.masked_fill(hidden, 0.0)
     if not torch.isfinite(scaled).all() and torch.isfinite(scores).all():
         raise ConfigError(
             f"The temperature {temperature:g} is so small that the scaled scores overflow "
@@ -96,6 +100,9 @@ def compute(
     config's own method, which saves a second softmax over (heads, n_q, n_k) for a live view
     that does not show the comparison.
 
+    With `config.mask_first` (tutorial 000's order) `masked_scores` are the raw scores with
+    −∞ where hidden (the tutorial's printed `masked`) and `scaled_scores` those divided by
+    √d_k, what softmax reads. Otherwise
     `masked_scores` are the scores fed to softmax: −∞ where hidden for method 2 (`neg_inf`);
     for method 1 (`renormalize`) the scaled scores as they are, its trace then keeping the
     tutorial's steps too: `weights_unmasked` (softmax of every score), `weights_zeroed` (the
@@ -142,11 +149,26 @@ def _compute(
     big = (queries.shape[0], n_q, n_k)  # (heads, n_q, n_k)
     scores = torch.matmul(queries, keys.transpose(-1, -2), out=new(big))
     divisor = config.scale_divisor
-    scaled = torch.div(scores, divisor, out=new(big)) if divisor != 1 else scores
-
     mask = causal_padding_mask(n_q, n_k, config.causal, config.valid_len)  # (n_q, n_k)
     arrays: dict[str, torch.Tensor] = {}
-    if config.has_mask:
+    if config.mask_first:
+        # Tutorial 000's order: masked = ω.masked_fill(mask, −inf), then softmax(masked / √d_k).
+        # −∞ / √d_k is −∞ and the visible scores are divided as they are either way, so the
+        # weights are bitwise those of the other order; the matrix between differs.
+        additive = torch.zeros(n_q, n_k).masked_fill(mask, -torch.inf)  # (n_q, n_k)
+        masked = torch.add(scores, additive, out=new(big))  # ωₘ, the tutorial's `masked`
+        scaled = torch.div(masked, divisor, out=new(big))  # ω̃ₘ, what softmax reads
+        weights = torch.softmax(scaled, dim=-1, out=new(big))
+        if compare_mask_methods:
+            arrays["weights_neg_inf"] = weights
+            # Method 1 for the comparison: softmax of the scaled scores unmasked, the hidden
+            # weights zeroed, each row divided by what is left (a temporary, then in place).
+            unscaled = torch.div(scores, divisor, out=new(big))
+            zeroed = torch.softmax(unscaled, dim=-1, out=new(big)).mul_(~mask)
+            arrays["weights_renormalize"] = zeroed.div_(zeroed.sum(dim=-1, keepdim=True))
+    else:
+        scaled = torch.div(scores, divisor, out=new(big)) if divisor != 1 else scores
+    if config.has_mask and not config.mask_first:
         methods = {"neg_inf", "renormalize"} if compare_mask_methods else {config.mask_method}
         if "neg_inf" in methods:
             # Adding 0 / −∞ is the tutorial's masked_fill(mask, −inf), in one fast broadcast add.
@@ -180,7 +202,7 @@ def _compute(
         weights = arrays[f"weights_{config.mask_method}"]
         if not compare_mask_methods:
             del arrays[f"weights_{config.mask_method}"]  # it is `weights`; no comparison asked
-    else:
+    elif not config.mask_first:
         masked = scaled
         weights = torch.softmax(scaled, dim=-1, out=new(big))
 
@@ -200,7 +222,17 @@ def _compute(
         concat if params.w_out is None else concat @ params.w_out + params.b_out
     )  # (n_q, width)
 
-    _check_finite((x, x_kv), queries, keys, scores, scaled, context, divisor, config.temperature)
+    _check_finite(
+        (x, x_kv),
+        queries,
+        keys,
+        scores,
+        scaled,
+        context,
+        divisor,
+        config.temperature,
+        mask if config.mask_first else None,
+    )
 
     arrays.update(
         x=x,

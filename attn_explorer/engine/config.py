@@ -69,6 +69,16 @@ def seed_draws(projection: str, out_proj: bool, dropout_active: bool, reseeded: 
     return projection != "none" or out_proj or (dropout_active and not reseeded)
 
 
+def mask_order_matters(has_mask: bool, mask_method: str, divides: bool) -> bool:
+    """Whether masking before or after the division by √d_k (and T) is a choice at all: only
+    with a mask set by method 2 (hidden scores to −∞) and a division that happens. Tutorial
+    000 masks the raw scores (`masked_fill`, then `softmax(masked / √d_k)`), tutorial 002
+    scales first; the weights are the same either way (−∞ / √d_k is −∞, the visible scores
+    are divided all the same), but the matrix between the two stages is not. Method 1 masks
+    softmax's output, and without a division there is only one matrix."""
+    return has_mask and mask_method == "neg_inf" and divides
+
+
 @dataclass(frozen=True)
 class AttentionConfig:
     """Everything that determines one attention computation.
@@ -80,7 +90,9 @@ class AttentionConfig:
     `torch.manual_seed(seed)` followed by building the module; the dropout mask continues
     that stream, as a forward pass right after building does, unless `dropout_seed` is set:
     then it follows a fresh `torch.manual_seed(dropout_seed)`, as tutorial 000 §3.5.2 reseeds
-    with 123 before applying dropout to the seed-789 weights.
+    with 123 before applying dropout to the seed-789 weights. `mask_before_scaling` is
+    tutorial 000's order, `masked_fill` on the raw scores and then `softmax(masked / √d_k)`:
+    the trace then holds the tutorial's printed `masked` matrix (see `mask_first`).
     """
 
     tokens: tuple[str, ...]
@@ -102,6 +114,7 @@ class AttentionConfig:
     training: bool = True
     seed: int = 123
     dropout_seed: int | None = None
+    mask_before_scaling: bool = False
 
     def __post_init__(self) -> None:
         for name in ("tokens", "embeddings", "kv_tokens", "kv_embeddings"):
@@ -175,6 +188,17 @@ class AttentionConfig:
         """A mask applied by method 1: softmax of the unmasked scores, the hidden weights
         zeroed, each row divided by its visible sum (tutorial 000's first way)."""
         return self.has_mask and self.mask_method == "renormalize"
+
+    @property
+    def mask_first(self) -> bool:
+        """Whether the raw scores are masked before they are divided (tutorial 000's order):
+        `mask_before_scaling` where the order is a choice (`mask_order_matters`). Then
+        `masked_scores` is ωₘ, the raw scores with −∞ where hidden, and `scaled_scores` is
+        ωₘ / √d_k, what softmax reads; otherwise `scaled_scores` is ω / √d_k and
+        `masked_scores` what softmax reads."""
+        return self.mask_before_scaling is True and mask_order_matters(
+            self.has_mask, self.mask_method, bool(self.scale) or self.temperature != 1
+        )
 
     @property
     def dropout_active(self) -> bool:
@@ -251,7 +275,7 @@ class AttentionConfig:
                         f"Unknown {label} {value!r}: choose {_or_list(allowed)}.",
                     )
                 )
-        for name in ("out_proj", "qkv_bias", "causal", "scale", "training"):
+        for name in ("out_proj", "qkv_bias", "causal", "scale", "training", "mask_before_scaling"):
             if not isinstance(getattr(self, name), bool):
                 out.append(Problem(name, f"{name} must be True or False."))
         return out

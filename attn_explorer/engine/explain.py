@@ -278,6 +278,8 @@ def _divisor_text(trace: Trace) -> tuple[str, str]:
 
 
 def _scaled(trace: Trace, name: str, h: int, i: int, j: int) -> str:
+    if trace.config.mask_first:
+        return _scaled_masked(trace, h, i, j)
     raw = trace["scores"][h, i, j]
     value = trace["scaled_scores"][h, i, j]
     symbolic = _divisor_text(trace)[0]
@@ -297,6 +299,35 @@ def _scaled(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     return (
         f"ω̃[{i + 1},{j + 1}] = ω[{i + 1},{j + 1}] / {symbolic} = {dividend} / {divisor} = "
         f"{num(value)}\nDivided by {' and '.join(why)}."
+    )
+
+
+def _scaled_masked(trace: Trace, h: int, i: int, j: int) -> str:
+    """A cell of ωₘ / √d_k, tutorial 000's order: the masked raw score divided, −∞ staying
+    −∞ (softmax(masked / keys.shape[-1]**0.5))."""
+    cfg = trace.config
+    symbolic = _divisor_text(trace)[0]
+    if " · " in symbolic:
+        symbolic = f"({symbolic})"
+    cell = f"[{i + 1},{j + 1}]"
+    lead = f"ω̃ₘ{cell} = ωₘ{cell} / {symbolic}"
+    reason = _mask_reason(trace, i, j)
+    if reason:
+        return (
+            f"{lead} = −∞ / {symbolic} = −∞\nHidden, because {reason}: masked before the "
+            "division, and −∞ divided by a positive number stays −∞; softmax gives it 0."
+        )
+    raw = trace["masked_scores"][h, i, j]
+    value = trace["scaled_scores"][h, i, j]
+    why = []
+    if cfg.scale:
+        why.append(f"√d_k with d_k = {cfg.d_head}, the width of a key")
+    if cfg.temperature != 1:
+        why.append(f"temperature T = {cfg.temperature:g}")
+    dividend, divisor = _division(float(raw), cfg.scale_divisor, float(value))
+    return (
+        f"{lead} = {dividend} / {divisor} = {num(value)}\n"
+        f"The masked score divided by {' and '.join(why)}: what softmax reads."
     )
 
 
@@ -352,6 +383,18 @@ def _masked(trace: Trace, name: str, h: int, i: int, j: int) -> str:
             return f"{text}\nNot scaled, no mask: softmax reads ω as it is."
         text = _scaled(trace, "scaled_scores", h, i, j).split("\n")[0]
         return f"{text}\nNo mask: softmax reads ω̃ as it is."
+    if trace.config.mask_first:  # tutorial 000's order: the raw scores are masked
+        if reason:
+            return (
+                f"ωₘ[{i + 1},{j + 1}] = −∞: hidden, because {reason}.\n"
+                "The raw score is masked before it is divided (masked_fill, then "
+                "softmax(masked / √d_k)): −∞ stays −∞, and exp(−∞) = 0 gives it weight 0."
+            )
+        value = trace["masked_scores"][h, i, j]
+        return (
+            f"ωₘ[{i + 1},{j + 1}] = ω[{i + 1},{j + 1}] = {num(value)} (visible).\n"
+            "The raw score, masked before it is divided."
+        )
     if trace.config.method_1:  # the scores go to softmax unmasked; its output is masked
         value = trace["masked_scores"][h, i, j]
         text = f"{scaled}[{i + 1},{j + 1}] = {num(value)}: fed to softmax as it is"
@@ -376,6 +419,8 @@ def _masked(trace: Trace, name: str, h: int, i: int, j: int) -> str:
 def _neg_inf_row(trace: Trace, h: int, i: int) -> np.ndarray:
     """Row i of the scores method 2 feeds softmax: −∞ where hidden. Under method 1 the trace's
     scores fed to softmax are unmasked, and the comparison's method 2 masks them itself."""
+    if trace.config.mask_first:  # masked, then divided: the scaled scores are softmax's
+        return trace["scaled_scores"][h, i].astype(np.float64)
     if not trace.config.method_1:
         return trace["masked_scores"][h, i].astype(np.float64)
     row = trace["scaled_scores"][h, i].astype(np.float64)
@@ -433,8 +478,18 @@ def _softmax_neg_inf(trace: Trace, h: int, i: int, j: int, value: float) -> str:
     return text
 
 
+def _unmasked_row(trace: Trace, h: int, i: int) -> np.ndarray:
+    """Row i of the scaled scores with no mask (float64): method 1 takes softmax of these.
+    Where the raw scores were masked first the trace's scaled scores hold −∞; the comparison
+    then divides the raw scores itself, as the engine does."""
+    if trace.config.mask_first:
+        raw = trace["scores"][h, i]
+        return (raw / np.float32(trace.config.scale_divisor)).astype(np.float64)
+    return trace["scaled_scores"][h, i].astype(np.float64)
+
+
 def _softmax_renormalize(trace: Trace, h: int, i: int, j: int, value: float) -> str:
-    row = trace["scaled_scores"][h, i].astype(np.float64)
+    row = _unmasked_row(trace, h, i)
     soft = np.exp(row - row.max())
     soft /= soft.sum()
     hidden = trace["mask"][i]
@@ -470,7 +525,7 @@ def _weights(trace: Trace, name: str, h: int, i: int, j: int) -> str:
 
 def _unmasked_softmax(trace: Trace, h: int, i: int) -> np.ndarray:
     """softmax(ω̃) of row i, every key included: method 1's first step (float64)."""
-    row = trace["scaled_scores"][h, i].astype(np.float64)
+    row = _unmasked_row(trace, h, i)
     soft = np.exp(row - row.max())
     return soft / soft.sum()
 

@@ -73,7 +73,7 @@ PRESETS: dict[str, Preset] = {
             "causal",
             "Causal mask (seed 789)",
             "Tutorial 000 §3.5.1: the v2 weights with the future hidden.",
-            replace(_journey, seed=789, causal=True),
+            replace(_journey, seed=789, causal=True, mask_before_scaling=True),
         ),
         Preset(
             "dropout",
@@ -81,27 +81,40 @@ PRESETS: dict[str, Preset] = {
             "Tutorial 000 §3.5.2: torch.manual_seed(123), then dropout 0.5 on the seed-789 "
             "causal weights: kept cells × 2, the rest 0. It follows “starts”, whose kept "
             "weights are the tutorial's 0.7599, 0.6194, 0.6206 (all of “journey”'s are dropped).",
-            replace(_journey, seed=789, causal=True, dropout=0.5, dropout_seed=123),
+            replace(
+                _journey,
+                seed=789,
+                causal=True,
+                dropout=0.5,
+                dropout_seed=123,
+                mask_before_scaling=True,
+            ),
             query=2,
         ),
         Preset(
             "causal-class",
             "CausalAttention (seed 123)",
             "Tutorial 000 §3.5.3: the CausalAttention class, dropout 0.",
-            replace(_journey, seed=123, causal=True),
+            replace(_journey, seed=123, causal=True, mask_before_scaling=True),
         ),
         Preset(
             "wrapper",
             "MultiHeadAttentionWrapper, 2 heads (seed 123)",
             "Tutorial 000 §3.6.1: two CausalAttention heads, outputs concatenated.",
-            replace(_journey, seed=123, causal=True, num_heads=2),
+            replace(_journey, seed=123, causal=True, num_heads=2, mask_before_scaling=True),
         ),
         Preset(
             "mha",
             "MultiHeadAttention, split heads + out_proj (seed 123)",
             "Tutorial 000 §3.6.2: one W of width 2 split into 2 heads, then out_proj.",
             replace(
-                _journey, seed=123, causal=True, num_heads=2, head_layout="split", out_proj=True
+                _journey,
+                seed=123,
+                causal=True,
+                num_heads=2,
+                head_layout="split",
+                out_proj=True,
+                mask_before_scaling=True,
             ),
         ),
         Preset(
@@ -147,7 +160,7 @@ def _what_counts(config: AttentionConfig) -> AttentionConfig:
     """`config` with the settings that change nothing in it (the window greys their
     controls) at fixed values: a seed nothing is drawn from, p and training mode while no
     dropout acts, the widths and bias of projections there are none of, a masking method
-    without a mask."""
+    without a mask, the order of mask and division where it is no choice."""
     defaults = AttentionConfig(tokens=(), embeddings=())
     changes: dict[str, object] = {}
     if not config.dropout_active:
@@ -160,6 +173,8 @@ def _what_counts(config: AttentionConfig) -> AttentionConfig:
         changes.update(qkv_bias=False)
     if not config.has_mask:
         changes.update(mask_method=defaults.mask_method)
+    if not config.mask_first:  # the order of mask and division is no choice here
+        changes.update(mask_before_scaling=defaults.mask_before_scaling)
     return replace(config, **changes)
 
 

@@ -1,11 +1,16 @@
 """The ten stages of attention, in order, with formulas and whether this config uses each one.
 
+The order is the computation's: the scale stage comes before the mask, except where the
+config masks the raw scores first (`AttentionConfig.mask_first`, tutorial 000's order), and
+`step_keys` gives the order of one config.
+
 The list depends only on the structure of a config (flags and sizes), never on embedding
 values, so it is cached: dragging a value in the embedding editor reuses it.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import MappingProxyType
 
 from .arrays import score_symbols
@@ -25,6 +30,13 @@ STEP_KEYS = (
     "concat",
     "out_proj",
 )
+# Tutorial 000's order (masked_fill on the raw scores, then softmax(masked / √d_k)).
+MASK_FIRST_KEYS = (*STEP_KEYS[:3], "mask", "scale", *STEP_KEYS[5:])
+
+
+def step_keys(config: AttentionConfig) -> tuple[str, ...]:
+    """The stages in the order `config` computes them (its trace's `steps`)."""
+    return MASK_FIRST_KEYS if config.mask_first else STEP_KEYS
 
 
 def build_steps(config: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tuple[Step, ...]:
@@ -38,6 +50,7 @@ def build_steps(config: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> 
         config.causal,
         config.valid_len,
         config.mask_method,
+        config.mask_first,
         config.dropout,
         config.dropout_seed,
         config.training,
@@ -179,28 +192,34 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
         scale_title = "4. Scores ÷ temperature"
     else:
         scale_title = "4. Scaling"
+    first = cfg.mask_first  # tutorial 000's order: the raw scores are masked, then divided
     if parts:
         scale_reason = ""
         divisor = " · ".join(p.split(" = ")[0] for p in parts)
         divisor_html = " · ".join(p.split(" = ")[0] for p in parts_html)
         if len(parts) > 1:
             divisor, divisor_html = f"({divisor})", f"({divisor_html})"
-        formula = f"ω̃ = ω / {divisor},  {', '.join(parts)}"
-        html = f"ω̃ = ω / {divisor_html}, &nbsp; {', '.join(parts_html)}"
+        if first:
+            formula = f"ω̃ₘ = ωₘ / {divisor},  {', '.join(parts)}  (−∞ / {divisor} = −∞)"
+            html = (
+                f"ω̃<sub>m</sub> = ω<sub>m</sub> / {divisor_html}, &nbsp; "
+                f"{', '.join(parts_html)} &nbsp; (−∞ / {divisor_html} = −∞)"
+            )
+        else:
+            formula = f"ω̃ = ω / {divisor},  {', '.join(parts)}"
+            html = f"ω̃ = ω / {divisor_html}, &nbsp; {', '.join(parts_html)}"
     else:
         scale_reason = "Not scaled: √d_k scaling is off and the temperature is 1."
         # ω, not "ω̃ = ω": the stages after it write ω, as there is no ω̃.
         formula = html = "ω goes on as it is: it is not divided"
-    steps.append(
-        step(
-            "scale",
-            scale_title,
-            formula,
-            html,
-            ("scores",),
-            ("scaled_scores",),
-            scale_reason,
-        )
+    scale_step = step(
+        "scale",
+        scale_title,
+        formula,
+        html,
+        ("masked_scores",) if first else ("scores",),
+        ("scaled_scores",),
+        scale_reason,
     )
 
     what = []
@@ -223,6 +242,16 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
             f"M[i,j] = 1 where key j is hidden ({'; '.join(what)}); method 1 leaves "
             f"{scaled} unmasked: softmax sees every score"
         )
+    elif first:
+        # The raw scores ω are masked (masked_fill), the division comes next.
+        mask_formula = (
+            f"ωₘ[i,j] = −∞ where M[i,j], else ω[i,j]  ({'; '.join(what)}); "
+            "the raw scores are masked, then divided"
+        )
+        mask_html = (
+            f"ω<sub>m</sub>[i,j] = −∞ where M[i,j], else ω[i,j] &nbsp; ({'; '.join(what)}); "
+            "the raw scores are masked, then divided"
+        )
     elif not what:
         # No "ωₘ = −∞ where M": no score is set to −∞, and no ωₘ is written after it.
         mask_formula = mask_html = f"every key is visible: softmax reads {scaled} as it is"
@@ -232,17 +261,21 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
             f"{masked.replace('ₘ', '<sub>m</sub>')}[i,j] = −∞ where M[i,j], else {scaled}[i,j]"
             f" &nbsp; ({'; '.join(what)})"
         )
-    steps.append(
-        step(
-            "mask",
-            "5. Mask",
-            mask_formula,
-            mask_html,
-            ("scaled_scores", "mask"),
-            ("masked_scores",),
-            mask_reason,
-        )
+    mask_step = step(
+        "mask",
+        "5. Mask",
+        mask_formula,
+        mask_html,
+        ("scores", "mask") if first else ("scaled_scores", "mask"),
+        ("masked_scores",),
+        mask_reason,
     )
+    if first:  # numbered in the order they are computed: 4. Mask, 5. Scaled scores
+        mask_step = replace(mask_step, title=f"4.{mask_step.title[2:]}")
+        scale_step = replace(scale_step, title=f"5.{scale_step.title[2:]}")
+        steps += [mask_step, scale_step]
+    else:
+        steps += [scale_step, mask_step]
 
     if cfg.method_1:
         # Tutorial 000's first way, in its order: softmax(ω̃), ⊙ (1 − M), ÷ the row sums.
@@ -266,7 +299,7 @@ def _make_steps(cfg: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tup
             "6. Softmax",
             sm,
             sm_html,
-            ("masked_scores",),
+            ("scaled_scores",) if first else ("masked_scores",),
             (
                 "weights_unmasked",
                 "weights_zeroed",

@@ -11,6 +11,8 @@ import numpy as np
 from .arrays import (
     ARRAY_INFO,
     BEFORE_DROPOUT_TITLE,
+    MASK_FIRST_SCALED_TITLE,
+    MASK_FIRST_TEMPERATURE_TITLE,
     METHOD_1_SCORES_TITLE,
     NO_DROPOUT_TITLE,
     NO_MASK_SCORES_TITLE,
@@ -73,6 +75,12 @@ class Trace:
         return tuple(n for n in ARRAY_INFO if n in self.arrays)
 
     @property
+    def softmax_input(self) -> str:
+        """The name of the scores softmax reads: the masked scores, except where the raw
+        scores were masked first (tutorial 000's order), whose scaled scores softmax reads."""
+        return "scaled_scores" if self.config.mask_first else "masked_scores"
+
+    @property
     def q_tokens(self) -> tuple[str, ...]:
         return self.config.tokens
 
@@ -92,9 +100,17 @@ class Trace:
         computed from the dropped weights (0.55 and 0.45 over a context of 0 read as wrong).
         Under mask method 1 the scores fed to softmax are the scaled scores ω̃, unmasked: the
         mask applies to softmax's output; without a mask they are not "Masked scores ω̃ₘ".
-        Score symbols follow `score_symbols`: ω where nothing divided them."""
+        Score symbols follow `score_symbols`: ω where nothing divided them. Where the raw
+        scores are masked first (`mask_first`), the masked scores are ωₘ and the scaled ones
+        ω̃ₘ, what softmax reads."""
         info = ARRAY_INFO[name]
         cfg = self.config
+        if cfg.mask_first and name in ("scaled_scores", "masked_scores"):
+            # Tutorial 000's order: ωₘ is the raw scores masked, ω̃ₘ those divided.
+            if name == "masked_scores":
+                return replace(info, symbol="ωₘ")
+            title = MASK_FIRST_SCALED_TITLE if cfg.scale else MASK_FIRST_TEMPERATURE_TITLE
+            return replace(info, symbol="ω̃ₘ", title=title)
         if name == "scaled_scores" and not cfg.scale:
             # Not "Scaled scores ω̃": a temperature alone divides by T, and with T = 1 the
             # scores pass as they are, ω.

@@ -36,6 +36,7 @@ CONTROL_NAMES = {
     "qkv_bias": QT_TR_NOOP("q/k/v bias"),
     "causal": QT_TR_NOOP("causal mask"),
     "mask_method": QT_TR_NOOP("mask method"),
+    "mask_before_scaling": QT_TR_NOOP("masking before scaling"),
     "padding": QT_TR_NOOP("padding"),
     "valid_len": QT_TR_NOOP("valid length"),
     "scale": QT_TR_NOOP("division by √d_k"),

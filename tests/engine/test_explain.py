@@ -68,7 +68,8 @@ def test_masked_cells_say_why():
     assert explain(trace, "mask", 0, 1, 3) == (
         "M[2,4] = True: hidden, because key 4 comes after query 2 (causal mask)."
     )
-    assert explain(trace, "masked_scores", 0, 1, 3).startswith("ω̃ₘ[2,4] = −∞")
+    # The causal example masks the raw scores first, as tutorial 000 does: ωₘ.
+    assert explain(trace, "masked_scores", 0, 1, 3).startswith("ωₘ[2,4] = −∞: hidden, because")
     assert explain(trace, "weights", 0, 1, 3).startswith("α[2,4] = 0: hidden")
     assert "The 4 hidden keys add exp(−∞) = 0" in explain(trace, "weights", 0, 1, 1)
 
@@ -405,7 +406,8 @@ def test_the_scale_stage_says_scaled_only_where_scaling_is_on(changes, title, sy
     [
         ("v1", {}, "ω̃", "Scores fed to softmax (no mask)"),
         ("simple", {}, "ω", "Scores fed to softmax (no mask)"),
-        ("causal", {}, "ω̃ₘ", "Masked scores"),
+        ("causal", {"mask_before_scaling": False}, "ω̃ₘ", "Masked scores"),
+        ("causal", {}, "ωₘ", "Masked scores"),  # tutorial 000's order: raw scores masked
         ("causal", {"scale": False}, "ωₘ", "Masked scores"),
         (
             "causal",

@@ -8,8 +8,9 @@ from attn_explorer.engine.softmax_lab import entropy, softmax, sweep, zero_renor
 
 def test_softmax_matches_the_engine_row():
     trace = compute(preset("causal").config)
-    np.testing.assert_allclose(softmax(trace.masked_scores[0, 2]), trace.weights[0, 2], atol=1e-6)
-    assert softmax(trace.masked_scores[0, 2])[3:].tolist() == [0, 0, 0]
+    row = trace[trace.softmax_input][0, 2]  # the causal example masks, then scales
+    np.testing.assert_allclose(softmax(row), trace.weights[0, 2], atol=1e-6)
+    assert softmax(row)[3:].tolist() == [0, 0, 0]
 
 
 def test_entropy_by_hand():
