@@ -663,7 +663,8 @@ def test_a_set_value_of_the_wrong_kind_is_said_in_words(tmp_path, capsys, item, 
         (dict(tab="steps", stage="softmax", head=1), [], "6. Softmax ·"),
         # What the arguments name wins over what the session showed.
         (dict(tab="steps", stage="softmax"), ["--view", "keys"], "Keys K · head 1 · linear"),
-        (dict(all_heads=True), ["--stage", "mask"], "5. Mask ·"),
+        # The mha example masks the raw scores first (tutorial 000): the mask is stage 4.
+        (dict(all_heads=True), ["--stage", "mask"], "4. Mask ·"),
     ],
 )
 def test_the_figure_is_what_the_session_showed_unless_named(
@@ -679,7 +680,7 @@ def test_the_figure_is_what_the_session_showed_unless_named(
     assert status == 0, err
     assert svg_texts(out).startswith(begins), svg_texts(out)[:80]
     if shown.get("tab") == "steps" and not args:
-        assert "Masked scores · head 2 6×6" in svg_texts(out)
+        assert "Scaled masked scores · head 2 6×6" in svg_texts(out)
 
 
 @pytest.mark.parametrize("fmt", ["svg", "pdf", "png", "npz", "json", "py"])
@@ -914,3 +915,27 @@ def test_a_session_that_cannot_be_computed_stays_the_sessions_fault(tmp_path, ca
         "attn-explorer export: this configuration cannot be computed: Valid length 9 is outside "
         "1 to 6: at least one key must stay visible and there are 6 keys.\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("item", "first"), [("mask_before_scaling=on", True), ("mask_before_scaling=off", False)]
+)
+def test_the_mask_order_is_set_on_the_command_line(tmp_path, capsys, item, first):
+    """`--set mask_before_scaling=on` exports tutorial 000's order: the masked scores are the
+    raw ones it prints (0.4656, 0.1723, -inf, ...), the weights the same either way."""
+    out = tmp_path / "x.json"
+    status, _, err = export_here(
+        capsys, "--preset", "padding", "--set", "causal=true", "--set", item, "-o", out
+    )
+    assert status == 0, err
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["config"]["mask_before_scaling"] is first
+    masked = data["arrays"]["masked_scores"]["data"][0][1]
+    scores = data["arrays"]["scores"]["data"][0][1]
+    scaled = data["arrays"]["scaled_scores"]["data"][0][1]
+    assert masked[2:] == [None] * 4
+    if first:  # the raw score masked, then divided (√2)
+        assert masked[0] == scores[0] and scaled[2:] == [None] * 4
+        assert "masked before scaling" in data["notes"]
+    else:
+        assert masked[0] == scaled[0] and None not in scaled

@@ -71,8 +71,14 @@ class Trace:
 
     @property
     def names(self) -> tuple[str, ...]:
-        """Array names in computation order."""
-        return tuple(n for n in ARRAY_INFO if n in self.arrays)
+        """Array names in computation order: the masked scores before the scaled ones where
+        the raw scores were masked first (tutorial 000's order)."""
+        names = tuple(n for n in ARRAY_INFO if n in self.arrays)
+        if self.config.mask_first:  # scaled_scores moves to just after masked_scores
+            names = tuple(n for n in names if n != "scaled_scores")
+            after = names.index("masked_scores") + 1
+            names = (*names[:after], "scaled_scores", *names[after:])
+        return names
 
     @property
     def softmax_input(self) -> str:

@@ -36,7 +36,8 @@ def pytorch_script(config: AttentionConfig) -> str:
     needs_wrapper = not split and (config.heads > 1 or config.out_proj)
     imports = "import math\nimport sys\n\nimport torch\nfrom torch import nn"
     top = [_header(config), imports, _data(config)]
-    definitions = [_ATTENTION_WEIGHTS, _split_class(config) if split else _head_class(config)]
+    weights = _MASK_FIRST_WEIGHTS if config.mask_first else _ATTENTION_WEIGHTS
+    definitions = [weights, _split_class(config) if split else _head_class(config)]
     if needs_wrapper:
         definitions.append(_wrapper_class(config))
     definitions += [_SHOW, _main(config, split, needs_wrapper)]
@@ -83,6 +84,8 @@ def _summary(cfg: AttentionConfig) -> list[str]:
         method = (
             "-inf before softmax" if cfg.mask_method == "neg_inf" else "softmax, zero, renormalize"
         )
+        if cfg.mask_first:
+            method = "-inf on the raw scores, then divided: tutorial 000's order"
         lines.append(f"mask: {' + '.join(masks)} ({method})")
     scaling = f"scores / sqrt(d_k), d_k = {cfg.d_head}" if cfg.scale else "scores not scaled"
     if cfg.temperature != 1:
@@ -156,6 +159,8 @@ def _data(cfg: AttentionConfig) -> str:
     }
     if cfg.dropout_seed is not None:
         settings["DROPOUT_SEED"] = cfg.dropout_seed
+    if cfg.mask_first:  # always "neg_inf" here: the masked scores are the raw ones with -inf
+        del settings["MASK_METHOD"]
     if cfg.projection == "none":
         for unused in ("D_OUT", "QKV_BIAS"):
             del settings[unused]
@@ -230,6 +235,29 @@ def attention_weights(scores, d_k, causal, valid_len, mask_method, scale, temper
     return weights / weights.sum(dim=-1, keepdim=True)
 '''
 
+# Tutorial 000's order (config.mask_first): the raw scores masked, printed, then divided.
+_MASK_FIRST_WEIGHTS = '''
+def attention_weights(scores, d_k, causal, valid_len, scale, temperature):
+    """Tutorial 000's order: mask the raw scores, then divide them and take softmax.
+
+        masked = attn_scores.masked_fill(mask.bool(), -torch.inf)
+        attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=-1)
+
+    The mask hides later keys (causal) and padding keys (index >= valid_len). -inf divided
+    by sqrt(d_k) stays -inf, so the weights equal those of dividing first. Returns the masked
+    scores (what the tutorial prints as `masked`) and the weights.
+    """
+    n_q, n_k = scores.shape[-2:]
+    mask = torch.zeros(n_q, n_k, dtype=torch.bool)  # True = hidden
+    if causal:
+        mask |= torch.ones(n_q, n_k, dtype=torch.bool).triu(diagonal=1)
+    if valid_len is not None:
+        mask[:, valid_len:] = True
+    masked = scores.masked_fill(mask, -torch.inf)
+    divisor = (math.sqrt(d_k) if scale else 1.0) * temperature
+    return masked, torch.softmax(masked / divisor, dim=-1)
+'''
+
 # The options every module takes besides its sizes, and how it keeps them.
 _OPTION_ARGS = 'causal=False, mask_method="neg_inf", scale=True, temperature=1.0,'
 _OPTIONS_INIT = """\
@@ -244,6 +272,27 @@ _WEIGHTS_CALL = """\
             self.mask_method, self.scale, self.temperature,
         )
         self.attn_weights_dropped = self.dropout(self.attn_weights)"""
+
+
+_MASK_FIRST_OPTION_ARGS = "causal=False, scale=True, temperature=1.0,"
+_MASK_FIRST_OPTIONS_INIT = """\
+        self.dropout = nn.Dropout(dropout)
+        self.causal = causal
+        self.scale = scale
+        self.temperature = temperature"""
+_MASK_FIRST_WEIGHTS_CALL = """\
+        self.masked, self.attn_weights = attention_weights(
+            attn_scores, keys.shape[-1], self.causal, valid_len, self.scale, self.temperature,
+        )
+        self.attn_weights_dropped = self.dropout(self.attn_weights)"""
+
+
+def _options(cfg: AttentionConfig) -> tuple[str, str, str]:
+    """The modules' options, how they keep them and how they call `attention_weights`: in
+    tutorial 000's order (mask first) the module keeps the masked scores too."""
+    if cfg.mask_first:
+        return _MASK_FIRST_OPTION_ARGS, _MASK_FIRST_OPTIONS_INIT, _MASK_FIRST_WEIGHTS_CALL
+    return _OPTION_ARGS, _OPTIONS_INIT, _WEIGHTS_CALL
 
 
 def _weights_init(projection: str) -> str:
@@ -284,23 +333,24 @@ def _head_class(cfg: AttentionConfig) -> str:
             f"        queries = {_project(cfg.projection, 'query', 'x')}\n"
             f"        values = {_project(cfg.projection, 'value', 'x_kv')}"
         )
+    option_args, options_init, weights_call = _options(cfg)
     return f'''
 class {name}(nn.Module):
     """{doc}"""
 
     def __init__(
         self, {sizes}
-        {_OPTION_ARGS}
+        {option_args}
     ):
         super().__init__()
 {init}
-{_OPTIONS_INIT}
+{options_init}
 
     def forward(self, x, x_kv=None, valid_len=None):
         x_kv = x if x_kv is None else x_kv  # cross-attention: keys/values from x_kv
 {project}
         attn_scores = queries @ keys.transpose(1, 2)  # (batch, n_q, n_k)
-{_WEIGHTS_CALL}
+{weights_call}
         return self.attn_weights_dropped @ values
 '''
 
@@ -336,6 +386,7 @@ def _split_class(cfg: AttentionConfig) -> str:
     p = cfg.projection
     bias_arg = " qkv_bias=False," if p == "linear" else ""
     what = "nn.Linear" if p == "linear" else "torch.rand"
+    option_args, options_init, weights_call = _options(cfg)
     return f'''
 class MultiHeadAttention(nn.Module):
     """Tutorial 000's MultiHeadAttention: one {what} W of width d_out split into heads.
@@ -346,7 +397,7 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(
         self, d_in, d_out, num_heads, dropout,{bias_arg} out_proj=True,
-        {_OPTION_ARGS}
+        {option_args}
     ):
         super().__init__()
         assert d_out % num_heads == 0, "d_out must be divisible by num_heads"
@@ -355,7 +406,7 @@ class MultiHeadAttention(nn.Module):
         self.head_dim = d_out // num_heads
 {_weights_init(p)}
         self.out_proj = nn.Linear(d_out, d_out) if out_proj else None
-{_OPTIONS_INIT}
+{options_init}
 
     def split_heads(self, t):
         """(batch, n, d_out) -> (batch, heads, n, head_dim): each head gets its columns."""
@@ -369,7 +420,7 @@ class MultiHeadAttention(nn.Module):
         values = self.split_heads({_project(p, "value", "x_kv")})
         queries = self.split_heads({_project(p, "query", "x")})
         attn_scores = queries @ keys.transpose(2, 3)  # (batch, heads, n_q, n_k)
-{_WEIGHTS_CALL}
+{weights_call}
         context = (self.attn_weights_dropped @ values).transpose(1, 2)
         context = context.contiguous().view(b, n_q, self.d_out)
         return context if self.out_proj is None else self.out_proj(context)
@@ -401,17 +452,17 @@ def _main(cfg: AttentionConfig, split: bool, wrapper: bool) -> str:
         build = f"{_HEAD_CLASS[cfg.projection]}(\n        {sizes}DROPOUT,"
     if cfg.projection == "linear":
         build += " qkv_bias=QKV_BIAS,"
-    build += (
-        "\n        causal=CAUSAL, mask_method=MASK_METHOD, scale=SCALE, temperature=TEMPERATURE,"
-        "\n    )"
-    )
+    method = "" if cfg.mask_first else " mask_method=MASK_METHOD,"
+    build += f"\n        causal=CAUSAL,{method} scale=SCALE, temperature=TEMPERATURE,\n    )"
     if split:
         weights = "module.attn_weights[0]  # (heads, n_q, n_k)"
         dropped = "module.attn_weights_dropped[0]"
+        masked = "module.masked[0]"
     else:
         heads = "module.heads" if wrapper else "[module]"
         weights = f"torch.cat([head.attn_weights for head in {heads}])  # (heads, n_q, n_k)"
         dropped = f"torch.cat([head.attn_weights_dropped for head in {heads}])"
+        masked = f"torch.cat([head.masked for head in {heads}])"
     x_kv = "torch.tensor([KV_EMBEDDINGS], dtype=torch.float32)" if cfg.is_cross else "None"
     key_tokens = "KV_TOKENS" if cfg.is_cross else "TOKENS"
     mode = "module.train()  # training mode" if cfg.training else "module.eval()  # eval mode"
@@ -431,6 +482,15 @@ def _main(cfg: AttentionConfig, split: bool, wrapper: bool) -> str:
         if cfg.dropout_active
         else ""
     )
+    # Tutorial 000's order: its printed `masked`, the raw scores with -inf where hidden.
+    masked_line = (
+        f"\n    masked = {masked}  # the raw scores, -inf where hidden" if cfg.mask_first else ""
+    )
+    show_masked = (
+        '\n        show(f"masked scores (raw, -inf where hidden), head {h + 1}", masked[h], rows)'
+        if cfg.mask_first
+        else ""
+    )
     return f"""
 def main():
     # A console that cannot show a token's letters (a Windows pipe, PYTHONIOENCODING=cp1252)
@@ -448,13 +508,13 @@ def main():
     with torch.no_grad():
         context = module(x, x_kv, valid_len=VALID_LEN)[0]
     weights = {weights}
-    dropped = {dropped}
+    dropped = {dropped}{masked_line}
 
     rows = [repr(token) for token in TOKENS]
     print("keys (the columns of the weights):", ", ".join(repr(t) for t in {key_tokens}))
     print()
     show("context", context, rows)
-    for h in range(NUM_HEADS):
+    for h in range(NUM_HEADS):{show_masked}
         show(f"weights, head {{h + 1}}", weights[h], rows){show_dropped}
     return context, weights, dropped
 

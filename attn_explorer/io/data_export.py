@@ -30,6 +30,13 @@ JSON_NOTES = (
     "method 1 dividing 0 by 0 where every kept weight underflowed)"
 )
 
+# Where the raw scores were masked first: which of the two score arrays is the tutorial's.
+MASK_FIRST_NOTE = (
+    "; masked before scaling (tutorial 000's order): masked_scores are the raw scores with "
+    "-inf where hidden (its printed `masked`), scaled_scores are masked_scores / sqrt(d_k), "
+    "what softmax reads"
+)
+
 
 class DataExportError(ValueError):
     """An export refused before anything is written; the message is one line for the user."""
@@ -195,7 +202,7 @@ def write_json(trace: Trace, path: str | Path) -> Path:
         "q_tokens": list(trace.q_tokens),
         "k_tokens": list(trace.k_tokens),
         "arrays": arrays,
-        "notes": JSON_NOTES,
+        "notes": JSON_NOTES + (MASK_FIRST_NOTE if trace.config.mask_first else ""),
     }
     return _write_text(path, json_text(doc) + "\n")
 

@@ -49,8 +49,9 @@ from .errors import folder_problem, shown_path
 
 FORMAT = "attn_explorer.session"
 # 2 added the view's scores_array, weights_array and all_heads; 3 the controls'
-# reseed_dropout and dropout_seed. Older formats are read with those at their defaults.
-SCHEMA_VERSION = 3
+# reseed_dropout and dropout_seed; 4 mask_before_scaling. Older formats are read with those at
+# their defaults (a session of format 3 or older scales first, as it did).
+SCHEMA_VERSION = 4
 OLDEST_VERSION = 1
 # The largest state the window holds (two 4096 x 1024 tables of full-precision floats) takes
 # about 170 MB; anything bigger is not a session this app wrote.
@@ -87,8 +88,8 @@ _VIEW_FIELDS = tuple(f.name for f in fields(ViewState))
 _NEWER_VIEW_FIELDS = ("scores_array", "weights_array", "all_heads")  # since format 2
 _NEWER_VIEW_VERSION = 2
 _NEWER_VIEW_DEFAULTS = {name: getattr(ViewState(), name) for name in _NEWER_VIEW_FIELDS}
-_NEWER_CONTROLS = ("reseed_dropout", "dropout_seed")  # since format 3
-_NEWER_CONTROLS_VERSION = 3
+# The controls each format added, by the format that added them.
+_NEWER_CONTROLS = {3: ("reseed_dropout", "dropout_seed"), 4: ("mask_before_scaling",)}
 
 
 class SessionError(Exception):
@@ -377,7 +378,7 @@ def _state(doc: Mapping[str, Any]) -> ExplorerState:
                 "space."
             )
     version = doc["version"]  # checked by the caller
-    controls = _controls(doc["controls"], older=version < _NEWER_CONTROLS_VERSION)
+    controls = _controls(doc["controls"], version)
     view = _view(doc["view"], len(queries.tokens), older=version < _NEWER_VIEW_VERSION)
     return ExplorerState(queries=queries, kv=kv, controls=controls, view=view)
 
@@ -479,9 +480,13 @@ def _numbers(rows: list[list[Any]], width: int, where: str, tokens: list[str]) -
     raise AssertionError("the fast check refused a table the slow check accepts")
 
 
-def _controls(value: object, older: bool) -> Controls:
-    """The controls; `older`: the file's format predates the reseed controls."""
-    doc = _fields(value, "controls", Controls.names(), optional=_NEWER_CONTROLS if older else ())
+def _controls(value: object, version: int) -> Controls:
+    """The controls of a file of format `version`: those a later format added may be
+    missing, and are then at their defaults."""
+    optional = tuple(
+        name for added, names in _NEWER_CONTROLS.items() if version < added for name in names
+    )
+    doc = _fields(value, "controls", Controls.names(), optional=optional)
     return Controls(
         **{
             name: _control(name, doc[name], f"controls.{name}")

@@ -306,3 +306,22 @@ def test_any_token_text_gives_valid_python(tokens, value):
     compile(script, "attention.py", "exec")
     assert literal(script, "TOKENS") == tokens
     assert literal(script, "EMBEDDINGS") == [[value, 1.0]] * len(tokens)
+
+
+def test_the_tutorial_000_script_masks_first_and_prints_its_masked_matrix(printouts):
+    """Tutorial 000 prints masked = attn_scores.masked_fill(mask.bool(), -torch.inf) and then
+    takes softmax(masked / keys.shape[-1]**0.5): the causal example's script does the same."""
+    script = pytorch_script(PRESETS["causal"].config)
+    assert "masked = scores.masked_fill(mask, -torch.inf)" in script
+    assert "torch.softmax(masked / divisor, dim=-1)" in script
+    result = printouts["preset-causal"]
+    assert result.returncode == 0, result.stderr
+    masked = parse_printout(result.stdout)["masked scores (raw, -inf where hidden), head 1"]
+    shown = [[f"{v:.4f}" for v in row] for row in masked.tolist()]
+    assert shown[1] == ["0.4656", "0.1723", "-inf", "-inf", "-inf", "-inf"]
+    assert shown[4] == ["0.2183", "0.0874", "0.0882", "0.0177", "0.0786", "-inf"]
+    assert shown[5] == ["0.3408", "0.1270", "0.1290", "0.0198", "0.1290", "0.0078"]
+    weights = parse_printout(result.stdout)["weights, head 1"]
+    assert [f"{v:.4f}" for v in weights[1, :2]] == ["0.5517", "0.4483"]
+    # The D2L examples scale first, and print no masked scores of their own.
+    assert "masked scores" not in printouts["preset-padding"].stdout

@@ -138,7 +138,7 @@ def test_document_layout(tmp_path):
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert list(doc) == ["format", "version", "saved_by", "queries", "kv", "controls", "view"]
     assert doc["format"] == "attn_explorer.session"
-    assert doc["version"] == 3
+    assert doc["version"] == 4
     assert doc["saved_by"] == f"attn_explorer {__version__}"
     assert doc["queries"]["tokens"] == ["Your", "journey", "starts", "with", "<pad>", "<pad>"]
     assert doc["queries"]["embeddings"][1] == [0.55, 0.87, 0.66]
@@ -400,8 +400,8 @@ REJECTIONS = [
     (set_in("version", True), '"version" must be a whole number, not true'),
     (set_in("version", 1.0), '"version" must be a whole number, not 1.0'),
     (
-        set_in("version", 4),
-        "was saved by a newer attn_explorer (format 4); this one reads formats 1 to 3.",
+        set_in("version", 5),
+        "was saved by a newer attn_explorer (format 5); this one reads formats 1 to 4.",
     ),
     (set_in("version", 0), "has format version 0, which no attn_explorer wrote"),
     # structure
@@ -409,7 +409,7 @@ REJECTIONS = [
     (delete("view"), "it lacks the field view"),
     (set_in("saved_by", 3), '"saved_by" must be text, not 3'),
     (
-        text_replace('"version": 3', '"version": 3, "version": 4'),
+        text_replace('"version": 4', '"version": 4, "version": 5'),
         'is not a valid session: it has the field "version" more than once.',
     ),
     (
@@ -825,3 +825,37 @@ def test_a_read_only_session_is_not_replaced(existing):
     with pytest.raises(SessionError, match=r"^Cannot save session\.json: Permission denied\.$"):
         save_session(path, preset_state("mha"))
     assert_untouched(existing)
+
+
+def test_a_session_saved_before_the_mask_order_opens_scaling_first():
+    """Format 3 had no mask_before_scaling: its sessions computed √d_k first, and still do,
+    though the causal example now masks first."""
+    doc = state_to_document(preset_state("causal"))
+    doc["version"] = 3
+    del doc["controls"]["mask_before_scaling"]
+    state = document_to_state(doc)
+    assert state.controls.mask_before_scaling is False
+    trace = compute(state.config())
+    assert tuple(step.key for step in trace.steps) == STEP_KEYS
+    assert trace.info("masked_scores").symbol == "ω̃ₘ"
+    assert f"{trace.masked_scores[0, 1, 0]:.4f}" == "0.3293"  # ω/√2, as before
+
+
+def test_the_mask_order_is_saved_and_read_back(tmp_path):
+    state = preset_state("causal")
+    assert state.controls.mask_before_scaling is True
+    path = tmp_path / "s.json"
+    for on in (True, False):
+        save_session(path, state.with_controls(mask_before_scaling=on))
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        assert doc["controls"]["mask_before_scaling"] is on
+        assert load_session(path).config().mask_first is on
+
+
+def test_a_format_4_file_lacking_the_mask_order_is_refused(cross_doc, tmp_path):
+    del cross_doc["controls"]["mask_before_scaling"]
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(cross_doc), encoding="utf-8")
+    with pytest.raises(SessionError) as refusal:
+        load_session(path)
+    assert "controls lacks the field mask_before_scaling" in str(refusal.value)
