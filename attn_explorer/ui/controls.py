@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine import PRESETS, Preset, Problem
-from ..engine.config import seed_draws
+from ..engine.config import mask_order_matters, seed_draws
 from ..state import CONTROL_DECIMALS, CONTROL_RANGES
 from .document import Document
 from .i18n import tr as _tr
@@ -191,6 +191,16 @@ class ControlsPanel(QWidget):
                 "weights (tutorial 000, 3.5.1)."
             ),
         )
+        self.mask_before_scaling = QCheckBox(_tr("Mask the raw scores, then scale"))
+        self.mask_before_scaling.setToolTip(
+            _tr(
+                "Tutorial 000's order: masked = ω.masked_fill(mask, −∞), printed, then "
+                "softmax(masked / √d_k). Off: divide by √d_k first, then mask (tutorial 002). "
+                "The weights are the same; the matrix between the two stages is not."
+            )
+        )
+        mask.addRow(self.mask_before_scaling)
+        self._error(mask, "mask_before_scaling")
 
         drop = self._group(layout, _tr("Dropout"))
         self.dropout = SliderSpin(
@@ -337,6 +347,7 @@ class ControlsPanel(QWidget):
             (self.training, "training"),
             (self.cross, "cross"),
             (self.reseed_dropout, "reseed_dropout"),
+            (self.mask_before_scaling, "mask_before_scaling"),
         ):
             check.toggled.connect(lambda on, f=field: set_control(f, bool(on)))
 
@@ -355,6 +366,7 @@ class ControlsPanel(QWidget):
         widgets = [self.valid_len, self.projection, self.layout_box, self.mask_method]
         widgets += [self.qkv_bias, self.out_proj, self.scale, self.causal, self.padding]
         widgets += [self.training, self.cross, self.reseed_dropout, self.dropout_seed]
+        widgets += [self.mask_before_scaling]
         for w in widgets:
             w.blockSignals(True)
         if self.valid_len.value() != c.valid_len:
@@ -377,6 +389,7 @@ class ControlsPanel(QWidget):
             (self.training, c.training),
             (self.cross, c.cross),
             (self.reseed_dropout, c.reseed_dropout),
+            (self.mask_before_scaling, c.mask_before_scaling),
         ):
             if check.isChecked() != value:
                 check.setChecked(value)
@@ -406,6 +419,20 @@ class ControlsPanel(QWidget):
             self.mask_method,
             c.causal or c.padding,
             _tr("No mask is active: the method only matters with a causal or padding mask."),
+        )
+        masked = c.causal or c.padding
+        divided = c.scale or c.temperature != 1
+        self._enable(
+            self.mask_before_scaling,
+            mask_order_matters(masked, c.mask_method, divided),
+            _tr("No mask is active: there is nothing to mask before or after scaling.")
+            if not masked
+            else _tr(
+                "Method 1 masks softmax's output, not the scores: the order of mask and "
+                "scaling does not arise."
+            )
+            if c.mask_method != "neg_inf"
+            else _tr("Nothing divides the scores (√d_k off, T = 1): there is no scaling."),
         )
         self._enable(
             self.valid_len, c.padding, _tr("Tick “Padding” to mask keys after this length.")

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from ..io.data_export import file_for
 from ..io.errors import shown_path
-from .figures import PNG_SCALES, stage_file_names
+from .figures import PNG_SCALES, any_stage_file_names
 from .i18n import tr as _tr
 
 FORMAT_NAMES = {
@@ -209,7 +209,7 @@ class ExportFigureDialog(QDialog):
 
     def _may_replace(self, target: Path, fmt: str, folder: bool) -> bool:
         if folder:
-            existing = [name for name in stage_file_names(fmt) if _exists(target / name)]
+            existing = [name for name in any_stage_file_names(fmt) if _exists(target / name)]
             if not existing:
                 return True
             if len(existing) == 1:

@@ -34,15 +34,16 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication
 
 from ..describe import config_summary
-from ..engine import ARRAY_INFO, STEP_KEYS, Trace
+from ..engine import ARRAY_INFO, STEP_KEYS, Trace, step_keys
 from ..engine.explain import quote_token
+from ..engine.steps import MASK_FIRST_KEYS
 from ..io import atomic
 from ..io.errors import shown_path
 from .heatmap import CATEGORY_LABELS, CMAPS, HIGHLIGHT, ColorBar, MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
 from .stage_figure import EXPORT_MARGIN, EXPORT_TITLE_POINTS, MatrixRow, StageFigure
 from .text_size import text_size
-from .trace_plots import SAME_QUANTITY, head_note, kind_of, shared_levels, show_array
+from .trace_plots import head_note, kind_of, same_quantity, shared_levels, show_array
 from .worked_lines import followed_text, matrices_text
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
@@ -222,7 +223,7 @@ def figure_caption(trace: Trace, spec: FigureSpec, plots: Sequence[MatrixPlot]) 
             line = _tr("Each colour bar: the values of the matrix on its left")
         else:  # neighbours on one scale share one bar (see MatrixRow)
             line = _tr("Each colour bar: the values of the matrix, or matrices, on its left")
-        if spec.kind == "stage" and spec.name in SAME_QUANTITY:
+        if spec.kind == "stage" and same_quantity(trace, spec.name):
             line += _tr("; the step's input and output on one scale")
         lines.append(line)
     return lines
@@ -589,9 +590,16 @@ def figure_title(trace: Trace, spec: FigureSpec) -> str:
     return f"{trace.info(spec.name).title} · {config_summary(trace.config)}"
 
 
-def stage_file_names(fmt: str) -> list[str]:
-    """The files a folder of stages holds: 01-embeddings.png … 10-out_proj.png."""
-    return [f"{number:02d}-{key}.{fmt}" for number, key in enumerate(STEP_KEYS, start=1)]
+def stage_file_names(fmt: str, keys: tuple[str, ...] = STEP_KEYS) -> list[str]:
+    """The files a folder of stages holds: 01-embeddings.png … 10-out_proj.png, numbered in
+    the order of `keys` (04-mask.png, 05-scale.png where the raw scores are masked first)."""
+    return [f"{number:02d}-{key}.{fmt}" for number, key in enumerate(keys, start=1)]
+
+
+def any_stage_file_names(fmt: str) -> list[str]:
+    """The files a folder of stages may hold, in either order of the mask and the scale."""
+    names = stage_file_names(fmt)
+    return names + [n for n in stage_file_names(fmt, MASK_FIRST_KEYS) if n not in names]
 
 
 def export_all_stages(
@@ -608,7 +616,7 @@ def export_all_stages(
     fmt = fmt.lower()
     if fmt not in FIGURE_FORMATS:
         raise FigureError(f"figure format must be png, svg or pdf, not {fmt!r}")
-    specs = [FigureSpec("stage", key, head, query) for key in STEP_KEYS]
+    specs = [FigureSpec("stage", key, head, query) for key in step_keys(trace.config)]
     size = size or specs[0].default_size(trace)
     try:
         if fmt == "pdf":
@@ -629,7 +637,7 @@ def _stage_files(
     half-way (a size too small) leaves the folder as it was, earlier stage files included."""
     created = not path.exists()
     path.mkdir(exist_ok=True)  # not its parents: a mistyped path made a trail of folders
-    names = stage_file_names(fmt)
+    names = stage_file_names(fmt, step_keys(trace.config))
     temporary = [path / f".{name}.{secrets.token_hex(4)}.partial" for name in names]
     try:
         for spec, temp, name in zip(specs, temporary, names, strict=True):

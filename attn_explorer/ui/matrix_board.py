@@ -55,6 +55,26 @@ HEAD_ARRAYS = [
 ]
 
 
+def _mask_first_text(name: str, cfg: AttentionConfig, grid: bool) -> tuple[str, str]:
+    """The score items where the raw scores are masked first (tutorial 000's order): the
+    masked scores ωₘ are the tutorial's printed `masked`, and softmax reads them divided."""
+    if name == "masked_scores":
+        text = _tr("Masked scores") if grid else _tr("Masked scores ωₘ (raw, −∞ where hidden)")
+        tip = _tr(
+            "ωₘ[i,j] = −∞ where key j is hidden from query i, else ω[i,j]: the raw scores "
+            "masked before they are divided, as tutorial 000 prints masked = "
+            "attn_scores.masked_fill(mask.bool(), -torch.inf)."
+        )
+        return text, tip
+    divisor = "√d_k·T" if cfg.scale and cfg.temperature != 1 else "√d_k" if cfg.scale else "T"
+    text = _tr("Scores fed to softmax") if grid else _tr("Scores fed to softmax ωₘ / {0}")
+    tip = _tr(
+        "ω̃ₘ = ωₘ / {0}, √d_k = √{1}, T = {2}: the masked scores divided (−∞ stays −∞); "
+        "softmax reads these, as softmax(masked / keys.shape[-1]**0.5) in tutorial 000."
+    )
+    return text.format(divisor), tip.format(divisor, cfg.d_head, f"{cfg.temperature:g}")
+
+
 def choice_text(name: str, config: AttentionConfig, grid: bool = False) -> tuple[str, str]:
     """The text and tooltip of array `name`'s item in the score, weight (`grid` False) or
     all-heads (`grid` True) box, for what `config` computes: as the step-through writes
@@ -64,6 +84,8 @@ def choice_text(name: str, config: AttentionConfig, grid: bool = False) -> tuple
     not depend on the configuration (Q, K, V) keeps its text and gets no tooltip: ("", "")."""
     cfg = config
     scaled, fed = score_symbols(cfg)
+    if cfg.mask_first and name in ("masked_scores", "scaled_scores"):
+        return _mask_first_text(name, cfg, grid)
     if name == "masked_scores":
         if cfg.has_mask and not cfg.method_1:
             text = _tr("Scores fed to softmax") if grid else _tr("Scores fed to softmax {0}")

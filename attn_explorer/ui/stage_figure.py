@@ -20,7 +20,7 @@ from ..engine import ARRAY_INFO, Step, Trace
 from .heatmap import MatrixPlot, ShrinkingLabel
 from .i18n import tr as _tr
 from .text_size import FIGURE_FACTOR, text_size
-from .trace_plots import ALL_HEADS_STAGES, SAME_QUANTITY, joint_levels, show_array
+from .trace_plots import ALL_HEADS_STAGES, joint_levels, same_quantity, show_array
 
 # What each stage shows: inputs, then outputs (names missing from a trace are left out).
 STAGE_ARRAYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -35,6 +35,12 @@ STAGE_ARRAYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "context": (("weights_dropped", "values"), ("head_contexts",)),
     "concat": (("head_contexts",), ("concat",)),
     "out_proj": (("concat", "w_out"), ("context",)),
+}
+# Where the raw scores are masked first (tutorial 000's order): masked, then divided.
+MASK_FIRST_ARRAYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "mask": (("scores", "mask"), ("masked_scores",)),
+    "scale": (("masked_scores",), ("scaled_scores",)),
+    "softmax": (("scaled_scores",), ("weights",)),
 }
 MAX_CONCAT_HEADS = 8
 EXPORT_MARGIN = 24  # px round an exported figure
@@ -53,8 +59,15 @@ class Panel:
     output: bool
 
 
+def stage_arrays(trace: Trace, key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What stage `key` shows of this trace: its inputs, then its outputs."""
+    if trace.config.mask_first and key in MASK_FIRST_ARRAYS:
+        return MASK_FIRST_ARRAYS[key]
+    return STAGE_ARRAYS[key]
+
+
 def stage_panels(trace: Trace, key: str, head: int) -> list[Panel]:
-    inputs, outputs = STAGE_ARRAYS[key]
+    inputs, outputs = stage_arrays(trace, key)
     panels: list[Panel] = []
     for names, output in ((inputs, False), (outputs, True)):
         for name in names:
@@ -537,7 +550,7 @@ class StageFigure(pg.GraphicsLayout):
                     "apart."
                 ).format(MAX_CONCAT_HEADS, MAX_CONCAT_HEADS + 1, trace.heads)
         self.reason.setText(reason, size=self._size(11), color="#a15c00")
-        shared = SAME_QUANTITY.get(key, ())  # arrays every trace holds
+        shared = same_quantity(trace, key)  # arrays every trace holds
         if key == "softmax" and "weights_zeroed" in trace.arrays:
             # Method 1's zeroing changes softmax(ω̃) only where it hides: one scale (and one
             # colour bar) for both, as for the other stages that change one quantity.

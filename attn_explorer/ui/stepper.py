@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine import ARRAY_INFO, STEP_KEYS, Trace, explain, num
+from ..engine import ARRAY_INFO, STEP_KEYS, Trace, explain, num, step_keys
 from ..engine.softmax_lab import entropy, sweep
 from .heatmap import CellHover, MatrixPlot, display_token, left_to_right
 from .i18n import tr as _tr
@@ -55,6 +55,8 @@ STAGE_LABELS = (
     QT_TR_NOOP("Concat"),
     QT_TR_NOOP("Out"),
 )
+
+STAGE_LABEL = dict(zip(STEP_KEYS, STAGE_LABELS, strict=True))
 
 
 def _title_size() -> str:
@@ -85,6 +87,15 @@ class StageTabs(QTabBar):
             texts.append(f"{number} {name[:4].rstrip(' ,')}…")
         texts.append(str(number))
         return texts
+
+    def set_names(self, names: list[str]) -> None:
+        """Name the tabs anew (the stages in another order), fitted as before."""
+        if names == self.names:
+            return
+        self.names = names
+        for index, name in enumerate(names):
+            self.setTabText(index, f"{index + 1} {name}")
+        self.fit()
 
     def _width(self, index: int, text: str) -> int:
         metrics = self.fontMetrics()
@@ -246,7 +257,7 @@ class SoftmaxPanel(QWidget):
     HIDDEN_COLOR = "#bdbdbd"  # method 1's hidden keys: fed to softmax, zeroed after it
 
     def show_row(self, trace: Trace, head: int, i: int) -> None:
-        self.row = trace.masked_scores[head, i].astype(np.float64)
+        self.row = trace[trace.softmax_input][head, i].astype(np.float64)
         # Method 1 feeds softmax every score, hidden or not, and zeroes the hidden weights
         # after it; method 2's hidden scores are −∞ and have no bar.
         self.hidden = trace.mask[i] if trace.config.method_1 else None
@@ -466,6 +477,8 @@ class StepThrough(HeadChoice, QWidget):
         super().__init__(parent)
         self.trace: Trace | None = None
         self.stage = STEP_KEYS[0]
+        # The stages in the order the trace computed them (tutorial 000's masks first).
+        self.keys = STEP_KEYS
         self.query: int | None = 1
         self.summary = ""
         text_size.changed.connect(self._text_size_changed)
@@ -694,6 +707,7 @@ class StepThrough(HeadChoice, QWidget):
         if self.query is not None:
             self.query = min(self.query, trace.config.n_q - 1)
         self.head_box.show_heads(trace.heads)
+        self._order_stages(step_keys(trace.config))
         self._label_stages(trace)
         if self.isVisible():
             self.redraw()
@@ -709,11 +723,25 @@ class StepThrough(HeadChoice, QWidget):
             self.redraw()
 
     def set_stage(self, key: str) -> None:
-        self.stages.setCurrentIndex(STEP_KEYS.index(key))
+        self.stages.setCurrentIndex(self.keys.index(key))
 
     def step_by(self, delta: int) -> None:
-        row = min(max(self.stages.currentIndex() + delta, 0), len(STEP_KEYS) - 1)
+        row = min(max(self.stages.currentIndex() + delta, 0), len(self.keys) - 1)
         self.stages.setCurrentIndex(row)
+
+    def _order_stages(self, keys: tuple[str, ...]) -> None:
+        """The tabs in the order of `keys`, the stage shown staying the one shown (the mask
+        and the scale swap places when the raw scores are masked first)."""
+        if keys == self.keys:
+            return
+        self.keys = keys
+        self.stages.blockSignals(True)
+        self.stages.set_names([_tr(STAGE_LABEL[key]) for key in keys])
+        self.stages.setCurrentIndex(keys.index(self.stage))
+        self.stages.blockSignals(False)
+        row = self.stages.currentIndex()
+        self.prev_button.setEnabled(row > 0)
+        self.next_button.setEnabled(row < len(keys) - 1)
 
     # ------------------------------------------------------------------ drawing
     def _label_stages(self, trace: Trace) -> None:
@@ -752,10 +780,10 @@ class StepThrough(HeadChoice, QWidget):
         self._fit_extras()
 
     def _stage_row_chosen(self, row: int) -> None:
-        if 0 <= row < len(STEP_KEYS):
-            self.stage = STEP_KEYS[row]
+        if 0 <= row < len(self.keys):
+            self.stage = self.keys[row]
             self.prev_button.setEnabled(row > 0)
-            self.next_button.setEnabled(row < len(STEP_KEYS) - 1)
+            self.next_button.setEnabled(row < len(self.keys) - 1)
             self.redraw()
             self.stageChanged.emit(self.stage)
 
@@ -785,7 +813,7 @@ class StepThrough(HeadChoice, QWidget):
             self.stages.setCurrentIndex(row)
 
     def _next_applying(self) -> int | None:
-        later = range(self.stages.currentIndex() + 1, len(STEP_KEYS))
+        later = range(self.stages.currentIndex() + 1, len(self.keys))
         if self.trace is None:
             return later[0] if later else None
         return next((row for row in later if self.trace.steps[row].applies), None)

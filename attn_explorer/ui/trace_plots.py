@@ -47,7 +47,14 @@ def hidden_cells(trace: Trace, name: str) -> np.ndarray | None:
     feeds softmax every score, hidden or not: its scores fed to softmax are not hatched."""
     if name == "masked_scores" and trace.config.method_1:
         return None
-    return trace.mask if name in AFTER_MASK and trace.config.has_mask else None
+    after = name in AFTER_MASK or (name == "scaled_scores" and trace.config.mask_first)
+    return trace.mask if after and trace.config.has_mask else None
+
+
+def holds_neg_inf(trace: Trace, name: str) -> bool:
+    """Whether array `name` writes −∞ in its hidden cells: the masked scores, and the scaled
+    ones where the raw scores were masked first (−∞ / √d_k = −∞)."""
+    return name == "masked_scores" or (name == "scaled_scores" and trace.config.mask_first)
 
 
 def _levels(trace: Trace, name: str, values: np.ndarray) -> tuple[float, float]:
@@ -74,6 +81,21 @@ SAME_QUANTITY: dict[str, tuple[str, str]] = {
     "dropout": ("weights", "weights_dropped"),
     "concat": ("head_contexts", "concat"),
 }
+# Tutorial 000's order (`AttentionConfig.mask_first`): the raw scores are masked, then divided.
+MASK_FIRST_QUANTITY: dict[str, tuple[str, str]] = {
+    "mask": ("scores", "masked_scores"),
+    "scale": ("masked_scores", "scaled_scores"),
+}
+
+
+def same_quantity(trace: Trace, key: str) -> tuple[str, ...]:
+    """The arrays of stage `key` drawn on one colour scale (`SAME_QUANTITY`), in the order
+    this trace computed them."""
+    if trace.config.mask_first and key in MASK_FIRST_QUANTITY:
+        return MASK_FIRST_QUANTITY[key]
+    return SAME_QUANTITY.get(key, ())
+
+
 # Stages that show every head at once, so their scale spans every head.
 ALL_HEADS_STAGES = frozenset(("concat",))
 
@@ -148,7 +170,7 @@ def show_array(
         hidden=hidden_cells(trace, name),
         name=name,
         levels=levels,
-        neg_inf_text=name == "masked_scores",
+        neg_inf_text=holds_neg_inf(trace, name),
     )
     shape = "×".join(map(str, matrix.shape))
     head_text = head_note(trace, head, info.per_head)

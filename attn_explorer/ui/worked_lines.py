@@ -44,6 +44,13 @@ def _keep_line(trace: Trace, head: int, i: int, n: str) -> str:
     return f"keep{n} = [{', '.join(items)}]   " + (note if hidden.any() else _tr("(0 = dropped)"))
 
 
+def _divisor(trace: Trace) -> str:
+    """What the scale stage divides by, as its formula writes it: √d_k, T or (√d_k · T)."""
+    cfg = trace.config
+    parts = (["√d_k"] if cfg.scale else []) + (["T"] if cfg.temperature != 1 else [])
+    return f"({' · '.join(parts)})" if len(parts) > 1 else parts[0]
+
+
 def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
     """The followed query's numbers at one stage, written out."""
     cfg = trace.config
@@ -71,6 +78,21 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
     elif key == "scores":
         lines.append(f"ω{n} = q{n}·Kᵀ = {vector(trace.scores[head, i])}")
         lines.append(explain(trace, "scores", head, i, 0).split("\n")[0])
+    elif key == "scale" and cfg.mask_first:  # tutorial 000's order: ωₘ divided, −∞ stays
+        lines.append(
+            f"{fed}{n} = ωₘ{n} / {_divisor(trace)} = {vector(trace.scaled_scores[head, i])}"
+        )
+        lines.append(explain(trace, "scaled_scores", head, i, 0).split("\n")[0])
+        hidden = np.flatnonzero(trace.mask[i])
+        if hidden.size:
+            lines.append(explain(trace, "scaled_scores", head, i, hidden[0]).split("\n")[0])
+    elif key == "mask" and cfg.mask_first:  # the raw scores are masked, then divided
+        lines.append(f"M{n} = {vector(trace.mask[i])}   " + _tr("(1 = hidden)"))
+        lines.append(
+            _tr("{0}   (the raw scores ω{1} masked; the division comes next)").format(
+                f"ωₘ{n} = {vector(trace.masked_scores[head, i])}", n
+            )
+        )
     elif key == "scale":
         scores = f"{scaled}{n} = {vector(trace.scaled_scores[head, i])}"
         if scaled == "ω":  # nothing divided: no ω̃, and no "ω[2,1] = ω[2,1]" to work out

@@ -466,7 +466,9 @@ def test_exported_labels_and_colour_bars_are_written_larger_than_in_the_window(q
             "mha",
             FigureSpec("stage", "scale", query=1),
             [
-                "Rows: queries · columns: keys · ▭ followed query 2 “journey”",
+                # mha masks the raw scores first (tutorial 000): its scale stage divides ωₘ.
+                "Rows: queries · columns: keys · ▭ followed query 2 “journey” · hatched: "
+                "hidden by the causal mask",
                 "Each colour bar: the values of the matrix on its left; the step's input and "
                 "output on one scale",
             ],

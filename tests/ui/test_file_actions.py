@@ -256,7 +256,8 @@ def test_export_current_view_stage_and_all_stages(window, wait_settled, tmp_path
     window.tabs.setCurrentWidget(window.stepper)
     window.stepper.set_stage("mask")
     spec, what = window.current_figure()
-    assert spec.kind == "stage" and spec.name == "mask" and what == "5. Mask"
+    # The example masks the raw scores first, as tutorial 000: the mask is stage 4.
+    assert spec.kind == "stage" and spec.name == "mask" and what == "4. Mask"
     assert window.files.export_figure_to(tmp_path / "mask.svg", spec)
     assert window.files.export_stages_to(tmp_path / "all.pdf")
     assert (tmp_path / "all.pdf").stat().st_size > 10_000

@@ -411,7 +411,7 @@ def test_all_heads_grid_reuses_its_plots_as_the_head_count_changes(window, wait_
 def test_hover_explains_and_click_follows_a_query(window):
     plot = window.board.views["scores"].plot
     text = window.board.explain_cell(plot, 1, 0)
-    assert text.startswith("ω̃ₘ[2,1] = ω̃[2,1] = ")
+    assert text.startswith("ωₘ[2,1] = ω[2,1] = ")  # the example masks the raw scores first
     plot.cellClicked.emit(3, 0)
     assert window.doc.view.query == 3
     for key in ("scores", "mask", "weights", "queries", "context"):

@@ -11,6 +11,8 @@ def method_1(window, wait_settled):
     """The window on tutorial 000's causal example with mask method 1."""
     window.load_preset("causal")
     wait_settled(window)
+    # Method 2 "as it was" below: dividing first (the example masks the raw scores first).
+    window.doc.set_control("mask_before_scaling", False)
     window.doc.set_control("mask_method", "renormalize")
     wait_settled(window)
     return window
