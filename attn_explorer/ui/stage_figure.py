@@ -112,6 +112,10 @@ class MatrixRow(QGraphicsWidget):
     matrix wrote its own: at 1500 px, method 1's four 6×6 steps of softmax wrote no values.
     """
 
+    # Its least size changed. A view that sizes the figure to itself must size it again when
+    # the least size shrinks: Qt grows a widget to a larger least size, and leaves it there.
+    leastChanged = Signal()
+
     ASPECT = 2.0
     LEAST_CELLS = 40  # px of cells a matrix keeps where the row has room (one column of a V)
 
@@ -243,6 +247,7 @@ class MatrixRow(QGraphicsWidget):
         )
         if (self.minimumWidth(), self.minimumHeight()) != (width, least):
             self.setMinimumSize(width, least)
+            self.leastChanged.emit()
         if (self.preferredWidth(), self.preferredHeight()) != (width, wanted):
             self.setPreferredSize(width, wanted)
 
@@ -414,7 +419,12 @@ class MatrixRow(QGraphicsWidget):
             for item in self.items:
                 if isinstance(item, MatrixPlot):
                     index = plots.index(item)
-                    widths.append(self._overheads(item)[0] + self._shape(item)[1] * cells[index])
+                    wanted = self._overheads(item)[0] + self._shape(item)[1] * cells[index]
+                    # Never below its least width, which Qt would give it anyway, past the
+                    # room counted here: in a row at its least width the last W stood out
+                    # of the figure by 15 px.
+                    least = item.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
+                    widths.append(max(wanted, least))
                 else:
                     widths.append(self._fixed_width(item))
             total = sum(widths) + self.spacing * (len(widths) - 1)
@@ -472,6 +482,8 @@ class StageFigure(pg.GraphicsLayout):
 
     cellClicked = Signal(object, int, int)  # the MatrixPlot, row, col
     cellHovered = Signal(object, object)  # the MatrixPlot, CellHover | None
+    # A row of matrices needs less (or more) room than before: see `MatrixRow.leastChanged`.
+    leastChanged = Signal()
 
     def __init__(self, follow_text_size: bool = True) -> None:
         """`follow_text_size`: on screen, text follows the window's text size (View menu);
@@ -504,6 +516,8 @@ class StageFigure(pg.GraphicsLayout):
         spacing = 2 if follow_text_size else 12  # a plot has margins of its own
         self._rows = (MatrixRow(follow_text_size, spacing), MatrixRow(follow_text_size, spacing))
         MatrixRow.join(self._rows)
+        for row in self._rows:
+            row.leastChanged.connect(self.leastChanged)
         self._layout_key: tuple | None = None
         self.key = ""
         self.panel_rows = 1  # rows of matrices: inputs and outputs side by side, or stacked

@@ -12,8 +12,16 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TR_NOOP, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QFontMetricsF, QKeySequence
+from PySide6.QtCore import QT_TR_NOOP, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QFontMetricsF,
+    QKeySequence,
+    QTransform,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -465,6 +473,50 @@ class LessonLabel(QLabel):
         return QSize(0, 0)
 
 
+class FigureView(pg.GraphicsView):
+    """Shows the stage figure whole: as large as the view, or, where the figure cannot be
+    laid out that small (a large text size in a small window), laid out at its least size
+    and drawn smaller to fit.
+
+    pyqtgraph's view sizes its figure to itself on a resize only, and Qt grows a figure to a
+    larger least size but never shrinks it back: sixteen heads opened at the concat stage at
+    1024 × 768 measured 830 px wide while their labels were laid out, and stayed so in a
+    636 px view, their title, reason, eighth head and Z_cat cut off at the right. At 250 %
+    the output projection's 761 px stood in a 701 px view. Drawn smaller, every matrix and
+    its labels stay in sight; cut, the right of a figure was lost without a sign."""
+
+    def __init__(self, figure: StageFigure) -> None:
+        super().__init__(background="w")
+        self.autoPixelRange = False  # the range is set here (see `fit`)
+        self.setCentralItem(figure)
+        # On the next turn: the figure's least size is settled by then.
+        figure.leastChanged.connect(self.fit, Qt.ConnectionType.QueuedConnection)
+
+    def resizeEvent(self, event: object) -> None:
+        if not self.closed:
+            self.fit()
+
+    def drawn_scale(self) -> float:
+        """How much smaller than laid out the figure is drawn: 1 where it fits the view."""
+        return self.transform().m11()
+
+    def fit(self) -> None:
+        figure = self.centralWidget
+        if self.closed or figure is None:
+            return
+        width, height = max(self.width(), 1), max(self.height(), 1)
+        least = figure.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+        scale = min(1.0, width / max(least.width(), 1.0), height / max(least.height(), 1.0))
+        area = QRectF(0, 0, width / scale, height / scale)
+        if area != self.range or figure.geometry() != area:
+            self.range = area
+            figure.setGeometry(area)
+            self.setSceneRect(area)
+            self.setTransform(QTransform.fromScale(scale, scale))
+            self.sigDeviceRangeChanged.emit(self, self.range)
+            self.sigDeviceTransformChanged.emit(self)
+
+
 class StepThrough(HeadChoice, QWidget):
     """The step-through tab: stage list, navigation, stage figure, followed token, panels."""
 
@@ -499,10 +551,9 @@ class StepThrough(HeadChoice, QWidget):
         self.head_box = HeadBox(_tr("Which head the per-head matrices show"))
 
         self.figure = StageFigure()
-        self.figure_view = pg.GraphicsView(background="w")
+        self.figure_view = FigureView(self.figure)
         # Matrices and numbers read left to right in every language ("-0.15", not "0.15-").
         self.figure_view.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
-        self.figure_view.setCentralItem(self.figure)
         self.figure_view.setMinimumHeight(FIGURE_MIN_HEIGHT)
         # The followed query's header and up to four lines (q, k, v and a sum with biases).
         self.followed = FormulaText(lines=5)

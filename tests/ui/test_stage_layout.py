@@ -6,7 +6,7 @@ import dataclasses
 import itertools
 
 import pytest
-from PySide6.QtCore import QRectF
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QImage
 
 from attn_explorer.engine import STEP_KEYS, compute, preset
@@ -371,3 +371,75 @@ def test_the_heads_the_concat_stage_leaves_out_are_named_as_many_as_they_are(qap
     figure = StageFigure(follow_text_size=False)
     figure.show_stage(compute(config), "concat", 0, None)
     assert figure.reason.text.endswith(reason)
+
+
+def outside_view(view, figure) -> list[str]:
+    """The figure's title, formula, reason and matrices (by name) that lie, as drawn, beyond
+    what the view shows."""
+    shown = QRectF(view.viewport().rect()).adjusted(-0.5, -0.5, 0.5, 0.5)
+    labels = {"title": figure.title, "formula": figure.formula, "reason": figure.reason}
+    items = {**labels, **{f"{plot.shown.name} {i}": plot for i, plot in enumerate(figure.plots)}}
+    return [
+        name
+        for name, item in items.items()
+        if item.isVisible()
+        and not shown.contains(view.mapFromScene(item.sceneBoundingRect()).boundingRect())
+    ]
+
+
+def shown_title(plot) -> str:
+    """A matrix's title as written (cut titles end in "…")."""
+    return plot.title.item.toPlainText()
+
+
+def test_sixteen_heads_opened_at_the_concat_stage_fit_a_1024_window(qtbot):
+    """Opened at the concat stage (`--stage concat --size 1024x768`), the figure was laid out
+    830 px wide in a 636 px view: its title, reason, eighth head and Z_cat were cut off at
+    the right until the window was resized."""
+    from attn_explorer.state import ExplorerState
+    from attn_explorer.ui.main_window import MainWindow
+
+    configure_pyqtgraph()
+    state = ExplorerState.from_preset(preset("mha")).with_controls(num_heads=16, d_out=16)
+    view = dataclasses.replace(state.view, tab="steps", stage="concat")
+    state = dataclasses.replace(state, view=view)
+    window = MainWindow(state)
+    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    window.resize(1024, 768)
+    with qtbot.waitSignal(window.firstPicture, timeout=30_000):
+        window.show()
+    qtbot.wait(100)  # the labels' layout settles over a few turns of the event loop
+    stepper = window.stepper
+    assert stepper.stage == "concat"
+    assert outside_view(stepper.figure_view, stepper.figure) == []
+    assert stepper.figure_view.drawn_scale() == 1  # not drawn smaller: it fits as laid out
+    *heads, concat = stepper.figure.plots
+    assert len(heads) == 8
+    assert "heads 9–16 are in Z_cat" in stepper.figure.reason.text
+    assert concat.matrix.shape == (6, 16)
+    window.close()
+
+
+@pytest.mark.parametrize("stage", ["concat", "out_proj", "projections"])
+def test_a_figure_larger_than_its_view_is_drawn_smaller_not_cut(qapp, qtbot, stage):
+    """Where a figure cannot be laid out as small as its view (250 % text in a 1024 × 768
+    window), its right or bottom was cut off: it is drawn smaller, all of it in sight."""
+    from attn_explorer.ui.stepper import FigureView
+
+    configure_pyqtgraph()
+    config = dataclasses.replace(preset("mha").config, num_heads=16, d_out=16)
+    figure = StageFigure()
+    view = FigureView(figure)
+    qtbot.addWidget(view)
+    view.resize(260, 150)
+    view.show()
+    figure.show_stage(compute(config), stage, 0, 1)
+    qtbot.wait(100)
+    least = figure.effectiveSizeHint(Qt.SizeHint.MinimumSize)
+    assert least.width() > 260 or least.height() > 150  # the case at hand
+    assert view.drawn_scale() < 1
+    assert outside_view(view, figure) == []
+    view.resize(1400, 900)  # room again: drawn as laid out
+    qtbot.wait(50)
+    assert view.drawn_scale() == 1
+    assert figure.size().width() == 1400
