@@ -574,7 +574,10 @@ class StageFigure(pg.GraphicsLayout):
         for plot, panel in zip(self.plots, panels, strict=True):
             title = None
             if key == "concat" and not panel.output and trace.heads > 1:
-                title = _tr("<b>Z</b> head {0}").format(panel.head + 1)
+                # Z₂ as in the formula above, and the number before "head": a title too
+                # long for a narrow head loses its last words, and "Z head 2" lost the
+                # number, the one word that told the heads apart ("Z …" eight times).
+                title = _tr("<b>Z<sub>{0}</sub></b> head {0}").format(panel.head + 1)
             panel_levels = levels if panel.name in shared else None
             show_array(plot, trace, panel.name, panel.head, levels=panel_levels, title=title)
             is_query_rows = ARRAY_INFO[panel.name].rows == "q_tokens"

@@ -414,7 +414,7 @@ def test_sixteen_heads_opened_at_the_concat_stage_fit_a_1024_window(qtbot):
     assert outside_view(stepper.figure_view, stepper.figure) == []
     assert stepper.figure_view.drawn_scale() == 1  # not drawn smaller: it fits as laid out
     *heads, concat = stepper.figure.plots
-    assert len(heads) == 8
+    assert [shown_title(plot).split()[0] for plot in heads] == [f"Z{h}" for h in range(1, 9)]
     assert "heads 9–16 are in Z_cat" in stepper.figure.reason.text
     assert concat.matrix.shape == (6, 16)
     window.close()
@@ -443,3 +443,17 @@ def test_a_figure_larger_than_its_view_is_drawn_smaller_not_cut(qapp, qtbot, sta
     qtbot.wait(50)
     assert view.drawn_scale() == 1
     assert figure.size().width() == 1400
+
+
+def test_an_exported_narrow_concat_figure_names_each_head_it_draws(qapp):
+    """At 640 × 480 the heads' titles "Z head 2" were cut to "Z …": eight matrices, and no
+    telling which heads they were."""
+    configure_pyqtgraph()
+    config = dataclasses.replace(preset("mha").config, num_heads=16, d_out=16)
+    figure, stage = laid_out(compute(config), FigureSpec("stage", "concat"), (640, 480))
+    *heads, _concat = figure.plots
+    titles = [shown_title(plot) for plot in heads]
+    reason = figure.reason.text
+    stage.close()
+    assert [title.split()[0] for title in titles] == [f"Z{h}" for h in range(1, 9)]
+    assert reason.endswith("heads 9–16 are in Z_cat, not drawn apart.")
