@@ -126,6 +126,44 @@ def _not_a_number(text: str) -> str:
     return "is not a number"
 
 
+def refuse_blank(values: dict[str, tuple[str | None, str]]) -> None:
+    """Refuse an option given an empty (or blank) value: {flag: (value, what it takes)}.
+
+    `export --view ''` drew the matrices and `--preset ''` opened the default example, as if
+    the option had not been given; `--screenshot ''` opened the window and never saved or
+    closed it. An empty value is a mistake (an unset shell variable), not a choice."""
+    for flag, (value, wanted) in values.items():
+        if value is not None and not value.strip():
+            raise UsageError(f"{flag}: no value given; {wanted}")
+
+
+def glue_values(argv: list[str], options: tuple[str, ...] = ("--size",)) -> list[str]:
+    """`--size -5x-5` as `--size=-5x-5`: argparse takes a value that starts with "-" for an
+    option and said only "expected one argument"; glued, the value is read and refused
+    saying what sizes are allowed."""
+    glued: list[str] = []
+    index = 0
+    while index < len(argv):
+        item = argv[index]
+        following = argv[index + 1] if index + 1 < len(argv) else None
+        if (
+            item in options
+            and following is not None
+            and following.startswith("-")
+            and not following.startswith("--")  # another option: the value is missing
+            and following != "-"
+        ):
+            glued.append(f"{item}={following}")
+            index += 2
+            continue
+        if item == "--":  # what follows is positional
+            glued += argv[index:]
+            break
+        glued.append(item)
+        index += 1
+    return glued
+
+
 def add_state_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--preset", metavar="NAME", help=f"start from an example: {', '.join(PRESETS)}"
@@ -155,6 +193,12 @@ def state_from_args(args: argparse.Namespace) -> ExplorerState:
     `--set valid_len=3` alone used to change nothing (the state keeps a valid length while
     padding is off): whoever sets it means padding, so it turns padding on, as dropout_seed
     turns reseed_dropout on, unless the same command sets the switch."""
+    refuse_blank(
+        {
+            "--preset": (args.preset, f"known presets: {', '.join(PRESETS)}"),
+            "session": (getattr(args, "session", None), "name a saved session file (.json)"),
+        }
+    )
     if getattr(args, "session", None) and args.preset:
         raise UsageError("give a session file or --preset, not both")
     if args.preset:
@@ -320,10 +364,11 @@ def gui_main(argv: list[str]) -> int:
         metavar="STAGE",
         help=f"open the step-through at a stage: {', '.join(STEP_KEYS)}",
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_args(glue_values(argv))
     from .io.session import SessionError
 
     try:
+        refuse_blank({"--screenshot": (args.screenshot, "name a .png file")})
         state = state_from_args(args)
         if args.stage:
             state = replace(state, view=replace(state.view, tab="steps", stage=args.stage))

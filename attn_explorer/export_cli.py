@@ -159,13 +159,21 @@ def _check_folder(out: Path) -> None:
 
 
 def run(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
-    from .cli import UsageError, state_from_args
+    from .cli import UsageError, glue_values, refuse_blank, state_from_args
+
+    args = _parser().parse_args(glue_values(argv))
+    refuse_blank(
+        {
+            "--view": (args.view, "'matrices' or an array of the trace, e.g. weights"),
+            "-o": (args.output, "name the file or folder to write"),
+        }
+    )
     from .io.errors import cannot_write, shown_path
     from .io.session import SessionError
 
     # --tokens alone starts from the default example, as the window's command line does.
-    if not args.session and not args.preset and args.tokens is None:
+    # (An empty name given is refused as such by state_from_args.)
+    if args.session is None and args.preset is None and args.tokens is None:
         raise UsageError("give a session file, --preset NAME or --tokens N")
     try:
         state = state_from_args(args)

@@ -939,3 +939,55 @@ def test_the_mask_order_is_set_on_the_command_line(tmp_path, capsys, item, first
         assert "masked before scaling" in data["notes"]
     else:
         assert masked[0] == scaled[0] and None not in scaled
+
+
+PRESET_NAMES = "simple, v1, v2, causal, dropout, causal-class, wrapper, mha, happy, cross, padding"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--preset", "v1", "--view", ""],
+            "--view: no value given; 'matrices' or an array of the trace, e.g. weights",
+        ),
+        (
+            ["--preset", "v1", "--view", "  "],
+            "--view: no value given; 'matrices' or an array of the trace, e.g. weights",
+        ),
+        (
+            ["--preset", "", "--tokens", "3"],
+            f"--preset: no value given; known presets: {PRESET_NAMES}",
+        ),
+        (["--preset", " "], f"--preset: no value given; known presets: {PRESET_NAMES}"),
+        (["", "--tokens", "3"], "session: no value given; name a saved session file (.json)"),
+        (
+            ["--preset", "v1", "-o", "", "--format", "png"],
+            "-o: no value given; name the file or folder to write",
+        ),
+    ],
+)
+def test_an_empty_value_is_refused_not_read_as_no_option(
+    tmp_path, capsys, monkeypatch, args, message
+):
+    """`--view ''` exported the matrices and `--preset ''` the default example (`--tokens`
+    made it run), as if the option had not been given: an unset shell variable went
+    unnoticed."""
+    monkeypatch.chdir(tmp_path)
+    if "-o" not in args:
+        args = [*args, "-o", "x.png"]
+    status, out, err = export_here(capsys, *args)
+    assert (status, out, err) == (2, "", f"attn-explorer export: {message}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("size", ["-5x-5", "0x0"])
+def test_a_negative_or_zero_figure_size_says_what_sizes_are_allowed(tmp_path, capsys, size):
+    """`--size -5x-5` said only "argument --size: expected one argument"."""
+    status, out, err = export_here(
+        capsys, "--preset", "v1", "--size", size, "-o", tmp_path / "x.png"
+    )
+    shown = size.replace("x", "×")
+    assert (status, out) == (2, "")
+    assert err == f"attn-explorer export: figure size {shown} is outside 200×150 to 8000×8000\n"
+    assert list(tmp_path.iterdir()) == []

@@ -221,3 +221,37 @@ def test_a_screenshot_the_disk_cannot_hold_says_why_and_keeps_the_earlier_one(
     assert done.stderr.splitlines()[-1] == f"attn-explorer: Cannot write {out}: file too large."
     assert out.read_bytes() == b"the earlier screenshot"
     assert [p.name for p in tmp_path.iterdir()] == ["window.png"]
+
+
+def refused(capsys, *args: str) -> tuple[int, str]:
+    """`attn-explorer ARGS` in this process, refused before a window opens: status, stderr."""
+    import pytest
+
+    from attn_explorer.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(list(args))
+    return stop.value.code, capsys.readouterr().err
+
+
+def test_empty_values_and_negative_sizes_are_refused_saying_what_is_allowed(tmp_path, capsys):
+    """`--screenshot ''` opened the window and never saved or closed it, `--preset ''` opened
+    the default example, and `--size -5x-5` said only "expected one argument"."""
+    png = str(tmp_path / "x.png")
+    presets = "simple, v1, v2, causal, dropout, causal-class, wrapper, mha, happy, cross, padding"
+    for args, message in [
+        (
+            ["--size", "-5x-5", "--screenshot", png],
+            "--size must be between 200x200 and 8000x8000, not -5x-5",
+        ),
+        (
+            ["--preset", "", "--screenshot", png],
+            f"--preset: no value given; known presets: {presets}",
+        ),
+        (["  ", "--screenshot", png], "session: no value given; name a saved session file (.json)"),
+        (["--size", "0x0"], "--size must be between 200x200 and 8000x8000, not 0x0"),
+        # Last: before, it opened a window that never closed.
+        (["--screenshot", ""], "--screenshot: no value given; name a .png file"),
+    ]:
+        assert refused(capsys, *args) == (2, f"attn-explorer: {message}\n"), args
+    assert list(tmp_path.iterdir()) == []
