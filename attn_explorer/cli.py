@@ -186,9 +186,10 @@ def add_state_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def state_from_args(args: argparse.Namespace) -> ExplorerState:
+def state_from_args(args: argparse.Namespace, prog: str = "attn-explorer") -> ExplorerState:
     """The state the arguments describe: a session file, a preset or the default example,
     then --tokens and --set. A bad session raises SessionError, bad arguments UsageError.
+    What the arguments change besides what they name is said on stderr, after `prog`.
 
     `--set valid_len=3` alone used to change nothing (the state keeps a valid length while
     padding is off): whoever sets it means padding, so it turns padding on, as dropout_seed
@@ -230,6 +231,8 @@ def state_from_args(args: argparse.Namespace) -> ExplorerState:
         if not 1 <= d_in <= 1024:
             raise UsageError("--d-in must be between 1 and 1024")
         sequence = random_sequence(args.tokens, d_in)
+        if state.controls.cross and "cross" not in changes:
+            _note_cross_off(prog, args.tokens)
         state = _with_tokens(replace(state, queries=sequence, kv=sequence), args.tokens, changes)
     elif args.d_in is not None:
         raise UsageError("--d-in goes with --tokens N (the width of N random embeddings)")
@@ -237,6 +240,17 @@ def state_from_args(args: argparse.Namespace) -> ExplorerState:
         state = state.with_controls(**changes)
     _check_fits(state, args.tokens, typed, changes)
     return state
+
+
+def _note_cross_off(prog: str, n: int) -> None:
+    """`--preset cross --tokens 8` turned cross-attention off without a word: the figure
+    showed self-attention under the cross example's name. Said in one line, and the command
+    goes on; with `--set cross=...` the command decides it itself, and nothing is said."""
+    print(
+        f"{prog}: --tokens {n} replaces the key/value sequence too: cross-attention is off "
+        "(--set cross=true keeps it on, keys and values the same random tokens)",
+        file=sys.stderr,
+    )
 
 
 def _with_tokens(state: ExplorerState, n: int, changes: dict[str, object]) -> ExplorerState:

@@ -176,7 +176,7 @@ def run(argv: list[str]) -> int:
     if args.session is None and args.preset is None and args.tokens is None:
         raise UsageError("give a session file, --preset NAME or --tokens N")
     try:
-        state = state_from_args(args)
+        state = state_from_args(args, prog="attn-explorer export")
     except SessionError as error:
         raise ExportError(str(error)) from None
     config = state.config()

@@ -991,3 +991,27 @@ def test_a_negative_or_zero_figure_size_says_what_sizes_are_allowed(tmp_path, ca
     assert (status, out) == (2, "")
     assert err == f"attn-explorer export: figure size {shown} is outside 200×150 to 8000×8000\n"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("sets", "note", "cross"),
+    [
+        (
+            [],
+            "attn-explorer export: --tokens 3 replaces the key/value sequence too: "
+            "cross-attention is off (--set cross=true keeps it on, keys and values the same "
+            "random tokens)\n",
+            False,
+        ),
+        (["--set", "cross=false"], "", False),
+        (["--set", "cross=true"], "", True),
+    ],
+)
+def test_random_tokens_say_that_they_turn_cross_attention_off(tmp_path, capsys, sets, note, cross):
+    """`--preset cross --tokens 3` exported self-attention without a word: the random tokens
+    replace the key/value sequence as well, and cross-attention went off."""
+    out = tmp_path / "x.json"
+    status, _, err = export_here(capsys, "--preset", "cross", "--tokens", "3", *sets, "-o", out)
+    assert (status, err) == (0, note)
+    config = json.loads(out.read_text(encoding="utf-8"))["config"]
+    assert (config["kv_tokens"] is not None) == cross

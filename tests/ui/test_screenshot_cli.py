@@ -255,3 +255,14 @@ def test_empty_values_and_negative_sizes_are_refused_saying_what_is_allowed(tmp_
     ]:
         assert refused(capsys, *args) == (2, f"attn-explorer: {message}\n"), args
     assert list(tmp_path.iterdir()) == []
+
+
+def test_random_tokens_on_a_cross_session_say_that_cross_attention_goes_off(tmp_path):
+    """The window opened on self-attention under the cross example without a word."""
+    out = tmp_path / "x.png"
+    done = run_main("--screenshot", str(out), "--preset", "cross", "--tokens", "3")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        "attn-explorer: --tokens 3 replaces the key/value sequence too: cross-attention is off "
+        "(--set cross=true keeps it on, keys and values the same random tokens)\n"
+    )
