@@ -1015,3 +1015,19 @@ def test_random_tokens_say_that_they_turn_cross_attention_off(tmp_path, capsys, 
     assert (status, err) == (0, note)
     config = json.loads(out.read_text(encoding="utf-8"))["config"]
     assert (config["kv_tokens"] is not None) == cross
+
+
+def test_stages_exported_again_in_the_other_order_replace_the_folders_stage_files(tmp_path, capsys):
+    """Exported dividing first and then in tutorial 000's order, the folder held twelve
+    stage files: 04-scale and 05-mask of the first run beside 04-mask and 05-scale."""
+    folder = tmp_path / "steps"
+    for order in ("off", "on"):
+        status, _, err = export_here(
+            capsys, "--preset", "causal", "--set", f"mask_before_scaling={order}",
+            "--all-steps", "--format", "svg", "-o", folder,
+        )  # fmt: skip
+        assert status == 0, err
+    names = sorted(p.name for p in folder.iterdir())
+    assert len(names) == 10
+    assert names[3:5] == ["04-mask.svg", "05-scale.svg"]
+    assert "masked" in (folder / "04-mask.svg").read_text(encoding="utf-8").lower()

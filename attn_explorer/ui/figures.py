@@ -634,7 +634,9 @@ def _stage_files(
     trace: Trace, specs: list[FigureSpec], path: Path, fmt: str, scale: int, size: tuple[int, int]
 ) -> list[Path]:
     """Write every stage under a temporary name, then rename them all: a stage refused
-    half-way (a size too small) leaves the folder as it was, earlier stage files included."""
+    half-way (a size too small) leaves the folder as it was, earlier stage files included.
+    Stage files of the other order of mask and scale are replaced too (removed), as the
+    export dialog's question said they would be."""
     created = not path.exists()
     path.mkdir(exist_ok=True)  # not its parents: a mistyped path made a trail of folders
     names = stage_file_names(fmt, step_keys(trace.config))
@@ -656,6 +658,11 @@ def _stage_files(
     written = [path / name for name in names]
     for temp, final in zip(temporary, written, strict=True):
         os.replace(temp, final)
+    # The other order of mask and scale numbers two stages otherwise (04-scale, 05-mask):
+    # left in place, a folder exported again in this order held both orders' figures.
+    for name in any_stage_file_names(fmt):
+        if name not in names:
+            (path / name).unlink(missing_ok=True)
     return written
 
 
