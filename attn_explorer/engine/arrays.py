@@ -130,6 +130,18 @@ METHOD_1_SCORES_TITLE = "Unmasked scores (method 1)"
 NO_MASK_SCORES_TITLE = "Scores fed to softmax (no mask)"
 
 
+def divisor_symbol(config: AttentionConfig, ascii: bool = False) -> str:
+    """What the scale stage divides the scores by, as formulas write it: "√d_k", "T" or
+    "(√d_k · T)" (ASCII "sqrt(d_k)", "T", "(sqrt(d_k) * T)" for data files), "1" where
+    nothing divides. One place, because the box names, hovers, worked lines and data notes
+    of the mask-first order each wrote √d_k where scaling was off and only T divided."""
+    root, times = ("sqrt(d_k)", " * ") if ascii else ("√d_k", " · ")
+    parts = ([root] if config.scale else []) + (["T"] if config.temperature != 1 else [])
+    if not parts:
+        return "1"
+    return f"({times.join(parts)})" if len(parts) > 1 else parts[0]
+
+
 def score_symbols(config: AttentionConfig) -> tuple[str, str]:
     """The symbols of the scores as this config computes them: (the scores after the scale
     stage, the scores softmax reads). ω̃ only where they are scaled (√d_k or T ≠ 1), else ω;

@@ -13,7 +13,7 @@ import unicodedata
 
 import numpy as np
 
-from .arrays import ARRAY_INFO, score_symbols
+from .arrays import ARRAY_INFO, divisor_symbol, score_symbols
 from .trace import Trace
 
 MAX_TERMS = 8  # longer sums show their first terms, an ellipsis and the last term
@@ -388,7 +388,8 @@ def _masked(trace: Trace, name: str, h: int, i: int, j: int) -> str:
             return (
                 f"ωₘ[{i + 1},{j + 1}] = −∞: hidden, because {reason}.\n"
                 "The raw score is masked before it is divided (masked_fill, then "
-                "softmax(masked / √d_k)): −∞ stays −∞, and exp(−∞) = 0 gives it weight 0."
+                f"softmax(masked / {divisor_symbol(trace.config)})): −∞ stays −∞, and "
+                "exp(−∞) = 0 gives it weight 0."
             )
         value = trace["masked_scores"][h, i, j]
         return (

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..engine import ARRAY_INFO, AttentionConfig, Trace
+from ..engine.arrays import divisor_symbol
 from . import atomic
 from .errors import shown_path
 from .session import _quote, json_text
@@ -33,7 +34,7 @@ JSON_NOTES = (
 # Where the raw scores were masked first: which of the two score arrays is the tutorial's.
 MASK_FIRST_NOTE = (
     "; masked before scaling (tutorial 000's order): masked_scores are the raw scores with "
-    "-inf where hidden (its printed `masked`), scaled_scores are masked_scores / sqrt(d_k), "
+    "-inf where hidden (its printed `masked`), scaled_scores are masked_scores / {0}, "
     "what softmax reads"
 )
 
@@ -202,12 +203,18 @@ def write_json(trace: Trace, path: str | Path) -> Path:
         "q_tokens": list(trace.q_tokens),
         "k_tokens": list(trace.k_tokens),
         "arrays": arrays,
-        "notes": JSON_NOTES + (MASK_FIRST_NOTE if trace.config.mask_first else ""),
+        "notes": JSON_NOTES + _mask_first_note(trace.config),
     }
     return _write_text(path, json_text(doc) + "\n")
 
 
 # ---------------------------------------------------------------------------- helpers
+
+
+def _mask_first_note(config: AttentionConfig) -> str:
+    """The note on the two score arrays where the raw scores were masked first, naming
+    what divided them: "/ sqrt(d_k)" was written with scaling off and T = 2 dividing."""
+    return MASK_FIRST_NOTE.format(divisor_symbol(config, ascii=True)) if config.mask_first else ""
 
 
 def _write_matrix_csv(trace: Trace, name: str, head: int, raw: BinaryIO) -> None:

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..engine import ARRAY_INFO, AttentionConfig, Trace, explain
-from ..engine.arrays import score_symbols
+from ..engine.arrays import divisor_symbol, score_symbols
 from .heatmap import CATEGORY_LABELS, CMAPS, CellHover, ColorBar, MatrixPlot, MatrixView
 from .i18n import tr as _tr
 from .paint_pass import OnePaintPass
@@ -66,13 +66,21 @@ def _mask_first_text(name: str, cfg: AttentionConfig, grid: bool) -> tuple[str, 
             "attn_scores.masked_fill(mask.bool(), -torch.inf)."
         )
         return text, tip
-    divisor = "√d_k·T" if cfg.scale and cfg.temperature != 1 else "√d_k" if cfg.scale else "T"
+    divisor = divisor_symbol(cfg)
     text = _tr("Scores fed to softmax") if grid else _tr("Scores fed to softmax ωₘ / {0}")
-    tip = _tr(
-        "ω̃ₘ = ωₘ / {0}, √d_k = √{1}, T = {2}: the masked scores divided (−∞ stays −∞); "
-        "softmax reads these, as softmax(masked / keys.shape[-1]**0.5) in tutorial 000."
+    values = ([f"√d_k = √{cfg.d_head}"] if cfg.scale else []) + (
+        [f"T = {cfg.temperature:g}"] if cfg.temperature != 1 else []
     )
-    return text.format(divisor), tip.format(divisor, cfg.d_head, f"{cfg.temperature:g}")
+    if cfg.scale:
+        tip = _tr(
+            "ω̃ₘ = ωₘ / {0}, {1}: the masked scores divided (−∞ stays −∞); softmax reads "
+            "these, as softmax(masked / keys.shape[-1]**0.5) in tutorial 000."
+        )
+    else:  # only the temperature divides: the tutorial's √d_k is switched off
+        tip = _tr(
+            "ω̃ₘ = ωₘ / {0}, {1}: the masked scores divided (−∞ stays −∞); softmax reads these."
+        )
+    return text.format(divisor), tip.format(divisor, ", ".join(values))
 
 
 def choice_text(name: str, config: AttentionConfig, grid: bool = False) -> tuple[str, str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import Trace, explain, num
-from ..engine.arrays import score_symbols
+from ..engine.arrays import divisor_symbol, score_symbols
 from ..engine.explain import NB, context_lead, quote_token
 from .i18n import tr as _tr
 
@@ -44,13 +44,6 @@ def _keep_line(trace: Trace, head: int, i: int, n: str) -> str:
     return f"keep{n} = [{', '.join(items)}]   " + (note if hidden.any() else _tr("(0 = dropped)"))
 
 
-def _divisor(trace: Trace) -> str:
-    """What the scale stage divides by, as its formula writes it: √d_k, T or (√d_k · T)."""
-    cfg = trace.config
-    parts = (["√d_k"] if cfg.scale else []) + (["T"] if cfg.temperature != 1 else [])
-    return f"({' · '.join(parts)})" if len(parts) > 1 else parts[0]
-
-
 def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
     """The followed query's numbers at one stage, written out."""
     cfg = trace.config
@@ -80,7 +73,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         lines.append(explain(trace, "scores", head, i, 0).split("\n")[0])
     elif key == "scale" and cfg.mask_first:  # tutorial 000's order: ωₘ divided, −∞ stays
         lines.append(
-            f"{fed}{n} = ωₘ{n} / {_divisor(trace)} = {vector(trace.scaled_scores[head, i])}"
+            f"{fed}{n} = ωₘ{n} / {divisor_symbol(cfg)} = {vector(trace.scaled_scores[head, i])}"
         )
         lines.append(explain(trace, "scaled_scores", head, i, 0).split("\n")[0])
         hidden = np.flatnonzero(trace.mask[i])

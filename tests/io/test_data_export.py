@@ -371,3 +371,26 @@ def test_a_missing_folder_is_not_made_on_the_way(writer, tmp_path):
     with pytest.raises(FileNotFoundError):
         writer(compute(preset("causal").config), target)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "divisor"),
+    [
+        ({}, "sqrt(d_k)"),
+        ({"temperature": 2.0}, "(sqrt(d_k) * T)"),
+        ({"scale": False, "temperature": 2.0}, "T"),
+    ],
+)
+def test_the_mask_first_note_names_what_divided_the_scores(tmp_path, changes, divisor):
+    """With scaling off and T = 2 the note said "masked_scores / sqrt(d_k)" while the
+    scaled scores were the masked ones halved (0.4656 -> 0.2328)."""
+    config = replace(preset("causal").config, **changes)
+    trace = compute(config)
+    path = write_json(trace, tmp_path / "x.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert f"scaled_scores are masked_scores / {divisor}, what softmax reads" in data["notes"]
+    masked, scaled = (
+        data["arrays"][n]["data"][0][1][0] for n in ("masked_scores", "scaled_scores")
+    )
+    assert round(masked, 4) == 0.4656
+    assert scaled == pytest.approx(masked / config.scale_divisor)

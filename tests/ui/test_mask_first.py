@@ -2,10 +2,13 @@
 divided by √d_k. The stages, their cells and hovers, the Matrices tab's boxes and the
 control follow that order; a D2L example (padding) divides first."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from attn_explorer.engine import explain
+from attn_explorer.engine import compute, explain, preset
+from attn_explorer.ui.matrix_board import choice_text
 
 
 def hover(steps, plot, row: int, col: int) -> str:
@@ -94,3 +97,37 @@ def test_the_order_is_one_undo_step_and_leaves_the_example(causal, wait_settled)
     wait_settled(causal)
     assert causal.controls.mask_before_scaling.isChecked()
     assert causal.controls.preset.currentData() == "causal"
+
+
+@pytest.mark.parametrize(
+    ("changes", "item", "tip"),
+    [
+        (
+            {"temperature": 2.0},
+            "Scores fed to softmax ωₘ / (√d_k · T)",
+            "ω̃ₘ = ωₘ / (√d_k · T), √d_k = √2, T = 2: ",
+        ),
+        (
+            {"scale": False, "temperature": 2.0},
+            "Scores fed to softmax ωₘ / T",
+            "ω̃ₘ = ωₘ / T, T = 2: ",
+        ),
+    ],
+)
+def test_the_fed_scores_name_what_divides_them(qapp, changes, item, tip):
+    """The box read "ωₘ / √d_k·T" (no brackets), and with scaling off its tooltip still
+    named √d_k = √2 and the tutorial's keys.shape[-1]**0.5, while only T = 2 divided."""
+    config = replace(preset("causal").config, **changes)
+    text, tooltip = choice_text("scaled_scores", config)
+    assert text == item
+    assert tooltip.startswith(tip)
+    assert ("keys.shape" in tooltip) == config.scale
+
+
+def test_a_hidden_cells_hover_names_what_divides_it():
+    """A hidden ωₘ cell's hover wrote softmax(masked / √d_k) with scaling off and T = 2."""
+    trace = compute(replace(preset("causal").config, scale=False, temperature=2.0))
+    text = explain(trace, "masked_scores", 0, 1, 2)
+    assert "(masked_fill, then softmax(masked / T))" in text
+    trace = compute(preset("causal").config)
+    assert "softmax(masked / √d_k))" in explain(trace, "masked_scores", 0, 1, 2)
