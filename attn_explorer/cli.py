@@ -327,7 +327,7 @@ def _allowed_here(field: str, config: AttentionConfig) -> str:
         if config.projection == "none":
             return "1 (without projections every head is Q = K = V = X)"
         most = min(16, MAX_ATTENTION_CELLS // (config.n_q * config.n_k))
-        fits = [h for h in range(1, most + 1)]
+        fits = list(range(1, most + 1))
         if config.head_layout == "split":
             fits = [h for h in fits if config.d_out % h == 0]
             return f"{_or(fits)} (the split layout needs d_out {config.d_out} divisible by them)"
