@@ -917,28 +917,38 @@ def test_a_session_that_cannot_be_computed_stays_the_sessions_fault(tmp_path, ca
     )
 
 
-@pytest.mark.parametrize(
-    ("item", "first"), [("mask_before_scaling=on", True), ("mask_before_scaling=off", False)]
-)
-def test_the_mask_order_is_set_on_the_command_line(tmp_path, capsys, item, first):
+def test_the_mask_order_is_set_on_the_command_line(tmp_path, capsys):
     """`--set mask_before_scaling=on` exports tutorial 000's order: the masked scores are the
-    raw ones it prints (0.4656, 0.1723, -inf, ...), the weights the same either way."""
-    out = tmp_path / "x.json"
-    status, _, err = export_here(
-        capsys, "--preset", "padding", "--set", "causal=true", "--set", item, "-o", out
-    )
-    assert status == 0, err
-    data = json.loads(out.read_text(encoding="utf-8"))
-    assert data["config"]["mask_before_scaling"] is first
-    masked = data["arrays"]["masked_scores"]["data"][0][1]
-    scores = data["arrays"]["scores"]["data"][0][1]
-    scaled = data["arrays"]["scaled_scores"]["data"][0][1]
-    assert masked[2:] == [None] * 4
-    if first:  # the raw score masked, then divided (√2)
-        assert masked[0] == scores[0] and scaled[2:] == [None] * 4
-        assert "masked before scaling" in data["notes"]
-    else:
-        assert masked[0] == scaled[0] and None not in scaled
+    raw ones, divided by √2 after; off, the scores are divided first and then masked. The
+    weights are the same either way."""
+    data = {}
+    for order in ("on", "off"):
+        out = tmp_path / f"{order}.json"
+        status, _, err = export_here(
+            capsys, "--preset", "padding", "--set", "causal=true",
+            "--set", f"mask_before_scaling={order}", "-o", out,
+        )  # fmt: skip
+        assert status == 0, err
+        data[order] = json.loads(out.read_text(encoding="utf-8"))
+    for order, first in (("on", True), ("off", False)):
+        doc = data[order]
+        assert doc["config"]["mask_before_scaling"] is first
+        scores, masked, scaled = (
+            doc["arrays"][n]["data"][0][1] for n in ("scores", "masked_scores", "scaled_scores")
+        )
+        assert masked[2:] == [None] * 4
+        if first:  # the raw score masked, then divided (√2)
+            assert masked[:2] == scores[:2] and scaled[2:] == [None] * 4
+            assert scaled[0] == pytest.approx(masked[0] / 2**0.5)
+            assert (
+                "; masked before scaling (tutorial 000's order): masked_scores are the raw "
+                "scores with -inf where hidden (its printed `masked`), scaled_scores are "
+                "masked_scores / sqrt(d_k), what softmax reads"
+            ) in doc["notes"]
+        else:
+            assert masked[0] == scaled[0] == pytest.approx(scores[0] / 2**0.5)
+            assert None not in scaled and "masked before scaling" not in doc["notes"]
+    assert data["on"]["arrays"]["weights"] == data["off"]["arrays"]["weights"]
 
 
 PRESET_NAMES = "simple, v1, v2, causal, dropout, causal-class, wrapper, mha, happy, cross, padding"
@@ -1030,4 +1040,5 @@ def test_stages_exported_again_in_the_other_order_replace_the_folders_stage_file
     names = sorted(p.name for p in folder.iterdir())
     assert len(names) == 10
     assert names[3:5] == ["04-mask.svg", "05-scale.svg"]
-    assert "masked" in (folder / "04-mask.svg").read_text(encoding="utf-8").lower()
+    assert svg_texts(folder / "04-mask.svg").startswith("4. Mask ·")
+    assert svg_texts(folder / "05-scale.svg").startswith("5. Scaled scores ·")

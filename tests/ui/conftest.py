@@ -60,6 +60,15 @@ def window(qtbot):
     assert not win.bridge.is_running(), "the engine thread outlived the window"
 
 
+@pytest.fixture
+def steps(window, qtbot):
+    """The window on its step-through tab (after any fixture that loads an example and is
+    named before it in a test's arguments)."""
+    window.tabs.setCurrentWidget(window.stepper)
+    qtbot.waitUntil(window.stepper.isVisible)
+    return window.stepper
+
+
 def settled(win) -> bool:
     """The window shows the trace of the document's current config, with nothing pending."""
     return (

@@ -23,13 +23,6 @@ def causal(window, wait_settled):
     return window
 
 
-@pytest.fixture
-def steps(causal, qtbot):
-    causal.tabs.setCurrentWidget(causal.stepper)
-    qtbot.waitUntil(causal.stepper.isVisible)
-    return causal.stepper
-
-
 def test_the_mask_stage_shows_the_tutorials_masked_matrix(causal, steps):
     assert [steps.stages.tabText(i) for i in range(3, 6)] == ["4 Mask", "5 Scale", "6 Softmax"]
     steps.set_stage("mask")

@@ -40,14 +40,6 @@ def test_the_matrices_show_method_1_feeding_softmax_the_unmasked_scores(method_1
     assert "exp(−∞) = 0" in board.explain_cell(plot, 1, 3)
 
 
-@pytest.fixture
-def steps(method_1, qtbot):
-    """The window, on method 1, at its step-through tab."""
-    method_1.tabs.setCurrentWidget(method_1.stepper)
-    qtbot.waitUntil(method_1.stepper.isVisible)
-    return method_1.stepper
-
-
 def test_the_softmax_stage_of_method_1_shows_its_three_steps(method_1, steps):
     """Its worked lines are whole equations in the formula's terms: they continued one
     another ("α2 = ⊙ (1 − M2) / 0.3700"), and the hover summed over the cell's own j."""

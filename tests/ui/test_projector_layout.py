@@ -94,10 +94,12 @@ def test_values_cut_to_two_decimals_are_said_to_be(at_size, qtbot):
     qtbot.waitUntil(lambda: window.board.views["scores"].plot.values_written() == "rounded")
     qtbot.waitUntil(lambda: notice(window).startswith("Values rounded"))
     height = window.board.values_notice.height()
-    assert "smaller text (Ctrl+−)" in notice(window)
-    label = window.board.values_notice
-    if label.text() != notice(window):  # cut at a word, whole in the tooltip
-        assert label.text().endswith("…") and label.toolTip() == notice(window)
+    assert notice(window) == (
+        "Values rounded to 2 decimals where the cells are too small for 4. F9 (hide the "
+        "controls), a larger window or smaller text (Ctrl+−) makes room."
+    )
+    label = window.board.values_notice  # cut at a word at 1500 px, whole in the tooltip
+    assert label.text().endswith("…") and label.toolTip() == notice(window)
     text_size.reset()
     qtbot.waitUntil(lambda: notice(window) == "")
     assert window.board.values_notice.text() == ""

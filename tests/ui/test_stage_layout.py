@@ -15,7 +15,7 @@ from attn_explorer.ui.figures import FigureSpec, _Stage, build_figure, export_fi
 from attn_explorer.ui.heatmap import MatrixPlot
 from attn_explorer.ui.stage_figure import StageFigure
 
-from .test_stepper import load, steps  # noqa: F401  (a fixture)
+from .test_stepper import load
 
 
 def cell_area(plot) -> QRectF:
@@ -29,7 +29,7 @@ def writes_values(plot, view) -> bool:
     return plot.cells.written(cell) is not None
 
 
-def show(window, wait_settled, steps, qtbot, name, stage, size):  # noqa: F811
+def show(window, wait_settled, steps, qtbot, name, stage, size):
     """The step-through at `stage` of example `name` (None: the example as it is)."""
     if name is None:
         wait_settled(window)
@@ -45,7 +45,7 @@ def show(window, wait_settled, steps, qtbot, name, stage, size):  # noqa: F811
 def test_softmax_input_and_output_get_equal_widths_at_1024(
     window,
     wait_settled,
-    steps,  # noqa: F811
+    steps,
     qtbot,
 ):
     """'Masked scores' wrote its values and the output 'Weights before dropout', of the same
@@ -60,7 +60,7 @@ def test_softmax_input_and_output_get_equal_widths_at_1024(
 def test_the_two_masking_methods_get_equal_widths_at_1024(
     window,
     wait_settled,
-    steps,  # noqa: F811
+    steps,
     qtbot,
 ):
     """Method 1 showed its values and method 2 none, in the panel whose point is that the
@@ -77,7 +77,7 @@ def test_the_two_masking_methods_get_equal_widths_at_1024(
 def test_cross_projections_of_one_shape_get_one_width(
     window,
     wait_settled,
-    steps,  # noqa: F811
+    steps,
     qtbot,
 ):
     """Keys K and Values V (6×2) showed 2 and 4 decimals, X and Q nothing: each sat in a
@@ -183,7 +183,7 @@ def bar_shown(plot) -> bool:
 def test_neighbours_of_one_shape_and_labels_write_their_row_labels_once(
     window,
     wait_settled,
-    steps,  # noqa: F811
+    steps,
     qtbot,
 ):
     """At 1024 × 768 each of W_q, W_k, W_v (3×2) spent 50 px on the same row labels and wrote
@@ -210,7 +210,7 @@ def test_neighbours_of_one_shape_and_labels_write_their_row_labels_once(
 def test_neighbours_on_one_chosen_colour_scale_share_one_colour_bar(
     window,
     wait_settled,
-    steps,  # noqa: F811
+    steps,
     qtbot,
 ):
     """The heads of Z are drawn on one colour scale: one colour bar, after the last head.
@@ -233,7 +233,7 @@ def test_neighbours_on_one_chosen_colour_scale_share_one_colour_bar(
 def test_neighbours_keep_their_labels_and_bars_where_these_differ(
     window,
     wait_settled,
-    steps,  # noqa: F811
+    steps,
     qtbot,
 ):
     """Cross-attention's X and X_kv have tokens of their own: both are labelled. Q, K and V
@@ -248,7 +248,7 @@ def test_neighbours_keep_their_labels_and_bars_where_these_differ(
 def test_method_1_draws_softmax_and_its_zeroing_on_one_colour_bar(
     window,
     wait_settled,
-    steps,  # noqa: F811
+    steps,
     qtbot,
 ):
     """softmax(ω̃) and its hidden weights zeroed are one quantity, one step apart: one colour
@@ -274,7 +274,7 @@ def test_method_1_draws_softmax_and_its_zeroing_on_one_colour_bar(
 def test_the_two_masking_methods_share_one_colour_bar_and_their_labels(
     window,
     wait_settled,
-    steps,  # noqa: F811
+    steps,
     qtbot,
 ):
     show(window, wait_settled, steps, qtbot, "causal", "mask", (1024, 768))
@@ -297,7 +297,7 @@ def test_the_exported_matrices_figure_labels_every_matrix(qapp):
 def test_the_output_past_the_arrow_leaves_its_row_labels_to_the_input(
     window,
     wait_settled,
-    steps,  # noqa: F811
+    steps,
     qtbot,
 ):
     """The scaled scores sit beside the scores, rows at the same height, past the arrow:
@@ -316,7 +316,7 @@ def test_the_output_past_the_arrow_leaves_its_row_labels_to_the_input(
 def test_rows_left_unlabelled_sit_beside_the_labelled_ones(
     window,
     wait_settled,
-    steps,  # noqa: F811
+    steps,
     qtbot,
     name,
 ):
@@ -343,7 +343,7 @@ def test_rows_left_unlabelled_sit_beside_the_labelled_ones(
 def test_the_context_stage_writes_the_weights_v_and_z_at_1024(
     window,
     wait_settled,
-    steps,  # noqa: F811
+    steps,
     qtbot,
 ):
     """The weights' 6 columns were 7 px short of writing their values: the three colour
@@ -408,10 +408,11 @@ def test_sixteen_heads_opened_at_the_concat_stage_fit_a_1024_window(qtbot):
     window.resize(1024, 768)
     with qtbot.waitSignal(window.firstPicture, timeout=30_000):
         window.show()
-    qtbot.wait(100)  # the labels' layout settles over a few turns of the event loop
     stepper = window.stepper
     assert stepper.stage == "concat"
-    assert outside_view(stepper.figure_view, stepper.figure) == []
+    # The labels' layout settles over a few turns of the event loop; stuck 830 px wide, the
+    # figure never came back into its view.
+    qtbot.waitUntil(lambda: outside_view(stepper.figure_view, stepper.figure) == [])
     assert stepper.figure_view.drawn_scale() == 1  # not drawn smaller: it fits as laid out
     *heads, concat = stepper.figure.plots
     assert [shown_title(plot).split()[0] for plot in heads] == [f"Z{h}" for h in range(1, 9)]
@@ -434,15 +435,11 @@ def test_a_figure_larger_than_its_view_is_drawn_smaller_not_cut(qapp, qtbot, sta
     view.resize(260, 150)
     view.show()
     figure.show_stage(compute(config), stage, 0, 1)
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: view.drawn_scale() < 1 and outside_view(view, figure) == [])
     least = figure.effectiveSizeHint(Qt.SizeHint.MinimumSize)
     assert least.width() > 260 or least.height() > 150  # the case at hand
-    assert view.drawn_scale() < 1
-    assert outside_view(view, figure) == []
     view.resize(1400, 900)  # room again: drawn as laid out
-    qtbot.wait(50)
-    assert view.drawn_scale() == 1
-    assert figure.size().width() == 1400
+    qtbot.waitUntil(lambda: view.drawn_scale() == 1 and figure.size().width() == 1400)
 
 
 def test_an_exported_narrow_concat_figure_names_each_head_it_draws(qapp):

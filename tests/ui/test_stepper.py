@@ -13,14 +13,6 @@ from attn_explorer.ui.stepper import MATRIX_ROW_MIN_HEIGHT
 from attn_explorer.ui.text_size import text_size
 
 
-@pytest.fixture
-def steps(window, qtbot):
-    """The window on its step-through tab."""
-    window.tabs.setCurrentWidget(window.stepper)
-    qtbot.waitUntil(window.stepper.isVisible)
-    return window.stepper
-
-
 def load(window, wait_settled, name):
     window.load_preset(name)
     wait_settled(window)
