@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtGui import QImage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -225,7 +226,6 @@ def test_a_screenshot_the_disk_cannot_hold_says_why_and_keeps_the_earlier_one(
 
 def refused(capsys, *args: str) -> tuple[int, str]:
     """`attn-explorer ARGS` in this process, refused before a window opens: status, stderr."""
-    import pytest
 
     from attn_explorer.cli import main
 
@@ -234,27 +234,34 @@ def refused(capsys, *args: str) -> tuple[int, str]:
     return stop.value.code, capsys.readouterr().err
 
 
-def test_empty_values_and_negative_sizes_are_refused_saying_what_is_allowed(tmp_path, capsys):
-    """`--screenshot ''` opened the window and never saved or closed it, `--preset ''` opened
-    the default example, and `--size -5x-5` said only "expected one argument"."""
-    png = str(tmp_path / "x.png")
-    presets = "simple, v1, v2, causal, dropout, causal-class, wrapper, mha, happy, cross, padding"
-    for args, message in [
-        (
-            ["--size", "-5x-5", "--screenshot", png],
-            "--size must be between 200x200 and 8000x8000, not -5x-5",
-        ),
-        (
-            ["--preset", "", "--screenshot", png],
-            f"--preset: no value given; known presets: {presets}",
-        ),
-        (["  ", "--screenshot", png], "session: no value given; name a saved session file (.json)"),
+PRESET_NAMES = "simple, v1, v2, causal, dropout, causal-class, wrapper, mha, happy, cross, padding"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--size", "-5x-5"], "--size must be between 200x200 and 8000x8000, not -5x-5"),
+        (["--preset", ""], f"--preset: no value given; known presets: {PRESET_NAMES}"),
+        (["  "], "session: no value given; name a saved session file (.json)"),
         (["--size", "0x0"], "--size must be between 200x200 and 8000x8000, not 0x0"),
-        # Last: before, it opened a window that never closed.
-        (["--screenshot", ""], "--screenshot: no value given; name a .png file"),
-    ]:
-        assert refused(capsys, *args) == (2, f"attn-explorer: {message}\n"), args
+    ],
+)
+def test_empty_values_and_negative_sizes_are_refused_saying_what_is_allowed(
+    tmp_path, capsys, args, message
+):
+    """`--preset ''` opened the default example, and `--size -5x-5` said only "expected one
+    argument"."""
+    png = str(tmp_path / "x.png")
+    assert refused(capsys, *args, "--screenshot", png) == (2, f"attn-explorer: {message}\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_screenshot_name_is_refused(tmp_path):
+    """`--screenshot ''` opened the window and never saved or closed it: run in a process
+    of its own, so that a return of that fails on the timeout rather than hanging the tests."""
+    done = run_main("--screenshot", "")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "attn-explorer: --screenshot: no value given; name a .png file\n"
 
 
 def test_random_tokens_on_a_cross_session_say_that_cross_attention_goes_off(tmp_path):
