@@ -2,7 +2,7 @@
 
 import sys
 
-from attn_explorer.cli import main
+from attn_explorer.cli.window import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,5 +1,5 @@
 import sys
 
-from .cli import main
+from attn_explorer.cli.window import main
 
 sys.exit(main())

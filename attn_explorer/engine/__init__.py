@@ -19,22 +19,30 @@ from typing import TYPE_CHECKING, Any
 # the user, because the window never imports torch before it. An explicit setting is kept.
 os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
 
-from .arrays import ARRAY_INFO, ArrayInfo
-from .config import AttentionConfig, ConfigError, Problem
-from .explain import explain, num
-from .presets import DEFAULT_PRESET, PRESETS, Preset, matching_preset, preset
-from .steps import STEP_KEYS, step_keys
-from .trace import Step, Trace
+from attn_explorer.engine.arrays import ARRAY_INFO, ArrayInfo
+from attn_explorer.engine.config import AttentionConfig, ConfigError, Problem
+from attn_explorer.engine.presets import DEFAULT_PRESET, PRESETS, Preset, matching_preset, preset
+from attn_explorer.engine.steps import STEP_KEYS, step_keys
+from attn_explorer.engine.trace import Step, Trace
 
 if TYPE_CHECKING:
-    from .attention import compute
+    from attn_explorer.engine.attention import compute
+    from attn_explorer.text.explain import explain, num
 
 
 def __getattr__(name: str) -> Any:
     if name == "compute":
-        from .attention import compute
+        from attn_explorer.engine.attention import compute
 
         return compute
+    if name in ("explain", "num"):
+        # The engine computes numbers; the words about them live in `attn_explorer.text`.
+        # `engine.explain` stays reachable here because it is the engine's documented public
+        # face (README: `from attn_explorer.engine import AttentionConfig, compute, explain`),
+        # and only on first use, so nothing in the engine itself depends on the text layer.
+        from attn_explorer.text import explain as text_explain
+
+        return getattr(text_explain, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

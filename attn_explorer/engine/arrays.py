@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .config import AttentionConfig
+    from attn_explorer.engine.config import AttentionConfig
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from .buffers import BufferPool
-from .config import AttentionConfig, ConfigError
-from .params import dropout_keep, parameters_for
-from .steps import build_steps
-from .trace import Trace, frozen_mapping
+from attn_explorer.engine.buffers import BufferPool
+from attn_explorer.engine.config import AttentionConfig, ConfigError
+from attn_explorer.engine.params import dropout_keep, parameters_for
+from attn_explorer.engine.steps import build_steps
+from attn_explorer.engine.trace import Trace, frozen_mapping
 
 
 def causal_padding_mask(n_q: int, n_k: int, causal: bool, valid_len: int | None) -> torch.Tensor:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields
 
 import torch
 
-from .config import AttentionConfig
+from attn_explorer.engine.config import AttentionConfig
 
 
 @dataclass(frozen=True, eq=False)

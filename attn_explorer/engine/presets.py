@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, replace
 
-from .config import AttentionConfig
+from attn_explorer.engine.config import AttentionConfig
 
 # "Your journey starts with one step": tutorial 000's running example (d_in = 3).
 JOURNEY_TOKENS = ("Your", "journey", "starts", "with", "one", "step")

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import replace
 from types import MappingProxyType
 
-from .arrays import score_symbols
-from .config import AttentionConfig
-from .trace import Step
+from attn_explorer.engine.arrays import score_symbols
+from attn_explorer.engine.config import AttentionConfig
+from attn_explorer.engine.trace import Step
 
 # Order of the step-through; also the order of figure pages.
 STEP_KEYS = (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from .config import AttentionConfig
+from attn_explorer.engine.config import AttentionConfig
 
 # Below this many attention weights (heads × n_q × n_k) a computation runs on one thread:
 # 64 tokens × 4 heads (16,384) computes in ~1 ms either way; 256 tokens × 8 heads in 17 ms on

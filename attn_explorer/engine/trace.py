@@ -8,7 +8,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .arrays import (
+from attn_explorer.engine.arrays import (
     ARRAY_INFO,
     BEFORE_DROPOUT_TITLE,
     MASK_FIRST_SCALED_TITLE,
@@ -22,7 +22,7 @@ from .arrays import (
     ArrayInfo,
     score_symbols,
 )
-from .config import AttentionConfig
+from attn_explorer.engine.config import AttentionConfig
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ layout, the output projection), so the script reads like the tutorial section it
 
 from __future__ import annotations
 
-from .. import __version__
-from ..engine import AttentionConfig
+from attn_explorer import __version__
+from attn_explorer.engine import AttentionConfig
 
 DECIMALS = 6
 _LINE = 88  # generated lines stay readable in any editor

@@ -19,11 +19,11 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from ..engine import ARRAY_INFO, AttentionConfig, Trace
-from ..engine.arrays import divisor_symbol
-from . import atomic
-from .errors import shown_path
-from .session import _quote, json_text
+from attn_explorer.engine import ARRAY_INFO, AttentionConfig, Trace
+from attn_explorer.engine.arrays import divisor_symbol
+from attn_explorer.io import atomic
+from attn_explorer.io.errors import shown_path
+from attn_explorer.io.session import _quote, json_text
 
 CONFIG_FIELDS = tuple(f.name for f in fields(AttentionConfig))
 JSON_NOTES = (

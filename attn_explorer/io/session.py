@@ -31,10 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
-from ..engine.config import FLOAT32_MAX, HEAD_LAYOUTS, MASK_METHODS, PROJECTIONS
-from ..engine.steps import STEP_KEYS
-from ..state import (
+from attn_explorer import __version__
+from attn_explorer.engine.config import FLOAT32_MAX, HEAD_LAYOUTS, MASK_METHODS, PROJECTIONS
+from attn_explorer.engine.steps import STEP_KEYS
+from attn_explorer.io import atomic
+from attn_explorer.io.errors import folder_problem, shown_path
+from attn_explorer.model.state import (
     CONTROL_DECIMALS,
     CONTROL_RANGES,
     MAX_DIMS,
@@ -44,8 +46,7 @@ from ..state import (
     TokenSequence,
     ViewState,
 )
-from . import atomic
-from .errors import folder_problem, shown_path
+from attn_explorer.model.views import HEADS_ARRAYS, SCORES_ARRAYS, TABS, WEIGHTS_ARRAYS
 
 FORMAT = "attn_explorer.session"
 # 2 added the view's scores_array, weights_array and all_heads; 3 the controls'
@@ -57,21 +58,6 @@ OLDEST_VERSION = 1
 # about 170 MB; anything bigger is not a session this app wrote.
 MAX_BYTES = 256 * 1024 * 1024
 
-# What the window can show; a session pointing anywhere else would reopen on nothing.
-TABS = ("matrices", "steps")
-HEADS_ARRAYS = (
-    "weights",
-    "weights_dropped",
-    "masked_scores",
-    "scaled_scores",
-    "scores",
-    "queries",
-    "keys",
-    "values",
-    "head_contexts",
-)
-SCORES_ARRAYS = ("masked_scores", "scaled_scores", "scores")
-WEIGHTS_ARRAYS = ("weights", "weights_dropped")
 MAX_HEAD = 15  # 0-based: the heads control stops at 16
 
 _CHOICES: dict[str, tuple[str, ...]] = {

@@ -8,8 +8,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QMessageLogContext, QtMsgType, qFormatLogMessage, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
-from .. import __version__
-from .i18n import install_translator
+from attn_explorer import __version__
+from attn_explorer.ui.i18n import install_translator
 
 
 def configure_pyqtgraph() -> None:

@@ -25,25 +25,30 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..bridge import EngineBridge, Failure, Result
-from ..describe import config_summary, shapes_summary
-from ..engine import PRESETS, AttentionConfig, Preset, Problem, Trace, matching_preset
-from ..state import ExplorerState, ViewState, default_state, scaling_demo
-from .controls import ControlsPanel
-from .document import Document
-from .embedding_editor import EmbeddingEditor, table_entry
-from .figures import FigureSpec
-from .file_actions import FileActions
-from .heatmap import MatrixView
-from .i18n import tr as _tr
-from .keys import commit_typed_edits, keep_own_keys, send_undo_to_document
-from .matrix_board import MatrixBoard
-from .shortcuts_dialog import ShortcutsDialog, action_rows, menu_sections, name_for_shortcuts
-from .stepper import StepThrough
-from .text_size import text_size
-from .widgets import ElidedLabel, NoticeLabel, elide_words
+from attn_explorer.engine import PRESETS, AttentionConfig, Preset, Problem, Trace, matching_preset
+from attn_explorer.model.state import ExplorerState, ViewState, default_state, scaling_demo
+from attn_explorer.model.views import TABS
+from attn_explorer.text.summaries import config_summary, shapes_summary
+from attn_explorer.ui.editing.controls import ControlsPanel
+from attn_explorer.ui.editing.document import Document
+from attn_explorer.ui.editing.embedding_editor import EmbeddingEditor, table_entry
+from attn_explorer.ui.engine_thread import EngineBridge, Failure, Result
+from attn_explorer.ui.export.figures import FigureSpec
+from attn_explorer.ui.export.file_actions import FileActions
+from attn_explorer.ui.heatmap import MatrixView
+from attn_explorer.ui.i18n import tr as _tr
+from attn_explorer.ui.keys import commit_typed_edits, keep_own_keys, send_undo_to_document
+from attn_explorer.ui.matrices.board import MatrixBoard
+from attn_explorer.ui.shortcuts_dialog import (
+    ShortcutsDialog,
+    action_rows,
+    menu_sections,
+    name_for_shortcuts,
+)
+from attn_explorer.ui.steps.stepper import StepThrough
+from attn_explorer.ui.text_size import text_size
+from attn_explorer.ui.widgets import ElidedLabel, NoticeLabel, elide_words
 
-TABS = ("matrices", "steps")
 GEOMETRY_SETTING = "window/geometry"
 
 

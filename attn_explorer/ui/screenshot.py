@@ -8,11 +8,11 @@ from pathlib import Path
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from ..bridge import Failure
-from ..io import atomic
-from ..io.errors import cannot_write, shown_path
-from .figures import encoded
-from .main_window import MainWindow
+from attn_explorer.io import atomic
+from attn_explorer.io.errors import cannot_write, shown_path
+from attn_explorer.ui.engine_thread import Failure
+from attn_explorer.ui.export.figures import encoded
+from attn_explorer.ui.main_window import MainWindow
 
 SETTLE_MS = 400  # let layouts and the first paint finish after the trace is drawn
 TIMEOUT_MS = 120_000
@@ -20,7 +20,7 @@ TIMEOUT_MS = 120_000
 
 def report_startup(app: QApplication, window: MainWindow) -> int:
     """Print when the window was first painted and when its first picture was drawn (epoch
-    seconds, for `python -m attn_explorer.bench --startup`), then quit."""
+    seconds, for `python -m benchmarks.bench --startup`), then quit."""
     import time
 
     from PySide6.QtCore import QEvent, QObject

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .i18n import tr as _tr
+from attn_explorer.ui.i18n import tr as _tr
 
 # A section of the list: its title and (what the key does, the keys) rows.
 Section = tuple[str, list[tuple[str, str]]]

@@ -33,9 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .i18n import tr as _tr
-from .range_spin import RangeDoubleSpinBox, RangeSpinBox
-from .text_size import text_size
+from attn_explorer.ui.editing.range_spin import RangeDoubleSpinBox, RangeSpinBox
+from attn_explorer.ui.i18n import tr as _tr
+from attn_explorer.ui.text_size import text_size
 
 
 def choice_box(items: list[tuple[str, str]], shrink_to: int | None = None) -> QComboBox:

@@ -8,8 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from attn_explorer.engine import AttentionConfig, compute
-
-from . import tutorial_modules as tm
+from tests.engine import tutorial_modules as tm
 
 
 def random_config(rng: np.random.Generator, **forced) -> AttentionConfig:

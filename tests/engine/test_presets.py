@@ -5,7 +5,7 @@ from dataclasses import replace
 import pytest
 
 from attn_explorer.engine import PRESETS, matching_preset
-from attn_explorer.state import ExplorerState
+from attn_explorer.model.state import ExplorerState
 
 
 @pytest.mark.parametrize("name", list(PRESETS))

@@ -29,7 +29,7 @@ from attn_explorer.io.session import (
     save_session,
     state_to_document,
 )
-from attn_explorer.state import (
+from attn_explorer.model.state import (
     CONTROL_DECIMALS,
     CONTROL_RANGES,
     MAX_DIMS,

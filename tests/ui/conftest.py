@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 
 from attn_explorer.engine import compute
-from attn_explorer.ui import file_actions
 from attn_explorer.ui.app import configure_pyqtgraph
+from attn_explorer.ui.export import file_actions
 from attn_explorer.ui.main_window import MainWindow
 
 
@@ -24,7 +24,7 @@ def forget_export_choices():
     """The export dialog remembers its last format, scale and folder: each test starts fresh."""
     from PySide6.QtCore import QSettings
 
-    from attn_explorer.ui.export_dialog import SETTINGS_GROUP
+    from attn_explorer.ui.export.dialogs import SETTINGS_GROUP
 
     QSettings().remove(SETTINGS_GROUP)
     yield

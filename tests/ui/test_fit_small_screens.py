@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtGui import QFontMetricsF, QGuiApplication
 
 from attn_explorer.ui.main_window import MainWindow
-from attn_explorer.ui.stepper import STAGE_LABEL
+from attn_explorer.ui.steps.stepper import STAGE_LABEL
 from attn_explorer.ui.text_size import text_size
 
 

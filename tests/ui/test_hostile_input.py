@@ -13,8 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
 from attn_explorer.engine import compute
-
-from .conftest import assert_shows
+from tests.ui.conftest import assert_shows
 
 # The offscreen platform has no window manager; these are not the app's warnings.
 OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"
@@ -283,7 +282,7 @@ def test_a_number_too_large_even_for_python_is_called_too_large_not_infinity(
     window, qtbot, text, shown
 ):
     """1e400 was refused with "Infinity is not allowed", which the learner never typed."""
-    from .test_editor_widget import type_into_cell
+    from tests.ui.test_editor_widget import type_into_cell
 
     table = window.editor.query_table
     type_into_cell(qtbot, table, 2, 2, text)
@@ -296,7 +295,7 @@ def test_a_number_too_large_even_for_python_is_called_too_large_not_infinity(
 
 @pytest.mark.parametrize("text", ["inf", "-Infinity", "+INF"])
 def test_a_typed_infinity_is_still_called_infinity(window, qtbot, text):
-    from .test_editor_widget import type_into_cell
+    from tests.ui.test_editor_widget import type_into_cell
 
     type_into_cell(qtbot, window.editor.query_table, 2, 2, text)
     assert window.editor.error.text().startswith("Infinity is not allowed: type a finite number.")
@@ -507,7 +506,7 @@ def language():
 @pytest.mark.parametrize("text", ["1,000", "-2,500", "12,345"])
 def test_a_thousands_comma_is_not_read_as_a_decimal_comma_in_english(window, qtbot, language, text):
     """In English "1,000" is a thousand; it was read as the decimal comma 1,000 = 1.0."""
-    from .test_editor_widget import type_into_cell
+    from tests.ui.test_editor_widget import type_into_cell
 
     language("en_US")
     table = window.editor.query_table
@@ -535,7 +534,7 @@ def test_a_thousands_comma_is_not_read_as_a_decimal_comma_in_english(window, qtb
     ],
 )
 def test_a_decimal_comma_is_still_read_as_one(window, qtbot, language, lang, text, value):
-    from .test_editor_widget import type_into_cell
+    from tests.ui.test_editor_widget import type_into_cell
 
     language(lang)
     type_into_cell(qtbot, window.editor.query_table, 2, 2, text)
@@ -545,7 +544,7 @@ def test_a_decimal_comma_is_still_read_as_one(window, qtbot, language, lang, tex
 
 def test_adding_a_token_to_a_full_table_says_why_nothing_happened(window, qtbot):
     """At 4,096 tokens "+ Token" (Ctrl+I) did nothing, without a word."""
-    from attn_explorer.state import MAX_TOKENS
+    from attn_explorer.model.state import MAX_TOKENS
 
     table, model = window.editor.query_table, window.doc.queries
     table.setCurrentIndex(model.index(0, 0))
@@ -575,7 +574,7 @@ def test_a_decimal_box_refuses_a_number_out_of_range_in_words(qtbot, text, messa
     """RangeDoubleSpinBox, for a float control such as dropout p (0 to 0.9)."""
     from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
 
-    from attn_explorer.ui.range_spin import RangeDoubleSpinBox
+    from attn_explorer.ui.editing.range_spin import RangeDoubleSpinBox
 
     holder = QWidget()
     qtbot.addWidget(holder)
@@ -646,7 +645,7 @@ def test_the_table_shows_a_token_name_whole_and_visible(window, wait_settled, na
 def test_opening_and_closing_the_editor_of_a_long_name_keeps_it_whole(window, qtbot):
     """A 40,000-letter name (pasted) was cut to 32,767, the cell editor's default limit,
     by only opening its cell and pressing Enter: a silent, undoable "Edit token"."""
-    from .test_editor_widget import type_into_cell
+    from tests.ui.test_editor_widget import type_into_cell
 
     model, table = window.doc.queries, window.editor.query_table
     name = "L" * 40_000

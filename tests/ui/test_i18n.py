@@ -149,8 +149,8 @@ def test_a_translation_reaches_every_widget(pseudo_translated, qtbot):
 
 def test_export_refusals_speak_the_windows_language(pseudo_translated, tmp_path):
     """A refused size and a failed write came as English sentences in a translated window."""
-    from attn_explorer.ui.figures import FigureTooSmallError
-    from attn_explorer.ui.file_actions import _sentence
+    from attn_explorer.ui.export.figures import FigureTooSmallError
+    from attn_explorer.ui.export.file_actions import _sentence
 
     small = FigureTooSmallError((507, 216), (250, 150), stages=True)
     assert _sentence(small, tmp_path) == (

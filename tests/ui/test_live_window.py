@@ -8,12 +8,11 @@ import pytest
 from PySide6.QtCore import QPointF, QSettings, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QGuiApplication, QKeySequence
 
-from attn_explorer.bridge import Failure
 from attn_explorer.engine import PRESETS, compute
-from attn_explorer.state import ExplorerState
+from attn_explorer.model.state import ExplorerState
+from attn_explorer.ui.engine_thread import Failure
 from attn_explorer.ui.main_window import MainWindow
-
-from .conftest import assert_shows, settled
+from tests.ui.conftest import assert_shows, settled
 
 
 def test_first_picture_is_the_default_example(window):
@@ -192,7 +191,7 @@ def test_a_window_opened_on_the_dropout_example_shows_the_dropped_weights(qtbot)
     """`python main.py --preset dropout`, as the command line makes its state."""
     import argparse
 
-    from attn_explorer.cli import add_state_arguments, state_from_args
+    from attn_explorer.cli.window import add_state_arguments, state_from_args
 
     parser = argparse.ArgumentParser()
     add_state_arguments(parser)
@@ -207,7 +206,7 @@ def test_a_window_opened_on_the_dropout_example_shows_the_dropped_weights(qtbot)
 def test_the_dropout_example_follows_starts_until_undone(window, wait_settled):
     """It followed “journey”, whose weights are all dropped: its A·V worked example was
     "= 0 = 0.0000". “starts” keeps the tutorial's 0.7599, 0.6194, 0.6206."""
-    from attn_explorer.ui.worked_lines import followed_text
+    from attn_explorer.ui.steps.worked_lines import followed_text
 
     window._query_chosen(4)  # the learner follows “one”
     steps = window.doc.undo_stack.count()
@@ -234,7 +233,7 @@ def test_the_dropout_example_follows_starts_until_undone(window, wait_settled):
 def test_the_command_line_opens_an_example_on_its_followed_query():
     import argparse
 
-    from attn_explorer.cli import add_state_arguments, state_from_args
+    from attn_explorer.cli.window import add_state_arguments, state_from_args
 
     parser = argparse.ArgumentParser()
     add_state_arguments(parser)
@@ -761,7 +760,7 @@ def test_a_big_table_settles_after_an_edit(qtbot, monkeypatch):
     """Sized to their shown labels, the axes of the mask and weights views of a 1024-token
     table traded 8 px forever after an edit (the thinning followed the size, the size the
     thinning): the window never went idle."""
-    from attn_explorer.state import Controls, ExplorerState, random_sequence
+    from attn_explorer.model.state import Controls, ExplorerState, random_sequence
     from attn_explorer.ui.heatmap import MatrixPlot
 
     state = ExplorerState(

@@ -1,7 +1,7 @@
 """A restless user: bursts of changes and long random sessions end right and lose nothing.
 
 The timed versions (1,000 changes in a second, 10,000 edits with memory measured) are in
-`python -m attn_explorer.bench --burst --soak 10000`; these check the outcomes.
+`python -m benchmarks.bench --burst --soak 10000`; these check the outcomes.
 """
 
 import random
@@ -9,10 +9,9 @@ import random
 import numpy as np
 import pytest
 
-from attn_explorer.bench import soak_actions
 from attn_explorer.engine import compute
-
-from .conftest import assert_shows, settled
+from benchmarks.bench import soak_actions
+from tests.ui.conftest import assert_shows, settled
 
 pytestmark = [
     pytest.mark.qt_log_level_fail("WARNING"),

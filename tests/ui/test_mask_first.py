@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from attn_explorer.engine import compute, explain, preset
-from attn_explorer.ui.matrix_board import choice_text
+from attn_explorer.ui.matrices.board import choice_text
 
 
 def hover(steps, plot, row: int, col: int) -> str:

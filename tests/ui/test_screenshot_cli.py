@@ -103,7 +103,7 @@ def test_a_config_the_engine_refuses_ends_at_once_with_its_reason(tmp_path):
     from dataclasses import replace
 
     from attn_explorer.io.session import save_session
-    from attn_explorer.state import default_state
+    from attn_explorer.model.state import default_state
 
     state = default_state()
     rows = state.queries.embeddings
@@ -141,7 +141,7 @@ def test_a_screenshot_of_a_session_changed_by_set_exits_without_asking(tmp_path)
     """--set on a session counts as unsaved, and closing the screenshot window asked about it
     in a message box nobody could answer: the run never ended."""
     from attn_explorer.io.session import save_session
-    from attn_explorer.state import default_state
+    from attn_explorer.model.state import default_state
 
     session = tmp_path / "s.json"
     save_session(session, default_state())
@@ -227,7 +227,7 @@ def test_a_screenshot_the_disk_cannot_hold_says_why_and_keeps_the_earlier_one(
 def refused(capsys, *args: str) -> tuple[int, str]:
     """`attn-explorer ARGS` in this process, refused before a window opens: status, stderr."""
 
-    from attn_explorer.cli import main
+    from attn_explorer.cli.window import main
 
     with pytest.raises(SystemExit) as stop:
         main(list(args))

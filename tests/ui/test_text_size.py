@@ -5,7 +5,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QFontMetricsF, QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from attn_explorer.ui.figures import FigureSpec, build_figure
+from attn_explorer.ui.export.figures import FigureSpec, build_figure
 from attn_explorer.ui.text_size import FIGURE_FACTOR, SETTING, STEPS, text_size
 
 
@@ -97,7 +97,7 @@ def test_exported_figures_keep_their_own_size(window, normal_size):
 def test_an_exported_stage_is_laid_out_the_same_at_any_text_size(window, normal_size):
     """The empty reason line took the application's font: at 250 % the matrices of an
     exported stage sat 21 px lower."""
-    from attn_explorer.ui.figures import _Stage
+    from attn_explorer.ui.export.figures import _Stage
 
     tops = []
     for factor in (1.0, 2.5):

@@ -1,0 +1,369 @@
+"""`attn-explorer export`: figures, data and code from a session or a preset, without a window.
+
+For tutorial authors who regenerate their figures in batch:
+
+    attn-explorer export SESSION.json --view weights --format svg -o out.svg
+    attn-explorer export --preset mha --all-steps -o steps.pdf
+    attn-explorer export --preset v1 --format npz -o v1.npz
+    attn-explorer export --tokens 8 -o random.png    # the default example, 8 random tokens
+
+Without --view, --stage or --all-steps a session's figure is what its window showed.
+
+On bad input it prints one line saying what was wrong and exits non-zero, never with a
+traceback: 2 for arguments refused (by argparse, or as not fitting each other or the
+configuration: a --format the name contradicts, a --size, --view or --head the figure cannot
+take, a --set or --tokens the other settings cannot be computed with), 1 when the session
+cannot be read, its own configuration cannot be computed or the output cannot be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+DATA_FORMATS = ("csv", "npz", "npy", "json")
+FORMATS = ("png", "svg", "pdf", *DATA_FORMATS, "py")
+
+
+class ExportError(Exception):
+    """The arguments were accepted but the export failed: the session cannot be read, its
+    configuration cannot be computed, or the output cannot be written (exit status 1)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line, not a usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"attn-explorer export: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from attn_explorer.cli.window import add_state_arguments
+    from attn_explorer.engine import STEP_KEYS
+
+    parser = _Parser(
+        prog="attn-explorer export",
+        description="Export figures, data or a PyTorch script without opening a window.",
+    )
+    parser.add_argument("session", nargs="?", help="a saved session (.json)")
+    add_state_arguments(parser)
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument(
+        "--view",
+        metavar="NAME",
+        help="'matrices' (the main window's seven matrices) or an array of the trace, e.g. "
+        "weights, masked_scores, mask, queries, context (default: what the session showed: "
+        "its stage, all its heads or the matrices)",
+    )
+    what.add_argument("--stage", choices=STEP_KEYS, metavar="STAGE", help="one step-through stage")
+    what.add_argument(
+        "--all-steps", action="store_true", help="every stage: a multi-page PDF or a folder"
+    )
+    parser.add_argument(
+        "--head", help="head number from 1, or 'all' (default: the session's head, else 1)"
+    )
+    parser.add_argument(
+        "--query",
+        type=int,
+        default=None,
+        help="the followed query token, from 1 (default: the session's or the example's "
+        "followed query: 2, or 3 in the dropout example)",
+    )
+    parser.add_argument("--format", choices=FORMATS, help="default: the output's extension")
+    parser.add_argument(
+        "--scale",
+        type=int,
+        choices=(1, 2, 4),
+        default=1,
+        help="pixels per figure pixel, png only (default 1)",
+    )
+    parser.add_argument("--size", metavar="WxH", help="figure size in logical pixels")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="file or folder")
+    return parser
+
+
+def _size(text: str | None) -> tuple[int, int] | None:
+    from attn_explorer.cli.window import UsageError
+
+    if text is None:
+        return None
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--size must look like 1200x800, not {text!r}") from None
+    return width, height
+
+
+def _choose_format(args: argparse.Namespace, out: Path) -> str:
+    from attn_explorer.cli.window import UsageError
+    from attn_explorer.io.errors import shown_path
+
+    suffix = out.suffix.lower().lstrip(".")
+    if args.format:
+        # "--format svg -o looks.png" wrote SVG text into a .png: a file must be what it says.
+        if suffix in FORMATS and suffix != args.format:
+            raise UsageError(
+                f"--format {args.format} does not match the name '{shown_path(out.name)}': "
+                "change one"
+            )
+        return args.format
+    if suffix in FORMATS:
+        return suffix
+    if args.all_steps:
+        if out.is_dir():  # the PDF was refused as "is a directory", and no help given
+            raise UsageError(
+                f"{shown_path(out)} is a folder: add --format png or --format svg to write the "
+                "stages into it, or name a .pdf file"
+            )
+        return "pdf"
+    name = out.name or str(out)  # "-o ." has no name
+    raise UsageError(
+        f"cannot tell the format from '{shown_path(name)}': add --format ({', '.join(FORMATS)})"
+    )
+
+
+def _output_path(args: argparse.Namespace, fmt: str) -> Path:
+    """Where `-o` puts the output: a folder for CSV and NPY and for the stages as PNG or SVG
+    files ("causal.csv" is the folder causal, "steps.png" the folder steps, as in the
+    window), else a file that ends with its format's extension.
+
+    "--all-steps -o steps" wrote a PDF named steps, which no viewer opens on a double click;
+    it is steps.pdf, as the window's export dialog names it, and the path printed is the one
+    written. A folder named as the output is left as it is, and refused when written.
+    """
+    from attn_explorer.io.data_export import file_for, folder_for
+
+    out = Path(args.output)
+    if fmt in ("csv", "npy") or (args.all_steps and fmt != "pdf"):
+        return folder_for(out, fmt)
+    if args.output.endswith(("/", os.sep)) or out.is_dir():
+        return out
+    return file_for(out, fmt)
+
+
+def _check_folder(out: Path) -> None:
+    """Refuse, before anything is written, an output whose folder does not exist.
+
+    The data writers made every missing folder on the way (a mistyped -o scattered new
+    folders) while the script and the figures failed with "no such file or directory",
+    naming the file, not the folder. The output's own folder (a CSV or NPY export, the stages
+    as PNG or SVG) is still made: that folder is what was asked for.
+    """
+    from attn_explorer.io.errors import missing_folder
+
+    problem = missing_folder(out)  # for a CSV or NPY export, the folder it fills
+    if problem is not None:
+        raise ExportError(problem)
+
+
+def run(argv: list[str]) -> int:
+    from attn_explorer.cli.window import UsageError, glue_values, refuse_blank, state_from_args
+
+    args = _parser().parse_args(glue_values(argv))
+    refuse_blank(
+        {
+            "--view": (args.view, "'matrices' or an array of the trace, e.g. weights"),
+            "-o": (args.output, "name the file or folder to write"),
+        }
+    )
+    from attn_explorer.io.errors import cannot_write, shown_path
+    from attn_explorer.io.session import SessionError
+
+    # --tokens alone starts from the default example, as the window's command line does.
+    # (An empty name given is refused as such by state_from_args.)
+    if args.session is None and args.preset is None and args.tokens is None:
+        raise UsageError("give a session file, --preset NAME or --tokens N")
+    try:
+        state = state_from_args(args, prog="attn-explorer export")
+    except SessionError as error:
+        raise ExportError(str(error)) from None
+    config = state.config()
+    # A number that names no head or token is said first, whatever the view: a refusal of
+    # the flag as ignored ("--head would change nothing") read as if head 0 existed.
+    if args.query is not None and not 1 <= args.query <= config.n_q:
+        raise UsageError(
+            f"--query must be a query token's number from 1 to {config.n_q}, not {args.query}"
+        )
+    # Without --view, --stage or --all-steps, the figure is what the session's window showed:
+    # its stage, or every head side by side. A session saved on all the heads exported one.
+    shown = state.view
+    named = args.view is not None or args.stage is not None or args.all_steps
+    all_heads = not named and shown.tab == "matrices" and shown.all_heads
+    stage = args.stage or (shown.stage if not named and shown.tab == "steps" else None)
+    view = args.view or (shown.heads_array if all_heads else None)
+    if args.head is None:
+        # The session's head, as --query follows its query (a preset's is head 1); a head
+        # the trace lacks shows as the last, as the window's head list shows it.
+        head: int | None = None if all_heads else min(shown.head, config.heads - 1)
+    elif args.head.strip().lower() == "all":
+        head = None
+    else:
+        try:
+            head = int(args.head) - 1
+        except ValueError:
+            raise UsageError(
+                f"--head must be a number from 1 or 'all', not {args.head!r}"
+            ) from None
+        if not 0 <= head < config.heads:
+            raise UsageError(
+                f"--head must be a head's number from 1 to {config.heads} or 'all', "
+                f"not {args.head.strip()}"
+            )
+    fmt = _choose_format(args, Path(args.output))
+    out = _output_path(args, fmt)
+    size = _size(args.size)
+    from attn_explorer.engine import ConfigError, compute
+    from attn_explorer.engine.threads import use_threads_for
+
+    # As many kernel threads as the window's engine thread uses: matrix products round
+    # differently on one thread and on two, and the export must hold the window's numbers.
+    use_threads_for(config)
+    try:
+        trace = compute(config)
+    except ConfigError as error:
+        raise ExportError(f"this configuration cannot be computed: {error}") from None
+    # The session's query; one the tokens lack (--tokens fewer) is the last, as the window
+    # shows it: drawn as it was, it outlined no row.
+    query = args.query - 1 if args.query is not None else min(state.view.query, config.n_q - 1)
+
+    if fmt in DATA_FORMATS or fmt == "py":
+        figure_only = [
+            flag
+            for flag, given in (
+                ("--view", args.view is not None),
+                ("--stage", args.stage is not None),
+                ("--all-steps", args.all_steps),
+                ("--head", args.head is not None),
+                ("--query", args.query is not None),
+                ("--scale", args.scale != 1),
+                ("--size", args.size is not None),
+            )
+            if given
+        ]
+        if figure_only:  # silently ignored, they would seem to have been obeyed
+            held = "every array" if fmt != "py" else "the whole computation"
+            verb = "applies" if len(figure_only) == 1 else "apply"
+            raise UsageError(
+                f"{', '.join(figure_only)} only {verb} to figures (png, svg, pdf); "
+                f"{fmt} holds {held}"
+            )
+        _check_folder(out)
+        from attn_explorer.io.data_export import DataExportError
+
+        try:
+            return _export_data(trace, fmt, out)
+        except OSError as error:
+            raise ExportError(cannot_write(error, out)) from None
+        except DataExportError as error:  # a token the format cannot hold
+            raise ExportError(str(error)) from None
+    if args.scale != 1 and fmt != "png":  # only a PNG has pixels to multiply
+        raise UsageError(
+            f"--scale only applies to png; {fmt} is drawn as vectors, sharp at any zoom"
+        )
+    if head is None and (stage or args.all_steps or view in (None, "matrices")):
+        raise UsageError(
+            "--head all needs an array --view (e.g. --view weights): the matrices and the "
+            "stages show one head"
+        )
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from attn_explorer.ui.app import create_app
+    from attn_explorer.ui.export.figures import (
+        FigureError,
+        FigureSpec,
+        FigureTooSmallError,
+        check_size,
+        check_spec,
+        draws_head,
+        export_all_stages,
+        export_figure,
+        outlines_query,
+    )
+
+    if stage:
+        spec = FigureSpec("stage", stage, head or 0, query)
+    elif view in (None, "matrices"):
+        chosen = dict(scores=shown.scores_array, weights=shown.weights_array)
+        spec = FigureSpec("matrices", "", head or 0, query, **chosen)
+    else:
+        spec = FigureSpec("array", view, head, query)
+    try:  # refused as the arguments they are, before anything is drawn or written
+        if not args.all_steps:
+            check_spec(trace, spec)
+        if size is not None:
+            check_size(size, args.scale)
+    except FigureError as error:
+        raise UsageError(str(error)) from None
+    # Ignored, they would seem to have been obeyed: the output is one array for all heads,
+    # the keys have no query row to outline.
+    if not args.all_steps and args.head is not None and not draws_head(spec):
+        raise UsageError(f"--view {view} is the same for every head: --head would change nothing")
+    if not args.all_steps and args.query is not None and not outlines_query(spec):
+        raise UsageError(
+            f"--view {view} has no row per query to outline: --query would change nothing"
+        )
+    _check_folder(out)
+    try:  # Qt names the files: a name with bytes not in UTF-8 became another file's name
+        str(out).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ExportError(
+            f"Cannot write {shown_path(out)}: the figure writer needs a name in UTF-8; choose "
+            "another name."
+        ) from None
+    create_app(["attn-explorer-export"])
+    try:
+        if args.all_steps:
+            written = export_all_stages(trace, out, fmt, head or 0, query, args.scale, size)
+        else:
+            written = [export_figure(trace, spec, out, fmt, args.scale, size)]
+    except FigureTooSmallError as error:  # a size refused, as --size 100x100 is
+        raise UsageError(str(error)) from None
+    except FigureError as error:
+        raise ExportError(str(error)) from None
+    except OSError as error:  # a folder of PNG or SVG stages where a file is
+        raise ExportError(cannot_write(error, out)) from None
+    for path in written:
+        print(path)
+    return 0
+
+
+def _export_data(trace: object, fmt: str, out: Path) -> int:
+    from attn_explorer.io import atomic, code_export, data_export
+
+    if fmt == "py":
+        written = [atomic.write_text(out, code_export.pytorch_script(trace.config))]
+    elif fmt in ("csv", "npy"):  # a folder: -o causal.csv writes the folder causal
+        writer = data_export.write_csv if fmt == "csv" else data_export.write_npy
+        written = writer(trace, out)
+    elif fmt == "npz":
+        written = [data_export.write_npz(trace, out)]
+    else:
+        written = [data_export.write_json(trace, out)]
+    for path in written:
+        print(path)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    from attn_explorer.cli.window import UsageError
+
+    try:
+        return run(argv)
+    except UsageError as error:
+        print(f"attn-explorer export: {error}", file=sys.stderr)
+        return 2
+    except ExportError as error:
+        print(f"attn-explorer export: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        from attn_explorer.io.errors import cannot_write
+
+        print(f"attn-explorer export: {cannot_write(error)}", file=sys.stderr)
+        return 1
+    except Exception as error:  # a bug: still one line, and say it is one
+        print(
+            f"attn-explorer export: internal error: {type(error).__name__}: {error}",
+            file=sys.stderr,
+        )
+        return 1

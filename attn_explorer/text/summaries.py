@@ -1,0 +1,47 @@
+"""One-line descriptions of a config and of a trace's shapes, for status bars and figure titles."""
+
+from __future__ import annotations
+
+from attn_explorer.engine import AttentionConfig, Trace
+
+
+def config_summary(config: AttentionConfig) -> str:
+    """One line saying what is computed, e.g. 'linear · d_out 2 · 2 heads (split) · causal'."""
+    parts = [config.projection]
+    if config.projection != "none":
+        parts.append(f"d_out {config.d_out}")
+    heads = config.heads
+    parts.append(
+        f"{heads} head{'s' if heads > 1 else ''}"
+        + (f" ({config.head_layout})" if heads > 1 else "")
+    )
+    if config.is_cross:
+        parts.append("cross")
+    if config.causal:
+        parts.append("causal")
+    if config.valid_len is not None:
+        parts.append(f"valid {config.valid_len}")
+    if not config.scale:
+        parts.append("unscaled")
+    if config.temperature != 1:
+        parts.append(f"T {config.temperature:g}")
+    if config.dropout_active:
+        parts.append(f"dropout {config.dropout:g}")
+        if config.dropout_seed is not None:
+            parts.append(f"dropout seed {config.dropout_seed}")
+    if config.out_proj:
+        parts.append("out_proj")
+    if config.seed_draws:  # "seed 123" where nothing is drawn claimed it mattered
+        parts.append(f"seed {config.seed}")
+    return " · ".join(parts)
+
+
+def shapes_summary(trace: Trace) -> str:
+    cfg = trace.config
+    x = f"X {cfg.n_q}×{cfg.d_in}"
+    qkv = (
+        f"Q,K,V {cfg.heads}×{cfg.n_q}×{cfg.d_head}"
+        if not cfg.is_cross
+        else (f"Q {cfg.heads}×{cfg.n_q}×{cfg.d_head}, K,V {cfg.heads}×{cfg.n_k}×{cfg.d_head}")
+    )
+    return f"{x} → {qkv} → α {cfg.heads}×{cfg.n_q}×{cfg.n_k} → out {cfg.n_q}×{cfg.width}"

@@ -1,0 +1,495 @@
+"""The control panel: every engine field as a widget, with problems explained in place.
+
+Widgets only report edits to the document and re-show the document's values; they never
+adjust one another. A control that does not matter in the current setting is disabled with a
+tooltip saying why, but keeps its value.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TR_NOOP, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attn_explorer.engine import PRESETS, Preset, Problem
+from attn_explorer.engine.config import mask_order_matters, seed_draws
+from attn_explorer.model.state import CONTROL_DECIMALS, CONTROL_RANGES
+from attn_explorer.ui.editing.document import Document
+from attn_explorer.ui.editing.range_spin import RangeSpinBox
+from attn_explorer.ui.i18n import tr as _tr
+from attn_explorer.ui.widgets import CommandBox, ErrorLabel, SliderSpin, choice_box, shrinkable
+
+PROJECTIONS = [
+    ("none", QT_TR_NOOP("none: Q = K = V = X")),
+    ("rand", QT_TR_NOOP("rand: torch.rand (v1)")),
+    ("linear", QT_TR_NOOP("linear: nn.Linear (v2)")),
+]
+LAYOUTS = [
+    ("stacked", QT_TR_NOOP("stacked: one W per head")),
+    ("split", QT_TR_NOOP("split: one W, split")),
+]
+MASK_METHODS = [
+    ("neg_inf", QT_TR_NOOP("−∞, then softmax")),
+    ("renormalize", QT_TR_NOOP("softmax, zero, renormalize")),
+]
+
+
+class ControlsPanel(QWidget):
+    """Sliders, boxes and checkboxes for every field of the attention config."""
+
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.doc = document
+        self.errors: dict[str, ErrorLabel] = {}
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+
+        self.preset = CommandBox()
+        self.preset.addItem(_tr("Load a tutorial example…"), None)
+        for name, preset in PRESETS.items():
+            self.preset.addItem(preset.title, name)
+            self.preset.setItemData(
+                self.preset.count() - 1, preset.source, Qt.ItemDataRole.ToolTipRole
+            )
+        self.preset.setToolTip(self.EXAMPLES_TIP)
+        shrinkable(self.preset, 16)  # its longest title alone made the column 352 px wide
+        layout.addWidget(self.preset)
+
+        model = self._group(layout, _tr("Projection and heads"))
+        self.seed = SliderSpin(*CONTROL_RANGES["seed"], what=_tr("the seed"))
+        self._row(
+            model,
+            "seed",
+            _tr("Seed"),
+            self.seed,
+            _tr(
+                "torch.manual_seed(seed) right before the projections are built: seed 123 "
+                "gives SelfAttention_v1's weights, 789 SelfAttention_v2's."
+            ),
+        )
+        self.projection = choice_box(PROJECTIONS)
+        self._row(
+            model,
+            "projection",
+            _tr("Projection"),
+            self.projection,
+            _tr(
+                "none: Q = K = V = X (tutorial 003). rand: each W is torch.rand(d_in, d_out) "
+                "(SelfAttention_v1). linear: each W is nn.Linear(d_in, d_out) "
+                "(SelfAttention_v2, CausalAttention)."
+            ),
+        )
+        self.d_out = SliderSpin(*CONTROL_RANGES["d_out"], what=_tr("d_out"))
+        self._row(
+            model,
+            "d_out",
+            _tr("d_out"),
+            self.d_out,
+            _tr(
+                "Width of each projection W (d_in × d_out). With split heads, every head "
+                "gets d_out / heads of it."
+            ),
+        )
+        self.heads = SliderSpin(*CONTROL_RANGES["num_heads"], what=_tr("the number of heads"))
+        self._row(
+            model,
+            "num_heads",
+            _tr("Heads"),
+            self.heads,
+            _tr("Number of attention heads, each with its own queries, keys and values."),
+        )
+        self.layout_box = choice_box(LAYOUTS)
+        self._row(
+            model,
+            "head_layout",
+            _tr("Head layout"),
+            self.layout_box,
+            _tr(
+                "stacked: independent heads of width d_out, outputs concatenated "
+                "(MultiHeadAttentionWrapper). split: one projection of width d_out split "
+                "into heads of d_out / heads (MultiHeadAttention)."
+            ),
+        )
+        flags = QHBoxLayout()
+        self.qkv_bias = QCheckBox(_tr("q/k/v bias"))
+        self.out_proj = QCheckBox(_tr("Output projection"))
+        flags.addWidget(self.qkv_bias)
+        flags.addWidget(self.out_proj)
+        model.addRow(flags)
+        self._error(model, "qkv_bias")
+        self._error(model, "out_proj")
+        self.qkv_bias.setToolTip(
+            _tr("Give the nn.Linear projections a bias (linear projection only).")
+        )
+        self.out_proj.setToolTip(
+            _tr(
+                "A final nn.Linear(width, width) with bias over the "
+                "concatenated heads, as MultiHeadAttention's out_proj."
+            )
+        )
+
+        scores = self._group(layout, _tr("Scores and softmax"))
+        self.scale = QCheckBox(_tr("Divide by √d_k"))
+        self.scale.setToolTip(
+            _tr(
+                "Scaled dot-product attention: divide the scores by the square "
+                "root of a key's width, so that softmax does not saturate."
+            )
+        )
+        scores.addRow(self.scale)
+        self._error(scores, "scale")
+        self.temperature = SliderSpin(
+            *CONTROL_RANGES["temperature"],
+            step=0.05,
+            decimals=CONTROL_DECIMALS["temperature"],
+            log=True,
+            what=_tr("the temperature"),
+        )
+        self._row(
+            scores,
+            "temperature",
+            _tr("Temperature"),
+            self.temperature,
+            _tr(
+                "Divide the scores further by T: T < 1 sharpens the weights toward one-hot, "
+                "T > 1 flattens them toward uniform."
+            ),
+        )
+
+        mask = self._group(layout, _tr("Mask"))
+        self.causal = QCheckBox(_tr("Causal: hide later tokens"))
+        self.causal.setToolTip(_tr("Query i may only attend to keys 1…i (decoder self-attention)."))
+        mask.addRow(self.causal)
+        self._error(mask, "causal")
+        self.padding, self.valid_len = self._switched_number(
+            mask,
+            _tr("Padding: valid length"),
+            "valid_len",
+            _tr("the valid length"),
+            _tr(
+                "Keys at positions after the valid length are padding and are masked, as "
+                "valid_lens in tutorial 002."
+            ),
+        )
+        self.mask_method = choice_box(MASK_METHODS)
+        self._row(
+            mask,
+            "mask_method",
+            _tr("Method"),
+            self.mask_method,
+            _tr(
+                "Method 2: fill hidden scores with −∞, then softmax. Method 1: softmax, "
+                "zero the hidden weights, divide each row by its sum. Both give the same "
+                "weights (tutorial 000, 3.5.1)."
+            ),
+        )
+        self.mask_before_scaling = QCheckBox(_tr("Mask the raw scores, then scale"))
+        self.mask_before_scaling.setToolTip(
+            _tr(
+                "Tutorial 000's order: masked = ω.masked_fill(mask, −∞), printed, then "
+                "softmax(masked / √d_k). Off: divide by √d_k first, then mask (tutorial 002). "
+                "The weights are the same; the matrix between the two stages is not."
+            )
+        )
+        mask.addRow(self.mask_before_scaling)
+        self._error(mask, "mask_before_scaling")
+
+        drop = self._group(layout, _tr("Dropout"))
+        self.dropout = SliderSpin(
+            *CONTROL_RANGES["dropout"],
+            step=0.05,
+            decimals=CONTROL_DECIMALS["dropout"],
+            what=_tr("the dropout probability"),
+        )
+        self._row(
+            drop,
+            "dropout",
+            _tr("p"),
+            self.dropout,
+            _tr(
+                "Probability of dropping each attention weight while training; kept "
+                "weights are multiplied by 1/(1 − p)."
+            ),
+        )
+        # Not "(dropout active)": at p = 0 nothing is dropped, training mode or not.
+        self.training = QCheckBox(_tr("Training mode: model.train()"))
+        self.training.setToolTip(
+            _tr(
+                "On: dropout drops each weight with probability p, as in training. Off: "
+                "evaluation mode, as after model.eval(): no dropout."
+            )
+        )
+        drop.addRow(self.training)
+        self._error(drop, "training")
+        self.reseed_dropout, self.dropout_seed = self._switched_number(
+            drop,
+            _tr("Reseed first: seed"),
+            "dropout_seed",
+            _tr("the dropout seed"),
+            _tr(
+                "Draw the dropout mask right after torch.manual_seed(seed), as tutorial 000 "
+                "§3.5.2 does before dropping the seed-789 weights. Off: the mask continues the "
+                "random stream after the projections, as a module's forward pass does."
+            ),
+        )
+
+        seq = self._group(layout, _tr("Sequences"))
+        self.cross = QCheckBox(_tr("Cross-attention: K, V from Xₖᵥ"))
+        self.cross.setToolTip(
+            _tr(
+                "Queries come from the first table, keys and values from a second sequence, "
+                "the “Keys & values Xₖᵥ” table (encoder–decoder attention)."
+            )
+        )
+        seq.addRow(self.cross)
+        self._error(seq, "kv_tokens")
+        self._error(seq, "kv_embeddings")
+        self._error(seq, "other")
+        layout.addStretch(1)
+
+        self._connect()
+        self.sync()
+        self.doc.controlsChanged.connect(self.sync)
+
+    EXAMPLES_TIP = QT_TR_NOOP("Replace tokens, embeddings and settings with a tutorial's example.")
+
+    def show_example(self, example: Preset | None) -> None:
+        """Name the example whose settings these are (None: an edit has left every one), so
+        the box says which lesson is on screen; its tooltip has the lesson whole."""
+        index = self.preset.findData(example.name) if example is not None else 0
+        if self.preset.currentIndex() != index:
+            self.preset.setCurrentIndex(index)
+        tip = _tr(self.EXAMPLES_TIP)
+        if example is not None:
+            tip = _tr(
+                "Loaded: {0}\n{1}\n\nAny edit that changes what is computed leaves the example; "
+                "undoing it comes back to it.\n\n{2}"
+            ).format(example.title, example.source, tip)
+        self.preset.setToolTip(tip)
+
+    # ------------------------------------------------------------------ building helpers
+    def _group(self, layout: QVBoxLayout, title: str) -> QFormLayout:
+        box = QGroupBox(title)
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(box)
+        return form
+
+    def _row(self, form: QFormLayout, field: str, label: str, widget: QWidget, tip: str) -> None:
+        title = QLabel(label)
+        title.setToolTip(tip)
+        widget.setToolTip(tip)
+        title.setBuddy(widget)
+        form.addRow(title, widget)
+        self._error(form, field)
+        if isinstance(widget, SliderSpin) and hasattr(widget.spin, "refused"):
+            widget.spin.refused.connect(self.errors[field].show_message)
+
+    def _switched_number(
+        self, form: QFormLayout, label: str, field: str, what: str, tip: str
+    ) -> tuple[QCheckBox, QSpinBox]:
+        """A checkbox and the whole number it switches on (kept while it is off), one row.
+        A number typed outside its range is refused under the row (`what` names it)."""
+        check = QCheckBox(label)
+        spin = RangeSpinBox(what)
+        spin.setRange(*CONTROL_RANGES[field])
+        spin.setKeyboardTracking(False)
+        row = QHBoxLayout()
+        row.addWidget(check)
+        row.addWidget(spin)
+        row.addStretch(1)
+        form.addRow(row)
+        self._error(form, field)
+        spin.refused.connect(self.errors[field].show_message)
+        check.setToolTip(tip)
+        spin.setToolTip(tip)
+        return check, spin
+
+    def _error(self, form: QFormLayout, field: str) -> None:
+        label = ErrorLabel()
+        form.addRow(label)
+        self.errors[field] = label
+
+    def _connect(self) -> None:
+        set_control = self.doc.set_control
+        self.seed.valueChanged.connect(lambda v: set_control("seed", int(v)))
+        self.d_out.valueChanged.connect(lambda v: set_control("d_out", int(v)))
+        self.heads.valueChanged.connect(lambda v: set_control("num_heads", int(v)))
+        self.dropout.valueChanged.connect(lambda v: set_control("dropout", round(float(v), 4)))
+        self.temperature.valueChanged.connect(
+            lambda v: set_control("temperature", round(float(v), 4))
+        )
+        self.valid_len.valueChanged.connect(lambda v: set_control("valid_len", int(v)))
+        self.dropout_seed.valueChanged.connect(lambda v: set_control("dropout_seed", int(v)))
+        for box, field in (
+            (self.projection, "projection"),
+            (self.layout_box, "head_layout"),
+            (self.mask_method, "mask_method"),
+        ):
+            box.currentIndexChanged.connect(
+                lambda _i, b=box, f=field: set_control(f, b.currentData())
+            )
+        for check, field in (
+            (self.qkv_bias, "qkv_bias"),
+            (self.out_proj, "out_proj"),
+            (self.scale, "scale"),
+            (self.causal, "causal"),
+            (self.padding, "padding"),
+            (self.training, "training"),
+            (self.cross, "cross"),
+            (self.reseed_dropout, "reseed_dropout"),
+            (self.mask_before_scaling, "mask_before_scaling"),
+        ):
+            check.toggled.connect(lambda on, f=field: set_control(f, bool(on)))
+
+    # ------------------------------------------------------------------ showing the document
+    def sync(self) -> None:
+        """Show the document's controls (no signals back to it)."""
+        c = self.doc.controls
+        for spin, value in (
+            (self.seed, c.seed),
+            (self.d_out, c.d_out),
+            (self.heads, c.num_heads),
+            (self.dropout, c.dropout),
+            (self.temperature, c.temperature),
+        ):
+            spin.setValue(value)
+        widgets = [self.valid_len, self.projection, self.layout_box, self.mask_method]
+        widgets += [self.qkv_bias, self.out_proj, self.scale, self.causal, self.padding]
+        widgets += [self.training, self.cross, self.reseed_dropout, self.dropout_seed]
+        widgets += [self.mask_before_scaling]
+        for w in widgets:
+            w.blockSignals(True)
+        if self.valid_len.value() != c.valid_len:
+            self.valid_len.setValue(c.valid_len)
+        if self.dropout_seed.value() != c.dropout_seed:
+            self.dropout_seed.setValue(c.dropout_seed)
+        for box, value in (
+            (self.projection, c.projection),
+            (self.layout_box, c.head_layout),
+            (self.mask_method, c.mask_method),
+        ):
+            if box.currentData() != value:
+                box.setCurrentIndex(box.findData(value))
+        for check, value in (
+            (self.qkv_bias, c.qkv_bias),
+            (self.out_proj, c.out_proj),
+            (self.scale, c.scale),
+            (self.causal, c.causal),
+            (self.padding, c.padding),
+            (self.training, c.training),
+            (self.cross, c.cross),
+            (self.reseed_dropout, c.reseed_dropout),
+            (self.mask_before_scaling, c.mask_before_scaling),
+        ):
+            if check.isChecked() != value:
+                check.setChecked(value)
+        for w in widgets:
+            w.blockSignals(False)
+        self._update_enabled()
+
+    def _update_enabled(self) -> None:
+        c = self.doc.controls
+        projected = c.projection != "none"
+        self._enable(
+            self.d_out,
+            projected,
+            _tr("With projection “none”, Q, K and V are X itself: there is no d_out."),
+        )
+        # Enabled while it is more than 1 with "none": the problem shown under it is fixed there.
+        self._enable(
+            self.heads,
+            projected or c.num_heads != 1,
+            _tr("With projection “none”, Q = K = V = X: there is one head."),
+        )
+        self._enable(self.layout_box, projected, _tr("With projection “none” there is one head."))
+        self._enable(
+            self.qkv_bias, c.projection == "linear", _tr("Only nn.Linear projections have a bias.")
+        )
+        self._enable(
+            self.mask_method,
+            c.causal or c.padding,
+            _tr("No mask is active: the method only matters with a causal or padding mask."),
+        )
+        masked = c.causal or c.padding
+        divided = c.scale or c.temperature != 1
+        self._enable(
+            self.mask_before_scaling,
+            mask_order_matters(masked, c.mask_method, divided),
+            _tr("No mask is active: there is nothing to mask before or after scaling.")
+            if not masked
+            else _tr(
+                "Method 1 masks softmax's output, not the scores: the order of mask and "
+                "scaling does not arise."
+            )
+            if c.mask_method != "neg_inf"
+            else _tr("Nothing divides the scores (√d_k off, T = 1): there is no scaling."),
+        )
+        self._enable(
+            self.valid_len, c.padding, _tr("Tick “Padding” to mask keys after this length.")
+        )
+        dropping = c.training and c.dropout > 0
+        reseeded = dropping and c.reseed_dropout
+        self._enable(
+            self.seed,
+            seed_draws(c.projection, c.out_proj, dropping, reseeded),
+            _tr(
+                "Nothing is drawn from this seed: with projection “none” there are no weights "
+                "(and no output projection), and the dropout mask is drawn from its own seed "
+                "(“Reseed first”)."
+            )
+            if reseeded
+            else _tr(
+                "Nothing is drawn at random: with projection “none” there are no weights "
+                "(and no output projection), and no dropout acts."
+            ),
+        )
+        self._enable(
+            self.training,
+            c.dropout > 0,
+            _tr("p is 0: nothing is dropped, so training and evaluation mode compute the same."),
+        )
+        no_dropout = (  # p first: at p = 0 training mode is disabled too
+            _tr("No dropout to reseed: p is 0.")
+            if c.dropout == 0
+            else _tr("No dropout to reseed: training mode is off.")
+        )
+        self._enable(self.reseed_dropout, dropping, no_dropout)
+        self._enable(
+            self.dropout_seed,
+            dropping and c.reseed_dropout,
+            no_dropout
+            if not dropping
+            else _tr("Tick “Reseed first” to draw the dropout mask from this seed."),
+        )
+
+    def _enable(self, widget: QWidget, enabled: bool, why: str) -> None:
+        if widget.isEnabled() != enabled:
+            widget.setEnabled(enabled)
+        base = widget.property("baseTip")
+        if base is None:
+            base = widget.toolTip()
+            widget.setProperty("baseTip", base)
+        tip = base if enabled else _tr("{0}\n\nDisabled: {1}").format(base, why)
+        if widget.toolTip() != tip:  # every move passes here: an unchanged tip costs an event
+            widget.setToolTip(tip)
+
+    def show_problems(self, problems: list[Problem]) -> None:
+        """Show each problem under its control; clear the others."""
+        by_field: dict[str, list[str]] = {}
+        for problem in problems:
+            target = problem.field if problem.field in self.errors else "other"
+            if problem.field in ("tokens", "embeddings"):
+                continue  # the embedding editor shows these
+            by_field.setdefault(target, []).append(problem.message)
+        for field, label in self.errors.items():
+            label.show_message("\n".join(by_field.get(field, [])))

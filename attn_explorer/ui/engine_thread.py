@@ -1,0 +1,181 @@
+"""Runs the engine on one worker QThread: the newest config wins, stale results are dropped.
+
+At most one computation is in flight. A request made while the worker is busy replaces any
+earlier pending request, so a burst of slider moves costs one computation for the move being
+computed plus one for the newest; everything in between is never computed. Every request
+gets a generation number, and a result whose generation is older than the newest request is
+never delivered (the napari / ndv pattern). The UI thread never imports or runs torch.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+
+from attn_explorer.engine import AttentionConfig, ConfigError, Trace
+from attn_explorer.engine.memory import release_freed_memory
+
+if TYPE_CHECKING:
+    from attn_explorer.engine.buffers import BufferPool
+
+# After the last trace is dropped, how long the engine thread waits before handing freed
+# memory back to the system (so a slider drag trims once, when it pauses).
+TRIM_DELAY_MS = 1000
+
+
+@dataclass(frozen=True)
+class Result:
+    """A delivered computation: its generation, its trace and how long the engine took."""
+
+    generation: int
+    trace: Trace
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Failure:
+    generation: int
+    message: str
+    field: str | None
+
+
+class _Worker(QObject):
+    """Lives on the engine thread; computes what it is handed and reports back."""
+
+    done = Signal(object)  # Result | Failure
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._trim_timer: QTimer | None = None
+        self.pool: BufferPool | None = None  # made on the engine thread, with torch
+        self.trims = 0  # how often freed memory was handed back (read by the tests)
+
+    @Slot(object)
+    def drop(self, _trace: object) -> None:
+        """Receives a trace the window no longer shows, so that freeing its arrays (hundreds of
+        megabytes for 1024 tokens × 16 heads) happens on this thread, not the UI's.
+
+        The trace is freed when this slot's event is, just after it returns; the memory goes
+        back to the system once the drops pause.
+        """
+        if self._trim_timer is None:  # made here, so that it lives on the engine thread
+            self._trim_timer = QTimer(self)
+            self._trim_timer.setSingleShot(True)
+            self._trim_timer.setInterval(TRIM_DELAY_MS)
+            self._trim_timer.timeout.connect(self._trim)
+        self._trim_timer.start()
+
+    @Slot()
+    def _trim(self) -> None:
+        if release_freed_memory():
+            self.trims += 1
+
+    @Slot(int, object, bool)
+    def run(self, generation: int, config: AttentionConfig, compare: bool) -> None:
+        from attn_explorer.engine.attention import compute
+        from attn_explorer.engine.buffers import BufferPool
+        from attn_explorer.engine.threads import use_threads_for
+
+        if self.pool is None:
+            self.pool = BufferPool()
+        start = time.perf_counter()
+        try:
+            use_threads_for(config)
+            trace = compute(config, compare_mask_methods=compare, pool=self.pool)
+        except ConfigError as error:
+            self.done.emit(Failure(generation, str(error), error.field))
+        except Exception as error:  # the window must survive any engine bug, and say so
+            self.done.emit(
+                Failure(generation, f"Engine error: {type(error).__name__}: {error}", None)
+            )
+        else:
+            self.done.emit(Result(generation, trace, time.perf_counter() - start))
+
+
+class EngineBridge(QObject):
+    """The UI's handle on the engine thread. Create once, `request()` often, `shutdown()` once."""
+
+    computed = Signal(object)  # Result, only for the newest request
+    failed = Signal(object)  # Failure, only for the newest request
+    _submit = Signal(int, object, bool)
+    _drop = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread = QThread()
+        self._thread.setObjectName("attn-engine")
+        self._worker = _Worker()
+        self._worker.moveToThread(self._thread)
+        self._submit.connect(self._worker.run)
+        self._drop.connect(self._worker.drop)
+        self._worker.done.connect(self._on_done)
+        self._thread.finished.connect(self._worker.deleteLater)
+        self._generation = 0
+        self._pending: tuple[int, AttentionConfig, bool] | None = None
+        self._in_flight = False
+        self.computations = 0  # how many configs the worker was actually given
+        self._thread.start()
+
+    @property
+    def generation(self) -> int:
+        """The generation of the newest request."""
+        return self._generation
+
+    @property
+    def busy(self) -> bool:
+        return self._in_flight or self._pending is not None
+
+    def request(self, config: AttentionConfig, compare_mask_methods: bool = True) -> int:
+        """Ask for `config` to be computed; returns its generation.
+
+        `compare_mask_methods` asks the engine for both masking methods (the step-through's
+        comparison), at the price of a second softmax.
+        """
+        self._generation += 1
+        self._pending = (self._generation, config, compare_mask_methods)
+        if not self._in_flight:
+            self._dispatch()
+        return self._generation
+
+    def release(self, trace: Trace | None) -> None:
+        """Hand a trace that is no longer shown to the engine thread to be freed there."""
+        if trace is not None and self._thread.isRunning():
+            self._drop.emit(trace)
+
+    def cancel_pending(self) -> None:
+        """Forget the newest request: its result, if one is in flight, will not be shown."""
+        self._pending = None
+        self._generation += 1
+
+    def _dispatch(self) -> None:
+        if self._pending is None or not self._thread.isRunning():
+            return
+        generation, config, compare = self._pending
+        self._pending = None
+        self._in_flight = True
+        self.computations += 1
+        self._submit.emit(generation, config, compare)
+
+    @Slot(object)
+    def _on_done(self, outcome: Result | Failure) -> None:
+        self._in_flight = False
+        self._dispatch()
+        if outcome.generation != self._generation:
+            return  # stale: a newer request exists
+        if isinstance(outcome, Result):
+            self.computed.emit(outcome)
+        else:
+            self.failed.emit(outcome)
+
+    def shutdown(self) -> None:
+        """Stop the engine thread, waiting for a running computation to finish."""
+        self._pending = None
+        if self._thread.isRunning():
+            self._thread.quit()
+            self._thread.wait()
+
+    def is_running(self) -> bool:
+        return self._thread.isRunning()

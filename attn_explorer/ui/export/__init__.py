@@ -1,0 +1,1 @@
+"""Export from the window: figures, stage files, the export dialog, File menu actions."""

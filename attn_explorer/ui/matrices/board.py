@@ -1,0 +1,542 @@
+"""The live matrices: scores, mask and weights large, Q, K, V and the output below; or all heads.
+
+The board renders a trace and reports what the learner points at; it never computes. Hovering
+a cell shows its derivation (from the engine's `explain`) in a tooltip and in the explanation
+strip under the matrices, readable from the back of a room. Clicking a cell follows its query.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import QT_TR_NOOP, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QSplitter,
+    QStackedWidget,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from attn_explorer.engine import ARRAY_INFO, AttentionConfig, Trace
+from attn_explorer.engine.arrays import divisor_symbol, score_symbols
+from attn_explorer.model.views import HEADS_ARRAYS, SCORES_ARRAYS, WEIGHTS_ARRAYS
+from attn_explorer.text.explain import explain
+from attn_explorer.ui.heatmap import (
+    CATEGORY_LABELS,
+    CMAPS,
+    CellHover,
+    ColorBar,
+    MatrixPlot,
+    MatrixView,
+)
+from attn_explorer.ui.i18n import tr as _tr
+from attn_explorer.ui.matrices.paint_pass import OnePaintPass
+from attn_explorer.ui.matrices.trace_plots import (
+    HeadChoice,
+    Shown,
+    kind_of,
+    shared_levels,
+    show_array,
+)
+from attn_explorer.ui.text_size import text_size
+from attn_explorer.ui.widgets import ElidedLabel, FormulaText, HeadBox, ShrinkButton, choice_box
+
+# The choices come from the model (sessions are checked against the same keys); only their
+# labels are the window's.
+_SCORE_LABELS = {
+    "masked_scores": QT_TR_NOOP("Scores fed to softmax"),
+    "scaled_scores": QT_TR_NOOP("Scaled scores ω / (√d_k·T)"),
+    "scores": QT_TR_NOOP("Raw scores ω = Q·Kᵀ"),
+}
+_WEIGHT_LABELS = {
+    "weights": QT_TR_NOOP("Weights (softmax)"),
+    "weights_dropped": QT_TR_NOOP("Weights after dropout"),
+}
+_HEAD_LABELS = {
+    "weights": QT_TR_NOOP("Weights"),
+    "weights_dropped": QT_TR_NOOP("Weights after dropout"),
+    "masked_scores": QT_TR_NOOP("Scores fed to softmax"),
+    "scaled_scores": QT_TR_NOOP("Scaled scores"),
+    "scores": QT_TR_NOOP("Raw scores"),
+    "queries": QT_TR_NOOP("Queries Q"),
+    "keys": QT_TR_NOOP("Keys K"),
+    "values": QT_TR_NOOP("Values V"),
+    "head_contexts": QT_TR_NOOP("Context per head Z"),
+}
+SCORE_VARIANTS = [(key, _SCORE_LABELS[key]) for key in SCORES_ARRAYS]
+WEIGHT_VARIANTS = [(key, _WEIGHT_LABELS[key]) for key in WEIGHTS_ARRAYS]
+HEAD_ARRAYS = [(key, _HEAD_LABELS[key]) for key in HEADS_ARRAYS]
+
+
+def _mask_first_text(name: str, cfg: AttentionConfig, grid: bool) -> tuple[str, str]:
+    """The score items where the raw scores are masked first (tutorial 000's order): the
+    masked scores ωₘ are the tutorial's printed `masked`, and softmax reads them divided."""
+    if name == "masked_scores":
+        text = _tr("Masked scores") if grid else _tr("Masked scores ωₘ (raw, −∞ where hidden)")
+        tip = _tr(
+            "ωₘ[i,j] = −∞ where key j is hidden from query i, else ω[i,j]: the raw scores "
+            "masked before they are divided, as tutorial 000 prints masked = "
+            "attn_scores.masked_fill(mask.bool(), -torch.inf)."
+        )
+        return text, tip
+    divisor = divisor_symbol(cfg)
+    text = _tr("Scores fed to softmax") if grid else _tr("Scores fed to softmax ωₘ / {0}")
+    values = ([f"√d_k = √{cfg.d_head}"] if cfg.scale else []) + (
+        [f"T = {cfg.temperature:g}"] if cfg.temperature != 1 else []
+    )
+    if cfg.scale:
+        tip = _tr(
+            "ω̃ₘ = ωₘ / {0}, {1}: the masked scores divided (−∞ stays −∞); softmax reads "
+            "these, as softmax(masked / keys.shape[-1]**0.5) in tutorial 000."
+        )
+    else:  # only the temperature divides: the tutorial's √d_k is switched off
+        tip = _tr(
+            "ω̃ₘ = ωₘ / {0}, {1}: the masked scores divided (−∞ stays −∞); softmax reads these."
+        )
+    return text.format(divisor), tip.format(divisor, ", ".join(values))
+
+
+def choice_text(name: str, config: AttentionConfig, grid: bool = False) -> tuple[str, str]:
+    """The text and tooltip of array `name`'s item in the score, weight (`grid` False) or
+    all-heads (`grid` True) box, for what `config` computes: as the step-through writes
+    its stages, "scaled" only with √d_k, ω̃ only where something divided the scores, −∞
+    only where method 2 masks, α_d only where dropout applies. "Scaled scores ω / (√d_k·T)"
+    beside unchecked √d_k read as if the scores had been divided. An array whose item does
+    not depend on the configuration (Q, K, V) keeps its text and gets no tooltip: ("", "")."""
+    cfg = config
+    scaled, fed = score_symbols(cfg)
+    if cfg.mask_first and name in ("masked_scores", "scaled_scores"):
+        return _mask_first_text(name, cfg, grid)
+    if name == "masked_scores":
+        if cfg.has_mask and not cfg.method_1:
+            text = _tr("Scores fed to softmax") if grid else _tr("Scores fed to softmax {0}")
+            tip = _tr(
+                "{0}[i,j] = −∞ where key j is hidden from query i, else {1}[i,j]: softmax "
+                "reads these, so a hidden key gets weight 0."
+            )
+            symbol = fed
+        elif cfg.has_mask:
+            text = (
+                _tr("Scores fed to softmax (method 1)")
+                if grid
+                else _tr("Scores fed to softmax {0} (method 1)")
+            )
+            tip = _tr(
+                "Mask method 1 feeds softmax every score {1}, hidden or not, and zeroes the "
+                "hidden weights after softmax."
+            )
+            symbol = scaled
+        else:
+            text = (
+                _tr("Scores fed to softmax (no mask)")
+                if grid
+                else _tr("Scores fed to softmax {0} (no mask)")
+            )
+            tip = _tr("No mask: softmax reads every score {1} as it is.")
+            symbol = scaled
+        return text.format(symbol), tip.format(fed, scaled)
+    if name == "scaled_scores":
+        temperature = f"{cfg.temperature:g}"
+        if cfg.scale and cfg.temperature != 1:
+            text = _tr("Scaled scores") if grid else _tr("Scaled scores ω / (√d_k·T)")
+            tip = _tr(
+                "ω̃ = ω / (√d_k·T), √d_k = √{0}, T = {1}: the raw scores divided by the square "
+                "root of a key's width and by the temperature."
+            )
+        elif cfg.scale:
+            text = _tr("Scaled scores") if grid else _tr("Scaled scores ω / √d_k")
+            tip = _tr(
+                "ω̃ = ω / √d_k, √d_k = √{0}: the raw scores divided by the square root of a "
+                "key's width."
+            )
+        elif cfg.temperature != 1:
+            text = _tr("Scores ÷ temperature") if grid else _tr("Scores ÷ temperature ω / T")
+            tip = _tr(
+                "ω̃ = ω / T, T = {1}: √d_k scaling is off, the raw scores are divided by the "
+                "temperature alone."
+            )
+        else:
+            text = _tr("Scores (not scaled)") if grid else _tr("Scores ω (not scaled)")
+            tip = _tr("√d_k scaling is off and T = 1: nothing divides the raw scores ω.")
+        return text, tip.format(cfg.d_head, temperature)
+    if name == "scores":
+        text = _tr("Raw scores") if grid else _tr("Raw scores ω = Q·Kᵀ")
+        return text, _tr("ω[i,j] = q_i·k_j: each query's dot product with each key.")
+    if name == "weights":
+        text = _tr("Weights") if grid else _tr("Weights (softmax)")
+        tip = _tr("α: the attention weights softmax gives; each row sums to 1.")
+        if cfg.dropout_active:
+            tip = _tr("α: the attention weights softmax gives, before dropout; each row sums to 1.")
+        return text, tip
+    if name == "weights_dropped":
+        if cfg.dropout_active:
+            tip = _tr(
+                "α_d = α ⊙ keep / (1 − p), p = {0}: some weights dropped, the others "
+                "multiplied by 1/(1 − p); the context is computed from these."
+            )
+            return _tr("Weights after dropout"), tip.format(f"{cfg.dropout:g}")
+        why = _tr("evaluation mode") if not cfg.training else "p = 0"
+        tip = _tr("No dropout ({0}): these are the weights α as they are.").format(why)
+        return _tr("Weights (no dropout)"), tip
+    if name == "head_contexts":  # "per head" only where there are heads to tell apart
+        return (_tr("Context per head Z") if cfg.heads > 1 else _tr("Context Z")), ""
+    return "", ""
+
+
+def name_items(box: QComboBox, config: AttentionConfig, grid: bool = False) -> None:
+    """Write `box`'s items as `choice_text` says for `config`. Only texts that change are
+    set, and setting them keeps the current item: no selection change is signalled."""
+    for index in range(box.count()):
+        text, tip = choice_text(box.itemData(index), config, grid)
+        if text and box.itemText(index) != text:
+            box.setItemText(index, text)
+        if box.itemData(index, Qt.ItemDataRole.ToolTipRole) != (tip or None):
+            box.setItemData(index, tip or None, Qt.ItemDataRole.ToolTipRole)
+
+
+class NoticeLine(ElidedLabel):
+    """One line of quiet text that keeps its height when empty (see MatrixBoard), cut at
+    a word where it does not fit, whole in its tooltip."""
+
+    def __init__(self) -> None:
+        super().__init__(mode=Qt.TextElideMode.ElideRight, words=True)
+        self.setContentsMargins(6, 1, 6, 1)
+        quiet = self.palette()
+        quiet.setColor(QPalette.ColorRole.WindowText, "#555555")
+        self.setPalette(quiet)
+        self.set_hint_width(0)  # never widens the window: as wide as the board gives
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QSize:
+        margins = self.contentsMargins()
+        return QSize(0, self.fontMetrics().height() + margins.top() + margins.bottom())
+
+    def minimumSizeHint(self) -> QSize:
+        return self.sizeHint()
+
+    def say(self, text: str) -> None:
+        """Write `text` (nothing: an empty line). Its tooltip is set only where it is cut:
+        the notice may change on a slider move, which must touch no tooltip."""
+        if text != self.full_text():
+            self.setText(text)
+
+
+class MatrixBoard(HeadChoice, QWidget):
+    """All live heatmaps of the main window and the controls that choose what they show."""
+
+    querySelected = Signal(int)
+    explained = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.trace: Trace | None = None
+        self.query: int | None = 1
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel(_tr("Head")))
+        self.head_box = HeadBox(_tr("Which head the matrices show (Ctrl+[ and Ctrl+] step)"))
+        bar.addWidget(self.head_box)
+        # The row's widgets may all be narrower than their texts (a short name, elided
+        # labels): at 200 % they made the window 1396 px wide, past a 1024-pixel projector.
+        self.all_heads = ShrinkButton(_tr("All heads side by side"), _tr("All heads"))
+        self.all_heads.setCheckable(True)
+        self.all_heads.setToolTip(_tr("Show one matrix for every head in a grid"))
+        bar.addWidget(self.all_heads)
+        bar.addSpacing(16)
+        self.score_box = choice_box(SCORE_VARIANTS, shrink_to=7)
+        self.weight_box = choice_box(WEIGHT_VARIANTS, shrink_to=7)
+        self.heads_array = choice_box(HEAD_ARRAYS, shrink_to=7)
+        # Each box's tooltip: what it chooses, then what its current item holds under this
+        # configuration (`choice_text`, as its item's own tooltip in the list).
+        self._box_help = {
+            self.score_box: _tr("Which scores the left matrix shows"),
+            self.weight_box: _tr("Which weights the right matrix shows"),
+            self.heads_array: _tr("Which matrix the grid shows for every head"),
+        }
+        for box in self._box_help:
+            # Their texts follow the configuration ("Scores ω (not scaled)"): each box is
+            # as wide as its texts of now, not of when it was first shown.
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            box.currentIndexChanged.connect(lambda _index, b=box: self._explain_box(b))
+            self._explain_box(box)
+            bar.addWidget(box)
+        bar.addStretch(1)
+        layout.addLayout(bar)
+
+        self.pages = QStackedWidget()
+        layout.addWidget(self.pages, 1)
+        self.views: dict[str, MatrixView] = {}
+        self._rows: list[tuple[QHBoxLayout, tuple[str, ...]]] = []
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)
+        for row_keys in (("scores", "mask", "weights"), ("queries", "keys", "values", "context")):
+            row = QWidget()
+            row_layout = QHBoxLayout(row)
+            row_layout.setContentsMargins(0, 0, 0, 0)
+            row_layout.setSpacing(2)
+            self._rows.append((row_layout, row_keys))
+            for key in row_keys:
+                view = MatrixView()
+                self.views[key] = view
+                row_layout.addWidget(view)
+                view.plot.cellHovered.connect(lambda hover, v=view: self._hovered(v.plot, hover))
+                view.plot.cellClicked.connect(lambda r, c, v=view: self._clicked(v.plot, r, c))
+                view.plot.view.sigResized.connect(self._values_may_change)
+            split.addWidget(row)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        self.pages.addWidget(split)
+
+        self._grid: pg.GraphicsLayoutWidget | None = None  # built on first use
+        self.grid_plots: list[MatrixPlot] = []
+        self._grid_pool: list[MatrixPlot] = []
+        self.grid_bar = ColorBar()
+
+        # Under the matrices, where the eye is: values left out, or cut to two decimals,
+        # for want of room (a 1024-pixel projector) are said to be, with how to get them;
+        # the cells alone did not say why they were empty. A line of its own, kept when
+        # empty: a notice that came and went (values of a wider width on a slider move)
+        # moved every cell under the mouse.
+        self.values_notice = NoticeLine()
+        layout.addWidget(self.values_notice)
+        self.controls_shown = True  # the window's left column (F9): see `set_controls_shown`
+        self._values_check_due = False
+
+        self.explanation = FormulaText(
+            _tr(
+                "Hover over a cell to see how it is computed; click to follow its query. "
+                "Keyboard: Ctrl+1 (or Tab) to a matrix, the arrows to move, Enter to follow."
+            ),
+            lines=4,
+            least=2,
+        )
+        layout.addWidget(self.explanation)
+        text_size.changed.connect(self._fit_help)
+        text_size.changed.connect(self._values_may_change)
+
+        self.head_box.headChosen.connect(lambda _head: self._redraw())
+        self.all_heads.toggled.connect(self._page_chosen)
+        self.score_box.currentIndexChanged.connect(self._redraw)
+        self.weight_box.currentIndexChanged.connect(self._redraw)
+        self.heads_array.currentIndexChanged.connect(self._redraw)
+        self._page_chosen(False)
+
+    HELP_SHARE = 7  # the hover help takes at most a seventh of the board's height
+
+    def resizeEvent(self, event: object) -> None:
+        super().resizeEvent(event)
+        self._fit_help()
+
+    def _fit_help(self) -> None:
+        """Four lines of hover help where the board is tall, down to two in a short window
+        or at a large text size: at 1024 × 768 and 200 % two lines of instructions kept
+        165 px from the matrices. Fitted to the board's height, never to the text shown: a
+        pane that grew with the text would move the cell under the mouse."""
+        self.explanation.fit_to(self.height() // self.HELP_SHARE)
+
+    def set_controls_shown(self, on: bool) -> None:
+        """Whether the window's controls column is open: F9, which the notice of hidden
+        values offers, would close it."""
+        if on != self.controls_shown:
+            self.controls_shown = on
+            self._values_may_change()
+
+    def _values_may_change(self) -> None:
+        """Check the values' notice once the layout has settled (a resize moves every view
+        in turn): on the next turn of the event loop, once however many ask."""
+        if not self._values_check_due:
+            self._values_check_due = True
+            QTimer.singleShot(0, self, self._check_values)
+
+    def values_written(self) -> list[str]:
+        """How each matrix on the page shown writes its values (`MatrixPlot.values_written`),
+        leaving out those that have none to write."""
+        grid = self.pages.currentIndex() != 0
+        plots = self.grid_plots if grid else [view.plot for view in self.views.values()]
+        return [how for how in (plot.values_written() for plot in plots) if how]
+
+    def _check_values(self) -> None:
+        self._values_check_due = False
+        written = self.values_written()
+        if "hidden" in written:
+            text = _tr("Values hidden where the cells are too small.")
+        elif "rounded" in written:
+            text = _tr("Values rounded to 2 decimals where the cells are too small for 4.")
+        else:
+            text = ""
+        if text:
+            larger = text_size.factor > 1
+            if self.controls_shown and larger:
+                room = _tr(
+                    "F9 (hide the controls), a larger window or smaller text (Ctrl+−) makes room."
+                )
+            elif self.controls_shown:
+                room = _tr("F9 (hide the controls) or a larger window makes room.")
+            elif larger:
+                room = _tr("A larger window or smaller text (Ctrl+−) makes room.")
+            else:
+                room = _tr("A larger window makes room.")
+            text = f"{text} {room}"
+        self.values_notice.say(text)
+
+    @property
+    def grid(self) -> pg.GraphicsLayoutWidget:
+        """The all-heads page, created the first time it is shown (startup time)."""
+        if self._grid is None:
+            self._grid = pg.GraphicsLayoutWidget()
+            self._grid.setBackground("w")
+            self._grid.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # head 1 first
+            self._grid.ci.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
+            self.pages.addWidget(self._grid)
+        return self._grid
+
+    # ------------------------------------------------------------------ state from outside
+    def set_trace(self, trace: Trace) -> None:
+        self.trace = trace
+        self.head_box.show_heads(trace.heads)
+        self._name_items(trace.config)
+        self._redraw()
+
+    def _name_items(self, config: AttentionConfig) -> None:
+        """The boxes' items say what this configuration computes (see `choice_text`); the
+        chosen items stay chosen."""
+        name_items(self.score_box, config)
+        name_items(self.weight_box, config)
+        name_items(self.heads_array, config, grid=True)
+        for box in self._box_help:
+            self._explain_box(box)
+
+    def _explain_box(self, box: QComboBox) -> None:
+        tip = box.currentData(Qt.ItemDataRole.ToolTipRole)
+        text = f"{self._box_help[box]}\n{tip}" if tip else self._box_help[box]
+        if box.toolTip() != text:
+            box.setToolTip(text)
+
+    def set_query(self, row: int | None) -> None:
+        self.query = row
+        for plot in self._query_plots():
+            plot.set_highlight(row)
+
+    def show_all_heads(self, on: bool) -> None:
+        self.all_heads.setChecked(on)
+
+    # ------------------------------------------------------------------ drawing
+    def _page_chosen(self, grid: bool) -> None:
+        self.pages.setCurrentWidget(self.grid if grid else self.pages.widget(0))
+        self.heads_array.setVisible(grid)
+        self.score_box.setVisible(not grid)
+        self.weight_box.setVisible(not grid)
+        self._redraw()
+
+    def _redraw(self) -> None:
+        if self.trace is None:
+            return
+        self._values_may_change()  # new values may be wider (a 1000 among them)
+        if self.pages.currentIndex() == 0:
+            with OnePaintPass(list(self.views.values())):
+                self._draw_matrices(self.trace)
+                self.set_query(self.query)
+        else:
+            self._draw_grid(self.trace)
+            self.set_query(self.query)
+
+    def _draw_matrices(self, trace: Trace) -> None:
+        head = self.shown_head
+        chosen = {
+            "scores": self.score_box.currentData(),
+            "mask": "mask",
+            "weights": self.weight_box.currentData(),
+            "queries": "queries",
+            "keys": "keys",
+            "values": "values",
+            "context": "context",
+        }
+        for key, name in chosen.items():
+            show_array(self.views[key].plot, trace, name, head)
+        self._share_width()
+
+    def _share_width(self) -> None:
+        """Give each view width by its columns: the mask needs less than scores and weights,
+        two-column Q/K/V less than a wide context."""
+        top, bottom = self._rows
+        for i, key in enumerate(top[1]):
+            # 5 : 6, not less: at 1280 px a narrower mask thinned its six labels to three.
+            top[0].setStretch(i, 5 if key == "mask" else 6)
+        for i, key in enumerate(bottom[1]):
+            matrix = self.views[key].plot.matrix
+            columns = matrix.shape[1] if matrix is not None else 2
+            bottom[0].setStretch(i, 3 + min(columns, 8))
+
+    def _draw_grid(self, trace: Trace) -> None:
+        name = self.heads_array.currentData()
+        heads = trace.heads
+        if len(self.grid_plots) != heads:
+            self.grid.clear()
+            # Plots are reused across head counts: one made per change would never be
+            # freed, its signal connections hold it.
+            while len(self._grid_pool) < heads:
+                plot = MatrixPlot(colorbar=False, title_points=10)
+                plot.cellHovered.connect(lambda hover, p=plot: self._hovered(p, hover))
+                plot.cellClicked.connect(lambda r, c, p=plot: self._clicked(p, r, c))
+                plot.view.sigResized.connect(self._values_may_change)
+                self._grid_pool.append(plot)
+            self.grid_plots = self._grid_pool[:heads]
+            for plot in self._grid_pool[heads:]:
+                plot.clear()  # not shown: must not keep the old trace's arrays alive
+            columns = math.ceil(math.sqrt(heads))
+            for h, plot in enumerate(self.grid_plots):
+                self.grid.addItem(plot, row=h // columns, col=h % columns)
+            self.grid.addItem(
+                self.grid_bar, row=0, col=columns, rowspan=max(1, math.ceil(heads / columns))
+            )
+        kind = kind_of(name)
+        levels = shared_levels(trace, name)
+        self.grid_bar.set_colormap(CMAPS[kind])
+        for h, plot in enumerate(self.grid_plots):
+            show_array(
+                plot, trace, name, h, levels=levels, title=_tr("<b>Head {0}</b>").format(h + 1)
+            )
+        over = any(plot.over for plot in self.grid_plots)
+        self.grid_bar.set_levels(*levels, CATEGORY_LABELS.get(kind), over)
+
+    def _query_plots(self) -> list[MatrixPlot]:
+        plots = [v.plot for v in self.views.values()]
+        plots += self.grid_plots
+        return [
+            p
+            for p in plots
+            if getattr(p, "shown", None) and ARRAY_INFO[p.shown.name].rows == "q_tokens"
+        ]
+
+    # ------------------------------------------------------------------ pointing
+    def explain_cell(self, plot: MatrixPlot, row: int, col: int) -> str:
+        shown: Shown = plot.shown
+        return explain(self.trace, shown.name, shown.head, row, col)
+
+    def _hovered(self, plot: MatrixPlot, hover: CellHover | None) -> None:
+        if hover is None or self.trace is None or getattr(plot, "shown", None) is None:
+            QToolTip.hideText()
+            return
+        text = self.explain_cell(plot, hover.row, hover.col)
+        self.explanation.setText(text)
+        if hover.screen_pos is not None:
+            QToolTip.showText(hover.screen_pos.toPoint(), text)
+        self.explained.emit(text)
+
+    def _clicked(self, plot: MatrixPlot, row: int, col: int) -> None:
+        if getattr(plot, "shown", None) is None:
+            return
+        if ARRAY_INFO[plot.shown.name].rows == "q_tokens":
+            self.set_query(row)
+            self.querySelected.emit(row)
+        if self.trace is not None:
+            self.explanation.setText(self.explain_cell(plot, row, col))

@@ -1,0 +1,1 @@
+"""The benchmark scripts: they print figures; they are not tests."""

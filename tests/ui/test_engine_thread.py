@@ -1,0 +1,67 @@
+"""The engine thread: newest request wins, and dropped traces are freed there, then trimmed."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from attn_explorer.engine import AttentionConfig, compute, preset
+from attn_explorer.engine.memory import release_freed_memory
+from attn_explorer.ui import engine_thread as bridge_module
+
+
+@pytest.fixture
+def bridge(qapp, monkeypatch):
+    monkeypatch.setattr(bridge_module, "TRIM_DELAY_MS", 100)
+    b = bridge_module.EngineBridge()
+    yield b
+    b.shutdown()
+    assert not b.is_running()
+
+
+def test_only_the_newest_of_a_burst_is_delivered(bridge, qtbot):
+    config = preset("v1").config
+    delivered = []
+    bridge.computed.connect(delivered.append)
+    with qtbot.waitSignal(
+        bridge.computed, timeout=30_000, check_params_cb=lambda r: r.trace.config.seed == 49
+    ):
+        for seed in range(50):
+            bridge.request(replace(config, seed=seed))
+    qtbot.waitUntil(lambda: not bridge.busy)
+    # Seed 0 went straight to the idle worker; 1 to 48 were replaced while it ran; seed 0's
+    # result was stale when it arrived.
+    assert [r.trace.config.seed for r in delivered] == [49]
+    assert bridge.computations == 2
+    assert (
+        delivered[-1].trace.context.tolist() == compute(replace(config, seed=49)).context.tolist()
+    )
+
+
+@pytest.mark.skipif(not release_freed_memory(), reason="no malloc_trim in this C library")
+def test_a_burst_of_dropped_traces_trims_once_when_it_pauses(bridge, qtbot):
+    trace = compute(preset("mha").config)
+    for _ in range(20):
+        bridge.release(trace)
+    qtbot.waitUntil(lambda: bridge._worker.trims == 1, timeout=5_000)
+    qtbot.wait(300)
+    assert bridge._worker.trims == 1
+    bridge.release(trace)
+    qtbot.waitUntil(lambda: bridge._worker.trims == 2, timeout=5_000)
+
+
+def test_the_engine_thread_writes_big_arrays_into_those_of_traces_no_longer_shown(bridge, qtbot):
+    """As the window does: show each result, hand the one it replaces back to be freed."""
+    rows = tuple((0.1 * (i % 7), 0.2, -0.3 * (i % 3)) for i in range(512))
+    config = AttentionConfig(
+        tokens=tuple(f"t{i}" for i in range(512)), embeddings=rows, num_heads=2, causal=True
+    )
+    shown = None
+    for seed in range(4):
+        with qtbot.waitSignal(bridge.computed, timeout=30_000) as blocker:
+            bridge.request(replace(config, seed=seed), compare_mask_methods=False)
+        previous, shown = shown, blocker.args[0].trace
+        bridge.release(previous)
+        del previous, blocker
+    qtbot.waitUntil(lambda: bridge._worker.pool.reused >= 3, timeout=5_000)
+    np.testing.assert_array_equal(shown.weights, compute(replace(config, seed=3)).weights)
