@@ -282,7 +282,7 @@ def test_a_number_too_large_even_for_python_is_called_too_large_not_infinity(
     window, qtbot, text, shown
 ):
     """1e400 was refused with "Infinity is not allowed", which the learner never typed."""
-    from tests.ui.test_editor_widget import type_into_cell
+    from tests.ui.editing.test_editor_widget import type_into_cell
 
     table = window.editor.query_table
     type_into_cell(qtbot, table, 2, 2, text)
@@ -295,7 +295,7 @@ def test_a_number_too_large_even_for_python_is_called_too_large_not_infinity(
 
 @pytest.mark.parametrize("text", ["inf", "-Infinity", "+INF"])
 def test_a_typed_infinity_is_still_called_infinity(window, qtbot, text):
-    from tests.ui.test_editor_widget import type_into_cell
+    from tests.ui.editing.test_editor_widget import type_into_cell
 
     type_into_cell(qtbot, window.editor.query_table, 2, 2, text)
     assert window.editor.error.text().startswith("Infinity is not allowed: type a finite number.")
@@ -506,7 +506,7 @@ def language():
 @pytest.mark.parametrize("text", ["1,000", "-2,500", "12,345"])
 def test_a_thousands_comma_is_not_read_as_a_decimal_comma_in_english(window, qtbot, language, text):
     """In English "1,000" is a thousand; it was read as the decimal comma 1,000 = 1.0."""
-    from tests.ui.test_editor_widget import type_into_cell
+    from tests.ui.editing.test_editor_widget import type_into_cell
 
     language("en_US")
     table = window.editor.query_table
@@ -534,7 +534,7 @@ def test_a_thousands_comma_is_not_read_as_a_decimal_comma_in_english(window, qtb
     ],
 )
 def test_a_decimal_comma_is_still_read_as_one(window, qtbot, language, lang, text, value):
-    from tests.ui.test_editor_widget import type_into_cell
+    from tests.ui.editing.test_editor_widget import type_into_cell
 
     language(lang)
     type_into_cell(qtbot, window.editor.query_table, 2, 2, text)
@@ -645,7 +645,7 @@ def test_the_table_shows_a_token_name_whole_and_visible(window, wait_settled, na
 def test_opening_and_closing_the_editor_of_a_long_name_keeps_it_whole(window, qtbot):
     """A 40,000-letter name (pasted) was cut to 32,767, the cell editor's default limit,
     by only opening its cell and pressing Enter: a silent, undoable "Edit token"."""
-    from tests.ui.test_editor_widget import type_into_cell
+    from tests.ui.editing.test_editor_widget import type_into_cell
 
     model, table = window.doc.queries, window.editor.query_table
     name = "L" * 40_000
