@@ -1,0 +1,111 @@
+"""The token axis."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget
+
+from attn_explorer.ui.heatmap.labels import display_token
+
+
+class TokenAxis(pg.AxisItem):
+    """The column axis: token labels horizontal when they fit, else slanted or vertical.
+
+    pyqtgraph's axis only writes horizontal text, which forces thinning the moment a word is
+    wider than its column; slanting keeps every label of a tutorial-sized matrix readable.
+    """
+
+    def __init__(self, orientation: str = "top") -> None:
+        super().__init__(orientation)
+        self.labels: list[tuple[float, str]] = []
+        self.angle = 0
+        self._overhang = 0.0  # how far slanted labels reach right of the axis (pixels)
+
+    def set_labels(
+        self, labels: list[tuple[float, str]], angle: int, widest: float | None = None
+    ) -> None:
+        """`widest`: the width to make room for, when it is not the widest shown label's."""
+        self.labels, self.angle = labels, angle
+        metrics = QFontMetricsF(self.font())
+        if widest is None:
+            widest = max((metrics.horizontalAdvance(t) for _, t in labels), default=0)
+        if angle == 0:
+            height = metrics.height() + 6
+        else:
+            radians = math.radians(angle)
+            height = widest * math.sin(radians) + metrics.height() * math.cos(radians) + 8
+        self.setHeight(min(int(height), 140))
+        overhang = widest * math.cos(math.radians(angle)) + metrics.height() if angle else 0
+        if overhang != self._overhang:
+            self.prepareGeometryChange()  # before boundingRect() changes, as Qt requires
+            self._overhang = overhang
+        self.picture = None
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        # A slanted label leans right, past the last column: without this its end was cut
+        # off ("ste" for "step") wherever only the axis's own rectangle was repainted.
+        return super().boundingRect().adjusted(0, 0, self._overhang, 0)
+
+    def drawPicture(
+        self, p: QPainter, axisSpec: object, tickSpecs: object, textSpecs: object
+    ) -> None:
+        view = self.linkedView()
+        if view is None or not self.labels:
+            return
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        p.setFont(self.font())
+        p.setPen(self.textPen())
+        metrics = QFontMetricsF(self.font())
+        bottom = self.boundingRect().bottom() - 3
+        for position, text in self.labels:
+            x = self.mapFromScene(view.mapViewToScene(QPointF(position, 0))).x()
+            width = metrics.horizontalAdvance(text)
+            if self.angle == 0:
+                p.drawText(
+                    QRectF(
+                        x - width / 2 - 2, bottom - metrics.height(), width + 4, metrics.height()
+                    ),
+                    Qt.AlignmentFlag.AlignCenter,
+                    text,
+                )
+                continue
+            p.save()
+            p.translate(x, bottom)
+            p.rotate(-self.angle)
+            p.drawText(
+                QRectF(0, -metrics.height() / 2, width + 4, metrics.height()),
+                Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                text,
+            )
+            p.restore()
+
+
+def _slanted_fits(last: str, cell_width: float, font: QFont) -> bool:
+    """Whether the last column's label, slanted at 45°, stays above the matrix: it leans right
+    from its cell's centre, and what passes the matrix's right edge would be cut off."""
+    reach = QFontMetricsF(font).horizontalAdvance(display_token(last)) * math.cos(math.pi / 4)
+    return reach <= cell_width / 2 + 6
+
+
+def _widest(labels: Sequence[str], font: QFont) -> float:
+    metrics = QFontMetricsF(font)
+    return max((metrics.horizontalAdvance(display_token(t)) for t in labels), default=0) + 6
+
+
+def left_to_right(item: QGraphicsItem) -> None:
+    """Lay `item` and every graphics widget in it out left to right, in every language: a
+    matrix's columns are 1, 2, 3, its row labels on its left, its colour bar on its right.
+
+    Set on each one: pyqtgraph builds a plot's axes before the plot has a parent, so they
+    took the application's right-to-left direction and kept it (row labels on the right).
+    """
+    if isinstance(item, QGraphicsWidget):
+        item.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
+    for child in item.childItems():
+        left_to_right(child)

@@ -1,0 +1,264 @@
+"""The values written in a matrix's cells."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QGlyphRun,
+    QPaintEngine,
+    QPainter,
+    QTransform,
+)
+from PySide6.QtWidgets import QGraphicsItem
+
+from attn_explorer.text.explain import num
+from attn_explorer.ui.heatmap.glyphs import _glyphs_of
+
+MAX_TEXT_CELLS = 32 * 32  # above this many cells, no values are written in them
+
+
+_SCALING = (
+    QTransform.TransformationType.TxNone,
+    QTransform.TransformationType.TxTranslate,
+    QTransform.TransformationType.TxScale,
+)
+
+
+class CellTextItem(QGraphicsItem):
+    """All cell values of a matrix, painted in one pass at a fixed screen size.
+
+    Text is laid out in device pixels so it stays legible at any zoom and stays vector text in
+    SVG/PDF exports. Two precisions are kept and the longest that fits the cell is used; when
+    neither fits, nothing is written (big matrices).
+    """
+
+    def __init__(self, parent: QGraphicsItem | None = None) -> None:
+        super().__init__(parent)
+        self._rows = self._cols = 0
+        self._texts: tuple[list[str], list[str]] = ([], [])
+        # The glyph runs of the texts last drawn, and their font: kept for repaints only, so
+        # memory follows the cells on screen.
+        self._runs: tuple[list[str], QFont, list[QGlyphRun | None]] | None = None
+        self._longest: tuple[list[str], list[str]] = ([], [])
+        self._dark: list[bool] = []
+        self.set_scale(1.0)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresParentOpacity, True)
+
+    def set_scale(self, factor: float) -> None:
+        """Values in 10 pt (8 pt when that does not fit) times the window's text size.
+
+        Above the normal size, values that fit neither are written smaller, down to three
+        quarters of the enlarged 8 pt (12 pt at 200 %: at 200 % on a 1080p projector the
+        scores showed no numbers, while 12 pt ones fitted), but never below 10 pt, the
+        largest size the normal size writes them in: a value is never written smaller than
+        at 100 %. Four decimals come before two in every size (see `_choices`). At 150 %
+        the queries were written 0.43 in 15 pt beside keys written 0.3669 in 12 pt, though
+        0.4306 fitted in 10 pt; at 1366 × 768 the scores 0.90 in 9 pt, which 100 % wrote
+        in 10 pt.
+        """
+        self.font = QFont()
+        self.font.setPointSizeF(10 * factor)
+        self.small_font = QFont()
+        self.small_font.setPointSizeF(8 * factor)
+        sizes = [10 * factor, 8 * factor]
+        if factor > 1:
+            least = max(10.0, 6 * factor)
+            sizes = sorted({p for p in (*sizes, least) if p >= least}, reverse=True)
+        self._fonts = []
+        for points in sizes:
+            font = QFont()
+            font.setPointSizeF(points)
+            self._fonts.append(font)
+        # Per font: its metrics, the least gap between neighbouring values (a space's width,
+        # as between words: with 3 px, "0.2458 0.2559" on a pale row read as one number) and
+        # the least cell height.
+        self._measures = []
+        for font in self._fonts:
+            metrics = QFontMetricsF(font)
+            gap = max(3.0, metrics.horizontalAdvance(" "))
+            self._measures.append((font, metrics, gap, metrics.height() * 0.9))
+        self._measured: list[tuple[list[str], QFont, float, float]] = []
+        self._runs = None
+        self.update()
+
+    def set_cells(self, fine: list[str], coarse: list[str], dark: np.ndarray, shape: tuple) -> None:
+        """Row-major texts at two precisions, and which cells are dark (white text)."""
+        self.prepareGeometryChange()
+        self._rows, self._cols = shape
+        self._texts = (fine, coarse)
+        self._runs = None
+        self._measured = []
+        # Measuring every text on every paint costs more than drawing them; the longest few
+        # strings decide whether a precision fits.
+        self._longest = tuple(sorted(set(t), key=len)[-3:] for t in (fine, coarse))
+        self._dark = dark.ravel().tolist()  # Python bools: indexed per cell on every paint
+        self.update()
+
+    def clear(self) -> None:
+        self.set_cells([], [], np.zeros(0, bool), (0, 0))
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, self._cols, self._rows)
+
+    def _choices(self) -> Iterator[tuple[list[str], QFont, float, float]]:
+        """In the order they are preferred, each way of writing the values: texts, font, and
+        the least cell width and height it needs.
+
+        Precision comes before size: a learner checks 0.2264 against the tutorial, and the
+        weights read 0.23 in 10 pt where 0.2264 fitted in 8 pt. Each precision is tried in
+        every size of `set_scale`, largest first: above the normal text size that includes
+        the normal 10 pt, so four decimals that fit in 10 pt are not cut to two because the
+        enlarged sizes do not fit. Measured once per set of values and sizes (a repaint on a
+        hover measures nothing).
+        """
+        fine, coarse = self._texts
+        long_fine, long_coarse = self._longest
+        ways = [(fine, long_fine, m) for m in self._measures]
+        ways += [(coarse, long_coarse, m) for m in self._measures]
+        measured = self._measured
+        for index, (texts, longest, (font, metrics, gap, height)) in enumerate(ways):
+            if index == len(measured):
+                widest = max(metrics.horizontalAdvance(t) for t in longest)
+                measured.append((texts, font, widest + gap, height))
+            yield measured[index]
+
+    def written(self, cell: QRectF) -> tuple[list[str], QFont] | None:
+        """The texts and the font the values are written in when a cell is `cell` in device
+        pixels: the first way of `_choices` that fits; None when none does."""
+        if not self._texts[0]:
+            return None
+        for texts, font, width, height in self._choices():
+            if width <= cell.width() and height <= cell.height():
+                return texts, font
+        return None
+
+    def how_written(self, cell: QRectF) -> str:
+        """How the values are written in cells `cell` big: "whole" (in their finer
+        precision), "rounded" (two decimals, the finer did not fit), "hidden" (no way
+        fits), or "" where there are no values to write (none set, or too many cells)."""
+        fine, coarse = self._texts
+        if not fine:
+            return ""
+        chosen = self.written(cell)
+        if chosen is None:
+            return "hidden"
+        return "rounded" if chosen[0] is coarse and coarse != fine else "whole"
+
+    def widths_needed(self, height: float) -> tuple[float, float]:
+        """For cells `height` tall: the least width in which values are written at all, and
+        the least in which they are written as in a cell of any width; infinite for none.
+        (The stage figure shares its room by these, on every redraw.)"""
+        if not self._texts[0]:
+            return math.inf, math.inf
+        fitting = [width for _, _, width, least in self._choices() if least <= height]
+        if not fitting:
+            return math.inf, math.inf
+        return min(fitting), fitting[0]
+
+    def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
+        transform = painter.transform()
+        chosen = self.written(transform.mapRect(QRectF(0, 0, 1, 1)))
+        if chosen is None:
+            return
+        texts, font = chosen
+        painter.save()
+        painter.resetTransform()
+        painter.setFont(font)
+        light, dark = QColor("#111111"), QColor("#ffffff")
+        left: Sequence[int] = range(len(texts))
+        if (
+            widget is not None
+            and painter.paintEngine().type() == QPaintEngine.Type.Raster
+            and transform.type() in _SCALING
+        ):
+            # On screen: each value as a glyph run, built from a template and kept for
+            # repaints; cheaper than a drawText per cell (the text of all seven views is
+            # redrawn on every move).
+            # Exported figures (no widget) keep drawText: real text in SVG/PDF, the file's
+            # own DPI.
+            left = self._draw_glyph_runs(painter, font, texts, transform, light, dark)
+        cols = self._cols
+        flags = Qt.AlignmentFlag.AlignCenter
+        for index in left:  # exports, and characters the font lacks
+            text = texts[index]
+            if text:
+                painter.setPen(dark if self._dark[index] else light)
+                painter.drawText(
+                    transform.mapRect(QRectF(index % cols, index // cols, 1, 1)), flags, text
+                )
+        painter.restore()
+
+    def _draw_glyph_runs(
+        self,
+        painter: QPainter,
+        font: QFont,
+        texts: list[str],
+        transform: QTransform,
+        light: QColor,
+        dark: QColor,
+    ) -> list[int]:
+        """Draw the texts whose characters the font has, centred in their cells (a scaling
+        `transform` maps cells to device pixels); return the indexes of the others."""
+        cached = self._runs
+        if cached is not None and cached[0] is texts and cached[1] == font:
+            runs = cached[2]  # a repaint (hover, resize) of the values already shown
+        else:
+            glyphs = _glyphs_of(font)
+            runs = [glyphs.run(text) if text else None for text in texts]
+            self._runs = (texts, QFont(font), runs)
+        sx, sy, dx, dy = transform.m11(), transform.m22(), transform.dx(), transform.dy()
+        cols = self._cols
+        batches: tuple[list, list] = ([], [])  # (centre, run) of light and of dark cells
+        left_over = []
+        for index, (text, run) in enumerate(zip(texts, runs, strict=True)):
+            if not text:
+                continue
+            if run is None:
+                left_over.append(index)
+                continue
+            row, col = divmod(index, cols)
+            centre = QPointF(sx * (col + 0.5) + dx, sy * (row + 0.5) + dy)
+            batches[self._dark[index]].append((centre, run))
+        for colour, batch in zip((light, dark), batches, strict=True):
+            if batch:
+                painter.setPen(colour)
+                for centre, run in batch:
+                    painter.drawGlyphRun(centre, run)
+        return left_over
+
+
+def _cell_texts(values: np.ndarray) -> tuple[list[str], list[str]]:
+    """Each value as `_fine` and as `_coarse` write it.
+
+    The usual matrix (finite, every value zero or between 1e-4 and 1000 in size) takes one
+    format per precision, half the cost of deciding value by value on every move.
+    """
+    numbers = values.tolist()
+    size = np.abs(values)
+    if np.isfinite(values).all() and ((size >= 1e-4) | (size == 0)).all() and size.max() < 1000:
+        return [f"{v:.4f}" for v in numbers], [f"{v:.2f}" for v in numbers]
+    return [_fine(v) for v in numbers], [_coarse(v) for v in numbers]
+
+
+def _fine(value: float) -> str:
+    """As `num` writes it, but a value under 1e-4 in one significant digit ("6e-05"): as
+    `num` writes it ("6.038e-05") it was the widest text of its matrix, and a matrix is
+    written in the precision its widest text fits, so one tiny weight of a saturated softmax
+    cut all the others to two decimals. The hover still gives all four digits."""
+    text = num(value)
+    return f"{value:.0e}" if "e-" in text else text
+
+
+def _coarse(value: float) -> str:
+    if not math.isfinite(value):
+        return num(value)
+    if abs(value) >= 1000:
+        return f"{value:.1e}"
+    return f"{value:.2f}"

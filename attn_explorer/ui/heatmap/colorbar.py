@@ -1,0 +1,199 @@
+"""Colour maps and the colour bar."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QT_TR_NOOP, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
+from PySide6.QtWidgets import QSizePolicy
+
+from attn_explorer.ui.i18n import tr as _tr
+from attn_explorer.ui.text_size import text_size
+
+# ColorBrewer RdBu (reversed: negative blue, positive red) and Blues: print and project well,
+# and stay readable for the common colour-vision deficiencies.
+SIGNED_CMAP = pg.ColorMap(
+    np.linspace(0, 1, 7),
+    ["#2166ac", "#67a9cf", "#d1e5f0", "#f7f7f7", "#fddbc7", "#ef8a62", "#b2182b"],
+    name="diverging",
+)
+WEIGHTS_CMAP = pg.ColorMap(
+    np.linspace(0, 1, 5), ["#f7fbff", "#c6dbef", "#6baed6", "#2171b5", "#08306b"], name="weights"
+)
+MASK_CMAP = pg.ColorMap([0, 1], ["#f7f7f7", "#969696"], name="mask")
+KEEP_CMAP = pg.ColorMap([0, 1], ["#737373", "#f7f7f7"], name="keep")
+CMAPS = {"signed": SIGNED_CMAP, "weights": WEIGHTS_CMAP, "mask": MASK_CMAP, "keep": KEEP_CMAP}
+
+# Colour-bar ends of the 0/1 arrays, translated where a colour bar writes them.
+CATEGORY_LABELS = {
+    "mask": (QT_TR_NOOP("0 visible"), QT_TR_NOOP("1 hidden")),
+    "keep": (QT_TR_NOOP("0 dropped"), QT_TR_NOOP("1 kept")),
+}
+
+
+class ColorBar(pg.GraphicsWidget):
+    """A colour scale with labelled ticks, painted in one pass.
+
+    pyqtgraph's ColorBarItem is a whole plot (view box, four axes, a pixmap) whose axes
+    recompute their ticks in Python whenever the range moves: milliseconds per matrix per
+    slider move. This bar paints bands and a handful of labels; as bands of colour rather
+    than a bitmap it stays vector in SVG and PDF.
+    """
+
+    BAR_PX = 10  # 12 took from cells that had no room for their values at 1024 px
+    BANDS = 64
+
+    def __init__(self, cmap: pg.ColorMap = SIGNED_CMAP, follow_text_size: bool = True) -> None:
+        super().__init__()
+        self.ticks: list[tuple[float, str]] = []
+        self.levels = (0.0, 1.0)
+        self.over = False
+        self._labels: Sequence[str] | None = None
+        # Category labels written as their values alone ("0", "1"), their words in the
+        # tooltip: where the bar's "1 hidden" would take the room a matrix's column labels
+        # need (see MatrixPlot._refresh_ticks).
+        self.compact = False
+        self._gradient: tuple[QRectF, QBrush] | None = None
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
+        self.set_colormap(cmap)
+        self._set_font(text_size.points(1.0, follow_text_size))
+        self.set_levels(0.0, 1.0)
+        if follow_text_size:
+            text_size.changed.connect(self._text_size_changed)
+
+    def _set_font(self, factor: float) -> None:
+        self.font = QFont()
+        self.font.setPointSizeF(8.5 * factor)
+        self._line = QFontMetricsF(self.font).height()
+
+    def _text_size_changed(self) -> None:
+        self._set_font(text_size.factor)
+        self.fit_labels()
+
+    def fit_labels(self) -> None:
+        """As wide as the labels shown, narrower too (`set_levels` only grows it): in a new
+        text size, or for a bar reused for another array, whose labels were wider
+        ("1 hidden")."""
+        self.setMinimumWidth(0)
+        self.set_levels(*self.levels, self._labels, self.over)
+
+    def set_colormap(self, cmap: pg.ColorMap) -> None:
+        lut = cmap.getLookupTable(nPts=self.BANDS, alpha=False)
+        self._colors = [QColor(int(r), int(g), int(b)) for r, g, b in lut]
+        self._gradient = None
+        self.update()
+
+    def set_levels(
+        self, lo: float, hi: float, labels: Sequence[str] | None = None, over: bool = False
+    ) -> None:
+        """The range and its ticks: five evenly spaced values, or `labels` at lo and hi.
+
+        `over`: some values lie above `hi` (weights scaled to a percentile) and share its
+        colour; the top label says "≥" so that the darkest cells are not read as equal to it.
+        """
+        self.levels = (lo, hi)
+        self._labels = labels
+        self.over = over
+        tip = ""
+        if labels is not None:
+            texts = self._category_texts(labels, self.compact)
+            self.ticks = list(zip((lo, hi), texts, strict=True))
+            if self.compact:
+                tip = " · ".join(_tr(label) for label in labels)
+        else:
+            self.ticks = [(float(v), f"{v:.3g}") for v in np.linspace(lo, hi, 5)]
+            if over:
+                self.ticks[-1] = (hi, "≥" + self.ticks[-1][1])
+                tip = _tr(
+                    "The colour scale ends at {0:.3g}, rounded up from the 99.5th percentile "
+                    "of the weights: the few larger ones share its top colour. Hover over a "
+                    "cell for its value."
+                ).format(hi)
+        if tip != self.toolTip():  # an unchanged tooltip still costs an event per move
+            self.setToolTip(tip)
+        width = self._width_for(text for _, text in self.ticks)
+        # Grow, never shrink: a width that followed every label would re-lay out the whole
+        # figure on each slider move.
+        if width > self.minimumWidth():
+            self.setMinimumWidth(width)
+            self.setMaximumWidth(width)
+        self.update()
+
+    def _width_for(self, texts: Iterator[str]) -> float:
+        metrics = QFontMetricsF(self.font)
+        widest = max(metrics.horizontalAdvance(text) for text in texts)
+        return self.BAR_PX + 8 + widest + 2  # the plot's own margin follows
+
+    @staticmethod
+    def _category_texts(labels: Sequence[str], compact: bool) -> tuple[str, str]:
+        """The two ends' labels: whole ("0 visible"), or their first word ("0")."""
+        texts = (_tr(labels[0]), _tr(labels[1]))
+        return tuple(t.split(" ", 1)[0] for t in texts) if compact else texts
+
+    def whole_width(self) -> float:
+        """The bar's width with its labels whole (not compact)."""
+        if self._labels is None:
+            return self._width_for(text for _, text in self.ticks)
+        return self._width_for(iter(self._category_texts(self._labels, False)))
+
+    def compact_saving(self) -> float:
+        """How much narrower the bar is with its category labels compact: 0 for a bar of
+        numbers, whose labels are their own values already."""
+        if self._labels is None:
+            return 0.0
+        short = self._width_for(iter(self._category_texts(self._labels, True)))
+        return max(self.whole_width() - short, 0.0)
+
+    def set_compact(self, on: bool) -> None:
+        """Category labels as their values alone (the words in the tooltip), or whole."""
+        if on != self.compact:
+            self.compact = on
+            self.fit_labels()
+
+    def bar_rect(self) -> QRectF:
+        rect, line = self.rect(), self._line
+        return QRectF(2, rect.top() + line / 2, self.BAR_PX, max(rect.height() - line, 1))
+
+    def _bands(self, bar: QRectF) -> QBrush:
+        """The colour map as a gradient of hard-edged bands, low values at the bottom.
+
+        One gradient fill instead of a rectangle per band: the bar repaints on every slider
+        move (its labels change), and it stays vector in SVG and PDF. Qt merges stops at equal
+        positions, so each band ends a hair before the next begins.
+        """
+        if self._gradient is None or self._gradient[0] != bar:
+            gradient = QLinearGradient(bar.left(), bar.bottom(), bar.left(), bar.top())
+            stops = []
+            bands = len(self._colors)
+            for i, color in enumerate(self._colors):
+                end = (i + 1) / bands if i == bands - 1 else (i + 1) / bands - 1e-6
+                stops += [(i / bands, color), (end, color)]
+            gradient.setStops(stops)
+            self._gradient = (QRectF(bar), QBrush(gradient))
+        return self._gradient[1]
+
+    def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
+        bar = self.bar_rect()
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        painter.fillRect(bar, self._bands(bar))
+        painter.setPen(QPen(QColor("#555555"), 0))
+        painter.drawRect(bar)
+        painter.setFont(self.font)
+        painter.setPen(QColor("#222222"))
+        lo, hi = self.levels
+        span = hi - lo if hi != lo else 1.0
+        line = self._line
+        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        # Labels end at the bar's own edge (drawText clips to its rectangle). Painted past it,
+        # as when new, wider labels are painted once before the layout widens the bar, their
+        # ends stay on screen: the view repaints only the bar's own rectangle.
+        room = max(self.rect().right() - bar.right() - 6, 0)
+        for value, text in self.ticks:
+            y = bar.bottom() - (value - lo) / span * bar.height()
+            painter.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y))
+            painter.drawText(QRectF(bar.right() + 6, y - line / 2, room, line), align, text)
+        painter.restore()

@@ -1,0 +1,98 @@
+"""Token labels and titles."""
+
+from __future__ import annotations
+
+import re
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtWidgets import QGraphicsItem
+
+from attn_explorer.text.explain import label_token
+
+
+def display_token(token: str, limit: int = 14) -> str:
+    """A token as a tick label: control characters made visible, names longer than `limit`
+    characters shortened."""
+    shown = label_token(token)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+class ShrinkingLabel(pg.LabelItem):
+    """A label that does not force its text width on the layout: with many matrices side by
+    side a long title is written smaller, down to `LEAST_SCALE`, then cut, instead of pushing
+    the last matrix off the figure. Cut at its own edge: a stage's "Query weights W_q · head 1
+    3×1" ran into "Key weights W_k". Cut without shrinking first, "Masked scores · head 1 6×6"
+    read "… head 1 6×" at 1366 px, a shape that is not the matrix's."""
+
+    LEAST_SCALE = 0.75
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self._cut = False  # words left out of the text shown (see `_cut_to`)
+        super().__init__(*args, **kwargs)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)
+
+    def setText(self, text: str, **args: object) -> None:
+        self._cut = False
+        super().setText(text, **args)
+
+    def updateMin(self) -> None:
+        # The text's own height, not its shrunk one: a row that followed the shrinking
+        # would re-lay out the figure, resize the label and shrink it again.
+        bounds = self.item.boundingRect()
+        self.setMinimumWidth(0)
+        self.setMinimumHeight(bounds.height())
+        self._sizeHint = {
+            Qt.SizeHint.MinimumSize: (0, bounds.height()),
+            Qt.SizeHint.PreferredSize: (bounds.width(), bounds.height()),
+            Qt.SizeHint.MaximumSize: (-1, -1),
+            Qt.SizeHint.MinimumDescent: (0, 0),
+        }
+        self.updateGeometry()
+
+    def resizeEvent(self, ev: object) -> None:
+        if self._cut:  # the whole text again, measured afresh
+            self._cut = False
+            self.item.document().undo()
+            self.item.setToolTip("")
+        natural = self.item.boundingRect().width()
+        room = self.rect().width()
+        scale = 1.0 if natural <= room else max(self.LEAST_SCALE, room / natural)
+        if scale != self.item.scale():
+            self.item.setScale(scale)
+        if natural * scale > room + 0.5:
+            self._cut_to(room / scale)
+        super().resizeEvent(ev)
+        # Centred, a title wider than its room lost both ends ("cores ω = Q·Kᵀ · … · seed"):
+        # it keeps its beginning, the matrix's name, and loses its end instead.
+        left = self.item.mapToParent(self.item.boundingRect().topLeft()).x()
+        if left < 0 or (self._cut and left > 0):  # a cut title starts at the left as well
+            self.item.moveBy(-left, 0)
+
+    def _cut_to(self, width: float) -> None:
+        """Leave out the text's last words until it fits `width` (unscaled pixels), and end
+        it with "…", whole in its tooltip: cut at the label's edge, a stage's "· seed 123"
+        read "· seed", a shape "6×6" read "6×"."""
+        document = self.item.document()
+        plain = document.toPlainText()
+        # After a word, not after a separator ("· …"): the ends of the words that may stay.
+        ends = [
+            m.start()
+            for m in re.finditer(r" ", plain)
+            if plain[: m.start()].rsplit(" ", 1)[-1] not in ("", "·", "→", "|", "—", "-")
+        ]
+        self.item.setToolTip(plain)
+        self._cut = True
+        for end in reversed(ends):
+            cursor = QTextCursor(document)
+            cursor.beginEditBlock()  # one step, which `resizeEvent` undoes
+            cursor.setPosition(end)
+            cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+            cursor.insertText(" …")
+            cursor.endEditBlock()
+            if self.item.boundingRect().width() <= width or end == ends[0]:
+                return
+            document.undo()
+        self._cut = False  # a single word: cut at the edge, as before
+        self.item.setToolTip("")
