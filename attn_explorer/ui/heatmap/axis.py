@@ -1,4 +1,8 @@
-"""The token axis."""
+"""The column axis of token labels, and how token labels are measured for the axes.
+
+`left_to_right` lives here as well: the axes are what a right-to-left application would lay
+out mirrored.
+"""
 
 from __future__ import annotations
 
@@ -48,8 +52,8 @@ class TokenAxis(pg.AxisItem):
         self.update()
 
     def boundingRect(self) -> QRectF:
-        # A slanted label leans right, past the last column: without this its end was cut
-        # off ("ste" for "step") wherever only the axis's own rectangle was repainted.
+        # A slanted label leans right, past the last column: its end is part of the axis, or
+        # a repaint of the axis's own rectangle alone would cut it off ("ste" for "step").
         return super().boundingRect().adjusted(0, 0, self._overhang, 0)
 
     def drawPicture(
@@ -103,7 +107,8 @@ def left_to_right(item: QGraphicsItem) -> None:
     matrix's columns are 1, 2, 3, its row labels on its left, its colour bar on its right.
 
     Set on each one: pyqtgraph builds a plot's axes before the plot has a parent, so they
-    took the application's right-to-left direction and kept it (row labels on the right).
+    would take the application's right-to-left direction and keep it (row labels on the
+    right).
     """
     if isinstance(item, QGraphicsWidget):
         item.setLayoutDirection(Qt.LayoutDirection.LeftToRight)

@@ -1,4 +1,8 @@
-"""The values written in a matrix's cells."""
+"""The values written in a matrix's cells, and how each value is formatted.
+
+The text is its own item, over the coloured cells, because it is laid out in device pixels
+(legible at any zoom, vector text in SVG and PDF) while the cells scale with the view.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ from attn_explorer.ui.heatmap.glyphs import _glyphs_of
 
 MAX_TEXT_CELLS = 32 * 32  # above this many cells, no values are written in them
 
-
+# Transforms under which a cell's centre is found by scaling and translating alone.
 _SCALING = (
     QTransform.TransformationType.TxNone,
     QTransform.TransformationType.TxTranslate,
@@ -55,13 +59,11 @@ class CellTextItem(QGraphicsItem):
         """Values in 10 pt (8 pt when that does not fit) times the window's text size.
 
         Above the normal size, values that fit neither are written smaller, down to three
-        quarters of the enlarged 8 pt (12 pt at 200 %: at 200 % on a 1080p projector the
-        scores showed no numbers, while 12 pt ones fitted), but never below 10 pt, the
-        largest size the normal size writes them in: a value is never written smaller than
-        at 100 %. Four decimals come before two in every size (see `_choices`). At 150 %
-        the queries were written 0.43 in 15 pt beside keys written 0.3669 in 12 pt, though
-        0.4306 fitted in 10 pt; at 1366 × 768 the scores 0.90 in 9 pt, which 100 % wrote
-        in 10 pt.
+        quarters of the enlarged 8 pt (12 pt at 200 %, which still fits the scores on a
+        1080p projector), but never below 10 pt, the largest size the normal size writes
+        them in: a value is never written smaller than at 100 %. Four decimals come before
+        two in every size (see `_choices`), so an enlarged text size never writes a value
+        in fewer decimals than 100 % does.
         """
         self.font = QFont()
         self.font.setPointSizeF(10 * factor)
@@ -77,8 +79,8 @@ class CellTextItem(QGraphicsItem):
             font.setPointSizeF(points)
             self._fonts.append(font)
         # Per font: its metrics, the least gap between neighbouring values (a space's width,
-        # as between words: with 3 px, "0.2458 0.2559" on a pale row read as one number) and
-        # the least cell height.
+        # as between words, at least 3 px: any less and "0.2458 0.2559" on a pale row reads
+        # as one number) and the least cell height.
         self._measures = []
         for font in self._fonts:
             metrics = QFontMetricsF(font)
@@ -111,8 +113,8 @@ class CellTextItem(QGraphicsItem):
         """In the order they are preferred, each way of writing the values: texts, font, and
         the least cell width and height it needs.
 
-        Precision comes before size: a learner checks 0.2264 against the tutorial, and the
-        weights read 0.23 in 10 pt where 0.2264 fitted in 8 pt. Each precision is tried in
+        Precision comes before size: a learner checks 0.2264 against the tutorial, so
+        0.2264 in 8 pt is worth more than 0.23 in 10 pt. Each precision is tried in
         every size of `set_scale`, largest first: above the normal text size that includes
         the normal 10 pt, so four decimals that fit in 10 pt are not cut to two because the
         enlarged sizes do not fit. Measured once per set of values and sizes (a repaint on a
@@ -249,9 +251,10 @@ def _cell_texts(values: np.ndarray) -> tuple[list[str], list[str]]:
 
 def _fine(value: float) -> str:
     """As `num` writes it, but a value under 1e-4 in one significant digit ("6e-05"): as
-    `num` writes it ("6.038e-05") it was the widest text of its matrix, and a matrix is
-    written in the precision its widest text fits, so one tiny weight of a saturated softmax
-    cut all the others to two decimals. The hover still gives all four digits."""
+    `num` writes it ("6.038e-05") it would be the widest text of its matrix, and a matrix
+    is written in the precision its widest text fits, so one tiny weight of a saturated
+    softmax would cut all the others to two decimals. The hover still gives all four
+    digits."""
     text = num(value)
     return f"{value:.0e}" if "e-" in text else text
 

@@ -1,4 +1,8 @@
-"""Colour maps and the colour bar."""
+"""The colour maps of the four kinds of matrix, and the colour bar that shows one.
+
+The maps live here, beside the bar, because the bar and the cells must colour alike: both
+take their colours from `CMAPS`.
+"""
 
 from __future__ import annotations
 
@@ -43,7 +47,7 @@ class ColorBar(pg.GraphicsWidget):
     than a bitmap it stays vector in SVG and PDF.
     """
 
-    BAR_PX = 10  # 12 took from cells that had no room for their values at 1024 px
+    BAR_PX = 10  # any wider takes room the cells need for their values at 1024 px
     BANDS = 64
 
     def __init__(self, cmap: pg.ColorMap = SIGNED_CMAP, follow_text_size: bool = True) -> None:
@@ -188,9 +192,9 @@ class ColorBar(pg.GraphicsWidget):
         span = hi - lo if hi != lo else 1.0
         line = self._line
         align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
-        # Labels end at the bar's own edge (drawText clips to its rectangle). Painted past it,
-        # as when new, wider labels are painted once before the layout widens the bar, their
-        # ends stay on screen: the view repaints only the bar's own rectangle.
+        # Labels end at the bar's own edge (drawText clips to its rectangle): new, wider
+        # labels are painted once before the layout widens the bar, and their ends painted
+        # past it would stay on screen, as the view repaints only the bar's own rectangle.
         room = max(self.rect().right() - bar.right() - 6, 0)
         for value, text in self.ticks:
             y = bar.bottom() - (value - lo) / span * bar.height()

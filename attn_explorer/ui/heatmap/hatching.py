@@ -1,4 +1,8 @@
-"""The matrix background, hatched across masked cells."""
+"""The matrix background, hatched across masked cells.
+
+A masked cell is transparent in the cell image: it shows this item, under the image, rather
+than a colour that could be read as a value.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Token labels and titles."""
+"""A token as a label, and a title that shrinks, then cuts, to the room it is given.
+
+The step-through and the exported figures use these for their own titles and labels too,
+so that every matrix names its tokens and shortens its titles the same way.
+"""
 
 from __future__ import annotations
 
@@ -22,9 +26,10 @@ def display_token(token: str, limit: int = 14) -> str:
 class ShrinkingLabel(pg.LabelItem):
     """A label that does not force its text width on the layout: with many matrices side by
     side a long title is written smaller, down to `LEAST_SCALE`, then cut, instead of pushing
-    the last matrix off the figure. Cut at its own edge: a stage's "Query weights W_q · head 1
-    3×1" ran into "Key weights W_k". Cut without shrinking first, "Masked scores · head 1 6×6"
-    read "… head 1 6×" at 1366 px, a shape that is not the matrix's."""
+    the last matrix off the figure. Cut at its own edge, or a stage's "Query weights W_q ·
+    head 1 3×1" runs into "Key weights W_k"; shrunk before it is cut, and cut between words,
+    so that "Masked scores · head 1 6×6" does not read "… head 1 6×", a shape that is not
+    the matrix's."""
 
     LEAST_SCALE = 0.75
 
@@ -64,8 +69,8 @@ class ShrinkingLabel(pg.LabelItem):
         if natural * scale > room + 0.5:
             self._cut_to(room / scale)
         super().resizeEvent(ev)
-        # Centred, a title wider than its room lost both ends ("cores ω = Q·Kᵀ · … · seed"):
-        # it keeps its beginning, the matrix's name, and loses its end instead.
+        # A title wider than its room keeps its beginning, the matrix's name, and loses its
+        # end: centred, it would lose both ends ("cores ω = Q·Kᵀ · … · seed").
         left = self.item.mapToParent(self.item.boundingRect().topLeft()).x()
         if left < 0 or (self._cut and left > 0):  # a cut title starts at the left as well
             self.item.moveBy(-left, 0)
@@ -73,7 +78,7 @@ class ShrinkingLabel(pg.LabelItem):
     def _cut_to(self, width: float) -> None:
         """Leave out the text's last words until it fits `width` (unscaled pixels), and end
         it with "…", whole in its tooltip: cut at the label's edge, a stage's "· seed 123"
-        read "· seed", a shape "6×6" read "6×"."""
+        would read "· seed", a shape "6×6" would read "6×"."""
         document = self.item.document()
         plain = document.toPlainText()
         # After a word, not after a separator ("· …"): the ends of the words that may stay.
@@ -94,5 +99,5 @@ class ShrinkingLabel(pg.LabelItem):
             if self.item.boundingRect().width() <= width or end == ends[0]:
                 return
             document.undo()
-        self._cut = False  # a single word: cut at the edge, as before
+        self._cut = False  # a single word: left whole, for the label's edge to cut
         self.item.setToolTip("")

@@ -1,4 +1,8 @@
-"""Colour levels and screen-resolution grids of a matrix: numbers only, no Qt."""
+"""A matrix's colour levels, and the matrix at screen resolution: numbers only, no Qt.
+
+Kept apart from the items that draw so that the colour scale can be tested, and shared by
+several matrices (see ui/matrices/trace_plots.py), without a widget.
+"""
 
 from __future__ import annotations
 
@@ -32,8 +36,9 @@ def levels_for(kind: str, values: np.ndarray) -> tuple[float, float]:
     if kind == "weights":
         # The 99.5th percentile, not the maximum: one weight of 1.0 (the first row of a causal
         # mask) would otherwise wash out every other cell of a long sequence. Below 200 values
-        # there is no 0.5 % to leave out: the percentile falls between the two largest, and the
-        # largest (a weight doubled by dropout, 1.03) was drawn beyond the bar's end.
+        # there is no 0.5 % to leave out, so the scale takes the largest: a percentile would
+        # fall between the two largest and leave the largest (a weight doubled by dropout,
+        # 1.03) beyond the bar's end.
         sample = values.ravel()[:: max(1, values.size // 65536)]  # a percentile of ≤ 64k values
         finite = sample[~np.isnan(sample)]
         if finite.size >= 200:

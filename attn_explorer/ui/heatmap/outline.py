@@ -1,4 +1,8 @@
-"""Outlines of a fixed pixel width: the followed query's row, the hovered cell."""
+"""Outlines of a fixed pixel width: the followed query's row, the hovered cell.
+
+`HIGHLIGHT`, the followed row's colour, is shared with the exported figures, which mark the
+same row the same way.
+"""
 
 from __future__ import annotations
 
@@ -17,8 +21,8 @@ class OutlineItem(QGraphicsRectItem):
     in the device's own coordinates with a plain pen of that width instead: Qt writes a
     cosmetic pen into SVG as vector-effect="non-scaling-stroke" under the cells' scale (a
     cell is one unit, some 100 px), and renderers that ignore it (ImageMagick 6, librsvg
-    2.54, slide software) drew the 3 px outline 300 px wide, an orange blob over the matrix;
-    and a PNG at 2× drew it 3 pixels thick, half as thick as at 1×.
+    2.54, slide software) draw the 3 px outline 300 px wide, an orange blob over the matrix;
+    and a PNG at 2× would draw it 3 pixels thick, half as thick as at 1×.
     """
 
     device_pen = False

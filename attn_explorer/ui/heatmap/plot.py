@@ -1,4 +1,10 @@
-"""One matrix."""
+"""One matrix as a graphics item: title, token axes, colour bar, cells, values, hatching.
+
+`MatrixPlot` is a graphics item (not a widget), so the same object draws on screen, inside the
+step-through and into exported SVG/PDF/PNG figures: exported figures are the screen's own
+drawing code. Everything heavy is created once; `set_matrix` updates in place and only re-sets
+tick labels when the labels changed.
+"""
 
 from __future__ import annotations
 
@@ -273,8 +279,8 @@ class MatrixPlot(pg.GraphicsLayout):
         index = (np.where(nan, lo, display) if has_nan else display) - lo
         scale = 255.0 / span
         if scale > FLOAT32_MAX:  # a span below 1e-36 (scores of embeddings near 1e-20):
-            # in float32 the factor was infinite, and every cell above the lowest took the
-            # top colour, with numpy's overflow warnings on the console.
+            # in float32 the factor would be infinite, and every cell above the lowest would
+            # take the top colour, with numpy's overflow warnings on the console.
             index = index.astype(np.float64)
         np.multiply(index, scale, out=index)
         index = np.clip(index, 0, 255, out=index).astype(np.uint8)
@@ -357,8 +363,8 @@ class MatrixPlot(pg.GraphicsLayout):
         cell_width = size.width() / max(len(cols), 1)
         font = self.axis_font
         line = QFontMetricsF(font).height()
-        # A labelled row at least a line tall: at 200 % rows of 15-30 px ran "journey" into
-        # "starts".
+        # A labelled row at least a line tall, or at large text sizes neighbouring labels
+        # run into each other ("journey" into "starts").
         row_stride = self._stride(len(rows), size.height(), line)
         # Measured once per label set and font: a window resize refreshes every view often,
         # and a 4096-token table has 4096 labels per axis.
@@ -370,7 +376,7 @@ class MatrixPlot(pg.GraphicsLayout):
         saving = bar.compact_saving() if bar is not None and self.colorbar_shown else 0.0
         if saving and cols:
             # The mask's bar writes "1 hidden" and "0 visible": in a narrow view (the mask
-            # at 1024 px) that width left its six tokens thinned to three. The bar is
+            # at 1024 px) that width would thin its six tokens to three. The bar is
             # written "1" and "0" (the words in its tooltip, the title says "True =
             # hidden") where that lets every column be labelled, and only there. Decided
             # from the width the cells would have beside the whole labels, from the bar's
@@ -400,8 +406,8 @@ class MatrixPlot(pg.GraphicsLayout):
         left = self.plot.getAxis("left")
         left.setTicks([left_ticks])
         # The axes make room for every label, not only the ones shown: sized to the shown
-        # ones, a thinning that follows the view's size changed that size, which changed the
-        # thinning back (two views of a 1024-token table traded 8 px forever after an edit).
+        # ones, a thinning that follows the view's size would change that size, which would
+        # change the thinning back, and the views would never settle.
         # pyqtgraph silently drops labels that do not fit.
         left.setWidth(widest_row + 6)
         self.top_axis.set_labels(top_ticks, angle, widest_col - 6)
@@ -411,8 +417,8 @@ class MatrixPlot(pg.GraphicsLayout):
         """The column labels' angle and stride for cells `cell_width` wide: horizontal
         where the widest fits, slanted where the last stays above the matrix, else upright
         one line apart. Upright, a label's line (ascent and descent) is wider than its ink
-        by the font's leading: labels a line apart do not touch. (With 1.1 lines, the
-        six tokens of the mask at 1024 px, 14.7 px apart, were thinned to three.)"""
+        by the font's leading: labels a line apart do not touch. (At 1.1 lines apart the
+        six tokens of the mask at 1024 px, 14.7 px apart, would be thinned to three.)"""
         cols = self._col_labels
         if widest <= cell_width:
             return 0, 1

@@ -1,4 +1,8 @@
-"""A widget showing one matrix."""
+"""A widget showing one matrix, which the keyboard moves over as the mouse does.
+
+The live windows show a `MatrixPlot` through this view; exported figures and the
+step-through lay plots out in their own scenes and do without it.
+"""
 
 from __future__ import annotations
 
@@ -18,12 +22,13 @@ class MatrixView(pg.GraphicsView):
 
     # Whole-view repaints: the board paints several views in one pass (paint_pass.py), and
     # with Qt's minimal updates a view painted by such a pass and changed later without one
-    # repainted only part of what moved, leaving old row labels on screen.
+    # would repaint only part of what moved, leaving old row labels on screen.
     UPDATE_MODE = QGraphicsView.ViewportUpdateMode.FullViewportUpdate
 
     def __init__(self, parent: object = None, **plot_options: object) -> None:
         super().__init__(parent, background="w")
-        self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # its painter's: "-0.15"
+        # Its painter's direction too: right to left, "-0.15" would be written "0.15-".
+        self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
         self.plot = MatrixPlot(**plot_options)
         self.setCentralItem(self.plot)
         self.setViewportUpdateMode(self.UPDATE_MODE)
