@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
 
 from attn_explorer.io.data_export import file_for
 from attn_explorer.io.errors import shown_path
-from attn_explorer.ui.export.figures import PNG_SCALES, any_stage_file_names
+from attn_explorer.ui.export.spec import PNG_SCALES
+from attn_explorer.ui.export.stages import any_stage_file_names
 from attn_explorer.ui.i18n import tr as _tr
 
 FORMAT_NAMES = {
