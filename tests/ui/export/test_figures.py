@@ -1,123 +1,18 @@
-"""Figure export: PNG at 1×/2×/4×, SVG and PDF, built from the screen's own graphics items."""
+"""Figure contents: what each figure draws (the trace's numbers, worked lines, a caption that
+lets it be read alone), and which --head and --query change a figure."""
 
-import re
-import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 import numpy as np
 import pytest
-from pypdf import PdfReader
-from PySide6.QtGui import QImage
 
 from attn_explorer.engine import STEP_KEYS, compute, preset
 from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.export.figures import (
-    FigureError,
     FigureSpec,
     build_figure,
-    export_all_stages,
     export_figure,
 )
-
-SVG = "{http://www.w3.org/2000/svg}"
-
-
-@pytest.fixture
-def trace(qapp):
-    configure_pyqtgraph()
-    return compute(preset("wrapper").config)
-
-
-@pytest.mark.parametrize("scale", [1, 2, 4])
-def test_png_has_the_requested_pixel_size_and_resolution(trace, tmp_path, scale):
-    path = export_figure(
-        trace, FigureSpec("array", "weights"), tmp_path / "w.png", scale=scale, size=(600, 500)
-    )
-    image = QImage(str(path))
-    assert (image.width(), image.height()) == (600 * scale, 500 * scale)
-    assert round(image.dotsPerMeterX() * 0.0254) == 96 * scale
-    # Not blank: the darkest cell (weight 1.0, navy) is in the picture.
-    colours = {
-        image.pixelColor(x, y).name()
-        for x in range(0, image.width(), 7)
-        for y in range(0, image.height(), 7)
-    }
-    assert "#08306b" in colours
-
-
-def test_svg_parses_and_is_vector(trace, tmp_path):
-    path = export_figure(
-        trace, FigureSpec("array", "weights", head=0), tmp_path / "w.svg", size=(700, 600)
-    )
-    root = ET.parse(path).getroot()
-    assert root.tag == f"{SVG}svg"
-    text = " ".join("".join(t.itertext()) for t in root.iter(f"{SVG}text"))
-    for label in ("Your", "journey", "step", "0.4833", "0.5167", "Attention weights"):
-        assert label in text
-    assert len(list(root.iter(f"{SVG}image"))) <= 1  # the colour bar; cells are rectangles
-    assert len(list(root.iter(f"{SVG}path"))) + len(list(root.iter(f"{SVG}rect"))) >= 21
-
-
-def test_token_names_with_control_characters_give_valid_svg(qapp, tmp_path):
-    """A NUL, an escape or U+FFFE in a token name was written raw: the SVG was not XML."""
-    config = replace(preset("v1").config, tokens=("a\x00", "b\x1b", "c\ufffe", "d", "e", "f"))
-    path = export_figure(compute(config), FigureSpec("array", "weights"), tmp_path / "t.svg")
-    root = ET.parse(path).getroot()
-    text = " ".join("".join(t.itertext()) for t in root.iter(f"{SVG}text"))
-    assert "a␀" in text and "b␛" in text and "c�" in text
-
-
-def test_a_size_too_small_for_the_figure_is_refused_not_cut(trace, tmp_path):
-    """At 400 × 300 the seven matrices were laid out 579 px wide: three were cut off."""
-    with pytest.raises(FigureError, match=r"needs at least [56]\d\d×3\d\d px to fit, not 400×300"):
-        export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(400, 300))
-    assert not (tmp_path / "m.png").exists()
-    assert export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(640, 480))
-    for fmt, target in (("pdf", tmp_path / "all.pdf"), ("svg", tmp_path / "all")):
-        with pytest.raises(FigureError, match="the stages need at least"):
-            export_all_stages(trace, target, fmt, size=(250, 150))
-        assert not target.exists()  # no empty PDF, no empty or half-filled folder
-
-
-@pytest.mark.parametrize("fmt", ["pdf", "svg"])
-def test_the_size_advised_for_all_stages_fits_every_stage(trace, tmp_path, fmt):
-    """The advice named the first stage that did not fit (250×161): exporting at that size
-    failed again on a wider stage."""
-    target = tmp_path / ("all.pdf" if fmt == "pdf" else "all")
-    with pytest.raises(FigureError, match=r"the stages need at least") as caught:
-        export_all_stages(trace, target, fmt, size=(250, 150))
-    width, height = map(int, re.search(r"(\d+)×(\d+) px", str(caught.value)).groups())
-    assert width > 400  # the seven-matrix stages are the wide ones
-    assert len(export_all_stages(trace, target, fmt, size=(width, height))) in (1, 10)
-
-
-def test_stages_refused_half_way_leave_an_earlier_export_whole(trace, tmp_path):
-    """Stage 1 was written over the earlier one before stage 2 was refused, and the clean-up
-    then deleted it: the folder lost 01-embeddings.svg."""
-    folder = tmp_path / "steps"
-    earlier = export_all_stages(trace, folder, "svg", size=(800, 500))
-    before = {p.name: p.read_bytes() for p in earlier}
-    with pytest.raises(FigureError, match="the stages need at least"):
-        export_all_stages(trace, folder, "svg", size=(330, 300))  # stage 1 fits, 2 does not
-    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
-
-
-def test_pdf_of_all_stages_has_one_page_per_stage(trace, tmp_path):
-    (path,) = export_all_stages(trace, tmp_path / "steps.pdf", "pdf", size=(1200, 700))
-    reader = PdfReader(path)
-    assert len(reader.pages) == len(STEP_KEYS) == 10
-    box = reader.pages[0].mediabox
-    assert (round(float(box.width)), round(float(box.height))) == (900, 525)  # 96 px = 72 pt
-    pages = [" ".join(page.extract_text().split()) for page in reader.pages]
-    assert "1. Embeddings X" in pages[0] and "journey" in pages[0]
-    assert "6. Softmax" in pages[5] and "0.5167" in pages[5]
-
-
-@pytest.mark.parametrize("fmt", ["png", "svg"])
-def test_all_stages_as_a_folder(trace, tmp_path, fmt):
-    written = export_all_stages(trace, tmp_path / "steps", fmt, size=(800, 500))
-    assert [p.name for p in written][:2] == [f"01-embeddings.{fmt}", f"02-projections.{fmt}"]
-    assert len(written) == 10 and all(p.stat().st_size > 1000 for p in written)
 
 
 def test_a_bias_vector_is_labelled_with_its_symbol(qapp):
@@ -142,29 +37,6 @@ def test_figures_show_the_trace_numbers(trace):
 
 def _plots(figure):
     return figure.plots
-
-
-@pytest.mark.parametrize(
-    ("spec", "message"),
-    [
-        (FigureSpec("array", "nope"), "has no array 'nope'"),
-        (FigureSpec("array", "dropout_keep"), "has no array 'dropout_keep'"),
-        (FigureSpec("stage", "nope"), "unknown stage 'nope'"),
-        (FigureSpec("array", "weights", head=5), "head 6 does not exist: there are 2"),
-    ],
-)
-def test_impossible_figures_say_why(trace, tmp_path, spec, message):
-    with pytest.raises(FigureError, match=message):
-        export_figure(trace, spec, tmp_path / "x.png")
-
-
-def test_bad_format_and_size(trace, tmp_path):
-    with pytest.raises(FigureError, match="png, svg or pdf"):
-        export_figure(trace, FigureSpec("array", "weights"), tmp_path / "x.gif")
-    with pytest.raises(FigureError, match="outside"):
-        export_figure(trace, FigureSpec("array", "weights"), tmp_path / "x.png", size=(10, 10))
-    with pytest.raises(FigureError, match="scale must be 1, 2 or 4"):
-        export_figure(trace, FigureSpec("array", "weights"), tmp_path / "x.png", scale=3)
 
 
 def test_long_sequences_are_pooled_for_the_screen_not_for_the_data():
@@ -235,52 +107,6 @@ def test_the_command_line_refuses_a_head_or_query_exactly_where_the_figure_ignor
         assert draws_head(spec) and outlines_query(spec)
 
 
-def test_a_stage_that_cannot_be_written_is_named_not_its_temporary_file(
-    trace, tmp_path, monkeypatch
-):
-    """The refusal named '.01-embeddings.svg.b7a93e51.partial', a file the user never saw."""
-    from attn_explorer.io import atomic
-
-    real_open = atomic.os.open
-
-    def refuse(path, *args, **kwargs):
-        if str(path).endswith(".partial"):
-            raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, *args, **kwargs)
-
-    monkeypatch.setattr(atomic.os, "open", refuse)
-    with pytest.raises(PermissionError) as caught:
-        export_all_stages(trace, tmp_path / "steps", "svg", size=(800, 500))
-    assert caught.value.filename == str(tmp_path / "steps" / "01-embeddings.svg")
-
-
-@pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
-def test_a_figure_that_fails_half_way_says_why_and_leaves_the_earlier_one(
-    trace, tmp_path, fmt, disk_full_after
-):
-    """A disk that filled while writing an SVG or a PDF was not noticed: the export reported
-    success and left half a figure, in place of the earlier one. A PNG said only "could not
-    write"."""
-    path = tmp_path / f"w.{fmt}"
-    export_figure(trace, FigureSpec("matrices"), path, size=(900, 600))
-    before = path.read_bytes()
-    assert len(before) > 8192
-    with disk_full_after(4096), pytest.raises(OSError) as caught:
-        export_figure(trace, FigureSpec("array", "weights"), path, size=(900, 600))
-    assert caught.value.strerror == "File too large" and caught.value.filename == str(path)
-    assert path.read_bytes() == before
-    assert [p.name for p in tmp_path.iterdir()] == [f"w.{fmt}"], "a temporary file stayed"
-
-
-def test_stages_that_fail_half_way_leave_the_earlier_pdf(trace, tmp_path, disk_full_after):
-    path = tmp_path / "steps.pdf"
-    export_all_stages(trace, path, "pdf", size=(900, 600))
-    before = path.read_bytes()
-    with disk_full_after(4096), pytest.raises(OSError, match="File too large"):
-        export_all_stages(compute(preset("mha").config), path, "pdf", size=(900, 600))
-    assert path.read_bytes() == before
-
-
 def test_an_exported_stage_carries_the_worked_lines_of_its_query(qapp, tmp_path):
     """A handout carries the arithmetic the lecture showed: the step-through writes the
     followed query's numbers under the matrices, and the exported stage left them out."""
@@ -305,83 +131,6 @@ def _worked_lines(figure) -> list[str]:
         for item in figure.items
         if hasattr(item, "text") and "Following query" in str(item.text)
     ]
-
-
-def _pixels(image: QImage) -> np.ndarray:
-    """(height, width, 3) RGB of an image."""
-    image = image.convertToFormat(QImage.Format.Format_RGB888)
-    rows = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), -1)
-    # A copy: the converted image, and the memory its bits are in, go with this function.
-    return rows[:, : 3 * image.width()].reshape(image.height(), image.width(), 3).copy()
-
-
-def _orange(rgb: np.ndarray) -> np.ndarray:
-    """Where the followed query's outline (#ff8c00) is drawn."""
-    r, g, b = (rgb[..., i].astype(int) for i in range(3))
-    return (r > 200) & (abs(g - 140) < 40) & (b < 80)
-
-
-def _svg_strokes(path) -> list[tuple[str, float, float, bool]]:
-    """Each stroked shape of an SVG: its colour, stroke width, the scale its group's transform
-    draws it at, and whether it asks for a non-scaling stroke."""
-    strokes = []
-    for group in ET.parse(path).getroot().iter(f"{SVG}g"):
-        colour = group.get("stroke", "none")
-        if colour == "none":
-            continue
-        a, b, c, d, *_ = map(float, re.findall(r"[-\d.e]+", group.get("transform", "1,0,0,1")))
-        scale = abs(a * d - b * c) ** 0.5
-        width = float(group.get("stroke-width", "1"))
-        for shape in group:
-            if shape.tag.split("}")[1] in ("rect", "path", "polyline", "line", "polygon"):
-                fixed = shape.get("vector-effect") == "non-scaling-stroke"
-                strokes.append((colour, width, scale, fixed))
-    return strokes
-
-
-@pytest.mark.parametrize(
-    "spec",
-    [
-        FigureSpec("array", "weights_dropped", query=2),
-        FigureSpec("matrices", query=2),
-        FigureSpec("stage", "softmax", query=2),
-    ],
-)
-def test_svg_outlines_are_drawn_the_same_by_renderers_that_ignore_vector_effect(
-    qapp, tmp_path, spec
-):
-    """The followed query's box was a cosmetic pen: written as a 3-unit non-scaling stroke
-    under the cells' ~100× scale, which ImageMagick 6 and librsvg drew as a 300 px orange
-    blob over the matrix. Every stroke is now as wide without vector-effect as with it."""
-    configure_pyqtgraph()
-    trace = compute(preset("dropout").config)
-    path = export_figure(trace, spec, tmp_path / "f.svg")
-    strokes = _svg_strokes(path)
-    outlines = [(w, s) for colour, w, s, _ in strokes if colour == "#ff8c00"]
-    assert outlines and all(w * s == pytest.approx(3) for w, s in outlines)
-    scaled = [(c, w, s) for c, w, s, fixed in strokes if fixed and abs(s - 1) > 1e-6]
-    assert scaled == []  # a renderer ignoring vector-effect draws these at their width
-
-
-def test_a_png_at_2x_draws_the_outline_twice_as_thick_as_at_1x(qapp, tmp_path):
-    """A cosmetic pen ignored the PNG's scale: in the seven matrices the followed query's box
-    was 3 px thick at 1× and at 2× alike, half as thick against the figure as on screen."""
-    configure_pyqtgraph()
-    trace = compute(preset("mha").config)
-    spec = FigureSpec("matrices", query=1)
-    thickness = []
-    for scale in (1, 2):
-        path = export_figure(trace, spec, tmp_path / f"m{scale}.png", scale=scale)
-        rgb = _pixels(QImage(str(path))).astype(float)
-        # Down a column through the scores' keys "journey" cannot see (x = 350 of 1500, the
-        # first 300 px), where the box's top and bottom edges lie on grey hatching: there
-        # red minus blue is the share of orange in a pixel, so the column's sum is the
-        # edges' thickness, anti-aliasing included.
-        column = rgb[: 300 * scale, 350 * scale]
-        orange = np.clip((column[:, 0] - column[:, 2]) / 255, 0, 1)
-        thickness.append(orange.sum() / 2)  # two edges
-    assert thickness[0] == pytest.approx(3, abs=0.5)
-    assert thickness[1] == pytest.approx(2 * thickness[0], rel=0.15)
 
 
 def test_exported_labels_and_colour_bars_are_written_larger_than_in_the_window(qapp):
@@ -486,15 +235,6 @@ def test_a_figure_says_what_its_rows_box_hatching_and_colours_are(qapp, example,
     assert len(shown) == (1 if caption and "Colour bar" in caption[-1] else 0)
 
 
-def test_the_caption_is_text_in_an_svg(qapp, tmp_path):
-    configure_pyqtgraph()
-    trace = compute(preset("causal").config)
-    path = export_figure(trace, FigureSpec("array", "weights", query=1), tmp_path / "w.svg")
-    text = " ".join("".join(t.itertext()) for t in ET.parse(path).getroot().iter(f"{SVG}text"))
-    for words in ("Rows: queries", "followed query 2", "hidden by the causal mask"):
-        assert words in text
-
-
 @pytest.mark.parametrize(
     ("example", "spec", "lines"),
     [
@@ -574,39 +314,3 @@ def test_matrices_of_as_many_rows_have_cells_of_one_height(trace, spec, size):
             assert any(slanted) and not all(slanted)
     finally:
         stage.close()
-
-
-@pytest.mark.parametrize(
-    "spec",
-    [FigureSpec("array", "weights", head=0), FigureSpec("matrices"), FigureSpec("stage", "mask")],
-)
-def test_an_svg_is_white_behind_the_figure_as_the_png_is(trace, tmp_path, spec):
-    """The SVG had no background: viewers showed it on black or a checkerboard where the
-    PNG is white. Its first shape is now a white rectangle over the whole figure."""
-    from PySide6.QtGui import QPainter
-    from PySide6.QtSvg import QSvgRenderer
-
-    path = export_figure(trace, spec, tmp_path / "f.svg")
-    root = ET.parse(path).getroot()
-    width, height = root.get("viewBox").split()[2:]
-    parents = {child: parent for parent in root.iter() for child in parent}
-    first = next(e for e in root.iter() if e.tag in (f"{SVG}rect", f"{SVG}path", f"{SVG}image"))
-    assert first.tag == f"{SVG}rect"
-    assert (first.get("x"), first.get("y"), first.get("width"), first.get("height")) == (
-        "0",
-        "0",
-        width,
-        height,
-    )
-    assert parents[first].get("fill") == "#ffffff"
-    # As a viewer draws it on a transparent canvas: the corners are opaque white.
-    renderer = QSvgRenderer(str(path))
-    image = QImage(int(width), int(height), QImage.Format.Format_ARGB32)
-    image.fill(0)
-    painter = QPainter(image)
-    renderer.render(painter)
-    painter.end()
-    for x, y in ((0, 0), (image.width() - 1, image.height() - 1), (image.width() - 1, 0)):
-        assert image.pixelColor(x, y).name(image.pixelColor(x, y).NameFormat.HexArgb) == (
-            "#ffffffff"
-        )
