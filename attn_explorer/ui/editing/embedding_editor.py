@@ -139,8 +139,8 @@ class EmbeddingTable(QTableView):
 
     def focusNextPrevChild(self, next: bool) -> bool:
         """Tab walks the cells, and from the last cell (Shift+Tab: the first) on to the next
-        widget. Qt's table wraps around, so Tab never left it: the toolbar, the tabs and the
-        matrices could not be reached by keyboard."""
+        widget. Qt's table wraps around, so Tab would never leave it: the toolbar, the tabs
+        and the matrices could not be reached by keyboard."""
         index = self.currentIndex()
         rows, cols = self.table.rowCount(), self.table.columnCount()
         at_end = (
@@ -276,8 +276,9 @@ class EmbeddingEditor(QWidget):
 
     def _run(self, slot) -> None:
         """Take in a value typed into a cell first, then act, and keep the keyboard in the
-        table: the action rebuilds the table, which closed the cell's editor unsaved (Alt+↑
-        after typing 0.99 moved the token and dropped the 0.99) and left no widget focused."""
+        table: the action rebuilds the table, which would close the cell's editor unsaved
+        (Alt+↑ after typing 0.99 would move the token and drop the 0.99) and leave no widget
+        focused."""
         table = self.table()
         focus = QApplication.focusWidget()
         in_table = focus is not None and (focus is table or table.isAncestorOf(focus))
@@ -422,7 +423,7 @@ def table_entry(action: QAction, parent: QObject) -> QAction:
     """The Edit menu's entry for a table action: its keys shown as keys of the table.
 
     The action's own shortcut works only while the table has the keyboard; shown as is in
-    the menu, Ctrl+I read as a key of the whole window and did nothing on the matrices.
+    the menu, Ctrl+I would read as a key of the whole window and do nothing on the matrices.
     """
     keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
     entry = QAction(

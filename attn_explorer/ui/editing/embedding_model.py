@@ -436,7 +436,7 @@ class _Rows:
             isinstance(other, _Rows)
             and self.tokens == other.tokens
             and self.values.shape == other.values.shape
-            # Bit for bit: -0.0 == 0.0, and a "-0" loaded from a file could not be cleared.
+            # Bit for bit: -0.0 == 0.0, yet a "-0" loaded from a file must be clearable.
             and self.values.tobytes() == other.values.tobytes()
         )
 

@@ -1,7 +1,7 @@
 """Spin boxes that refuse an out-of-range number in words instead of cutting it short.
 
 A plain QSpinBox drops the keystroke that takes its text past the range: "5000" typed into a
-box of 1 to 4096 became 500, "-1" into a seed became 1, silently. These boxes keep what was
+box of 1 to 4096 becomes 500, "-1" into a seed becomes 1, silently. These boxes keep what was
 typed until Enter or leaving the box, then restore the previous value and say why
 (`refused`), as the embedding table does with a bad cell.
 """
@@ -43,7 +43,7 @@ class _RefusesOutOfRange:
 
     def _too_precise(self, text: str) -> bool:
         """More decimals than the box holds (0.125 where it holds 0.12, a decimal point in a
-        whole number): a plain box dropped the keystroke, and 2.5 became 25."""
+        whole number): a plain box drops the keystroke, and 2.5 becomes 25."""
         value = self._typed_number(text)
         if value is None:
             return False

@@ -67,8 +67,8 @@ class ExportFigureDialog(QDialog):
         last_folder = Path(str(remembered.value("directory", "")))
         if last_folder.is_absolute() and _is_dir(last_folder):  # garbage is ignored
             directory = last_folder
-        # Absolute: a session opened as "lessons/l1.json" gave the folder "lessons", and the
-        # typed "lessons/l1-matrices.png" was then saved in lessons/lessons.
+        # Absolute: a session opened as "lessons/l1.json" gives the folder "lessons", and the
+        # typed "lessons/l1-matrices.png" would then be saved in lessons/lessons.
         self.directory = directory = Path(os.path.abspath(directory))
         form = QFormLayout(self)
         form.addRow(_tr("Figure:"), QLabel(what))
@@ -191,11 +191,11 @@ class ExportFigureDialog(QDialog):
         typed = target.suffix.lower().lstrip(".")
         if not folder and typed in FORMAT_NAMES and typed != fmt:
             self.format.setCurrentIndex(self.format.findData(typed))  # the name decides
-            # For all stages, "steps.png" now means a folder "steps" of PNG files.
+            # For all stages, "steps.png" means a folder "steps" of PNG files.
             fmt, folder, target = typed, self.all_stages and typed != "pdf", self.target()
         if not folder and file_for(target, fmt) != target:
-            # "steps" was written as a PDF named steps, which no viewer opens on a double
-            # click: the name gets its format's extension, shown before anything is asked.
+            # A PDF named "steps" would open in no viewer on a double click: the name gets
+            # its format's extension, shown before anything is asked.
             self.path.setText(f"{text.rstrip('.')}.{fmt}")
             target = self.target()
         if not self._may_replace(target, fmt, folder):
