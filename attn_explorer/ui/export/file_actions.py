@@ -222,6 +222,7 @@ class FileActions(ExportActions, QObject):
         if self.confirm_discard():
             self.open_path(path)
 
+    # ------------------------------------------------------------------ shared with the exports
     def _directory(self) -> Path:
         if self.path is not None:
             return self.path.parent
@@ -234,9 +235,8 @@ class FileActions(ExportActions, QObject):
     @contextmanager
     def _busy(self, block: bool = False) -> Iterator[None]:
         """A wait cursor while a session is read or an export paints on this thread; with
-        `block`, the window takes
-        no input meanwhile (laying figures out runs the event loop, and an edit then would
-        change the settings under the export)."""
+        `block`, the window takes no input meanwhile (laying figures out runs the event loop,
+        and an edit then would change the settings under the export)."""
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         if block:
             self.window.setEnabled(False)
