@@ -188,7 +188,7 @@ def test_bad_paste_changes_nothing(model, block, message):
     ],
 )
 def test_a_quote_that_never_closes_is_refused(model, block, message):
-    """The block used to become one token name holding every tab and line break, unannounced."""
+    """Refused with a message, not read as one token name holding every tab and line break."""
     before = model.sequence()
     error = model.paste(0, 0, block)
     assert error is not None and message in error

@@ -111,7 +111,7 @@ def test_a_bare_name_is_saved_in_the_dialogs_folder(dialog, tmp_path, monkeypatc
 def test_spaces_around_the_path_are_not_part_of_the_name(dialog, tmp_path):
     d = dialog()
     d.path.setText(f"  {tmp_path / 'fig.svg'} ")
-    choose(d, "pdf")  # gave "  …/fig.svg .pdf"
+    choose(d, "pdf")  # not "  …/fig.svg .pdf"
     assert d.path.text() == str(tmp_path / "fig.pdf")
 
 

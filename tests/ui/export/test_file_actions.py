@@ -205,7 +205,7 @@ def test_a_session_naming_a_head_it_does_not_have_shows_the_last_one(
     wait_settled(window)
     assert window.board.shown_head == 0 and window.board.head_box.currentIndex() == 0
     spec, _ = window.current_figure()
-    assert spec.head == 0  # Export Figure used to fail: "head 16 does not exist"
+    assert spec.head == 0  # else Export Figure fails: "head 16 does not exist"
 
     doc["view"].update(tab="steps", stage="softmax")  # the same on the step-through
     path.write_text(json.dumps(doc), encoding="utf-8")
