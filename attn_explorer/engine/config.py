@@ -272,7 +272,7 @@ class AttentionConfig:
                 out.append(
                     Problem(
                         name,
-                        f"Unknown {label} {value!r}: choose {_or_list(allowed)}.",
+                        f"Unknown {label} {value!r}: choose {or_list(allowed)}.",
                     )
                 )
         for name in ("out_proj", "qkv_bias", "causal", "scale", "training", "mask_before_scaling"):
@@ -282,11 +282,11 @@ class AttentionConfig:
 
     def _number_problems(self) -> list[Problem]:
         out = []
-        if not _is_int(self.d_out):
+        if not is_int(self.d_out):
             out.append(Problem("d_out", f"d_out must be a whole number (it is {self.d_out!r})."))
         elif self.d_out < 1:
             out.append(Problem("d_out", f"d_out must be at least 1 (it is {self.d_out})."))
-        if not _is_int(self.num_heads):
+        if not is_int(self.num_heads):
             out.append(
                 Problem(
                     "num_heads", f"The number of heads must be a whole number ({self.num_heads!r})."
@@ -307,7 +307,7 @@ class AttentionConfig:
         elif (
             self.head_layout == "split"
             and self.projection != "none"
-            and _is_int(self.d_out)
+            and is_int(self.d_out)
             and self.d_out >= 1
             and self.d_out % self.num_heads
         ):
@@ -318,7 +318,7 @@ class AttentionConfig:
                     "split layout d_out must be a multiple of the number of heads.",
                 )
             )
-        if not _is_number(self.dropout) or not 0 <= self.dropout < 1:
+        if not is_number(self.dropout) or not 0 <= self.dropout < 1:
             out.append(
                 Problem(
                     "dropout",
@@ -326,7 +326,7 @@ class AttentionConfig:
                     "p is the chance of dropping each attention weight.",
                 )
             )
-        if not _is_number(self.temperature) or not 0 < self.temperature < math.inf:
+        if not is_number(self.temperature) or not 0 < self.temperature < math.inf:
             out.append(
                 Problem(
                     "temperature",
@@ -335,7 +335,7 @@ class AttentionConfig:
             )
         if self.valid_len is not None:
             n_k = self.n_k
-            if not _is_int(self.valid_len):
+            if not is_int(self.valid_len):
                 out.append(
                     Problem(
                         "valid_len",
@@ -358,14 +358,14 @@ class AttentionConfig:
                     f"{self.n_k} keys): switch causal off for cross-attention.",
                 )
             )
-        if not _is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
+        if not is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
             out.append(
                 Problem(
                     "seed", f"The seed must be a whole number from 0 to 2^63-1 ({self.seed!r})."
                 )
             )
         if self.dropout_seed is not None and (
-            not _is_int(self.dropout_seed) or not 0 <= self.dropout_seed <= MAX_SEED
+            not is_int(self.dropout_seed) or not 0 <= self.dropout_seed <= MAX_SEED
         ):
             out.append(
                 Problem(
@@ -427,7 +427,7 @@ def _sequence_problems(
             ]
         for j, value in enumerate(row):
             where = f"{name[0].upper()}{name[1:]}, dimension {j + 1}"
-            if not _is_number(value):
+            if not is_number(value):
                 return [Problem(emb_field, f"{where} is not a number ({value!r}).")]
             if math.isnan(value):
                 return [Problem(emb_field, f"{where} is NaN: every value must be a number.")]
@@ -467,13 +467,16 @@ def _all_finite_numbers(embeddings: tuple, width: int) -> bool:
     return True
 
 
-def _is_int(value: Any) -> bool:
+def is_int(value: object) -> bool:
+    """A whole number as JSON and Python spell it: True and False are not numbers here."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: object) -> bool:
+    """An int or a float, not a bool."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _or_list(items: tuple[str, ...]) -> str:
-    return ", ".join(items[:-1]) + " or " + items[-1]
+def or_list(items: tuple[str, ...]) -> str:
+    """Choices in a message, "a, b or c", as given: quote the items first to quote them."""
+    return ", ".join(items[:-1]) + " or " + items[-1] if len(items) > 1 else items[0]
