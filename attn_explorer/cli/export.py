@@ -23,6 +23,14 @@ import os
 import sys
 from pathlib import Path
 
+from attn_explorer.cli.arguments import (
+    UsageError,
+    add_state_arguments,
+    glue_values,
+    refuse_blank,
+    state_from_args,
+)
+
 DATA_FORMATS = ("csv", "npz", "npy", "json")
 FORMATS = ("png", "svg", "pdf", *DATA_FORMATS, "py")
 
@@ -40,7 +48,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from attn_explorer.cli.window import add_state_arguments
     from attn_explorer.engine import STEP_KEYS
 
     parser = _Parser(
@@ -85,8 +92,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _size(text: str | None) -> tuple[int, int] | None:
-    from attn_explorer.cli.window import UsageError
-
     if text is None:
         return None
     try:
@@ -97,12 +102,11 @@ def _size(text: str | None) -> tuple[int, int] | None:
 
 
 def _choose_format(args: argparse.Namespace, out: Path) -> str:
-    from attn_explorer.cli.window import UsageError
     from attn_explorer.io.errors import shown_path
 
     suffix = out.suffix.lower().lstrip(".")
     if args.format:
-        # "--format svg -o looks.png" wrote SVG text into a .png: a file must be what it says.
+        # A file must be what its name says: "--format svg -o looks.png" is refused.
         if suffix in FORMATS and suffix != args.format:
             raise UsageError(
                 f"--format {args.format} does not match the name '{shown_path(out.name)}': "
@@ -112,7 +116,7 @@ def _choose_format(args: argparse.Namespace, out: Path) -> str:
     if suffix in FORMATS:
         return suffix
     if args.all_steps:
-        if out.is_dir():  # the PDF was refused as "is a directory", and no help given
+        if out.is_dir():  # say what to add, rather than fail to write a PDF over a folder
             raise UsageError(
                 f"{shown_path(out)} is a folder: add --format png or --format svg to write the "
                 "stages into it, or name a .pdf file"
@@ -129,9 +133,9 @@ def _output_path(args: argparse.Namespace, fmt: str) -> Path:
     files ("causal.csv" is the folder causal, "steps.png" the folder steps, as in the
     window), else a file that ends with its format's extension.
 
-    "--all-steps -o steps" wrote a PDF named steps, which no viewer opens on a double click;
-    it is steps.pdf, as the window's export dialog names it, and the path printed is the one
-    written. A folder named as the output is left as it is, and refused when written.
+    "--all-steps -o steps" writes steps.pdf, as the window's export dialog names it (a file
+    without its extension opens in no viewer on a double click), and the path printed is
+    the one written. A folder named as the output is left as it is, and refused when written.
     """
     from attn_explorer.io.data_export import file_for, folder_for
 
@@ -146,10 +150,10 @@ def _output_path(args: argparse.Namespace, fmt: str) -> Path:
 def _check_folder(out: Path) -> None:
     """Refuse, before anything is written, an output whose folder does not exist.
 
-    The data writers made every missing folder on the way (a mistyped -o scattered new
-    folders) while the script and the figures failed with "no such file or directory",
-    naming the file, not the folder. The output's own folder (a CSV or NPY export, the stages
-    as PNG or SVG) is still made: that folder is what was asked for.
+    A missing folder on the way is refused, not made: a mistyped -o would scatter new
+    folders, and "no such file or directory" from a writer names the file, not the folder.
+    The output's own folder (a CSV or NPY export, the stages as PNG or SVG) is made: that
+    folder is what was asked for.
     """
     from attn_explorer.io.errors import missing_folder
 
@@ -159,8 +163,6 @@ def _check_folder(out: Path) -> None:
 
 
 def run(argv: list[str]) -> int:
-    from attn_explorer.cli.window import UsageError, glue_values, refuse_blank, state_from_args
-
     args = _parser().parse_args(glue_values(argv))
     refuse_blank(
         {
@@ -180,14 +182,14 @@ def run(argv: list[str]) -> int:
     except SessionError as error:
         raise ExportError(str(error)) from None
     config = state.config()
-    # A number that names no head or token is said first, whatever the view: a refusal of
-    # the flag as ignored ("--head would change nothing") read as if head 0 existed.
+    # A number that names no head or token is said first, whatever the view: refused as
+    # ignored ("--head would change nothing"), it would read as if head 0 existed.
     if args.query is not None and not 1 <= args.query <= config.n_q:
         raise UsageError(
             f"--query must be a query token's number from 1 to {config.n_q}, not {args.query}"
         )
     # Without --view, --stage or --all-steps, the figure is what the session's window showed:
-    # its stage, or every head side by side. A session saved on all the heads exported one.
+    # its stage, or every head side by side.
     shown = state.view
     named = args.view is not None or args.stage is not None or args.all_steps
     all_heads = not named and shown.tab == "matrices" and shown.all_heads
@@ -225,7 +227,7 @@ def run(argv: list[str]) -> int:
     except ConfigError as error:
         raise ExportError(f"this configuration cannot be computed: {error}") from None
     # The session's query; one the tokens lack (--tokens fewer) is the last, as the window
-    # shows it: drawn as it was, it outlined no row.
+    # shows it: drawn as it is, it would outline no row.
     query = args.query - 1 if args.query is not None else min(state.view.query, config.n_q - 1)
 
     if fmt in DATA_FORMATS or fmt == "py":
@@ -304,7 +306,7 @@ def run(argv: list[str]) -> int:
             f"--view {view} has no row per query to outline: --query would change nothing"
         )
     _check_folder(out)
-    try:  # Qt names the files: a name with bytes not in UTF-8 became another file's name
+    try:  # Qt names the files: a name with bytes not in UTF-8 would become another's name
         str(out).encode("utf-8")
     except UnicodeEncodeError:
         raise ExportError(
@@ -346,8 +348,6 @@ def _export_data(trace: object, fmt: str, out: Path) -> int:
 
 
 def main(argv: list[str]) -> int:
-    from attn_explorer.cli.window import UsageError
-
     try:
         return run(argv)
     except UsageError as error:

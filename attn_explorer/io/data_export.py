@@ -23,7 +23,8 @@ from attn_explorer.engine import ARRAY_INFO, AttentionConfig, Trace
 from attn_explorer.engine.arrays import divisor_symbol
 from attn_explorer.io import atomic
 from attn_explorer.io.errors import shown_path
-from attn_explorer.io.session import _quote, json_text
+from attn_explorer.io.session import json_text
+from attn_explorer.io.session_check import quote as _quote
 
 CONFIG_FIELDS = tuple(f.name for f in fields(AttentionConfig))
 JSON_NOTES = (

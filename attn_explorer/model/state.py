@@ -10,11 +10,15 @@ session reopens where it was left. `config()` derives the engine's input from it
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import numpy as np
 
 from attn_explorer.engine import AttentionConfig
 from attn_explorer.engine.presets import DEFAULT_PRESET, Preset, preset
+from attn_explorer.model.settings import MAX_DIMS as MAX_DIMS  # re-exported for the window
+from attn_explorer.model.settings import MAX_TOKENS as MAX_TOKENS
+from attn_explorer.model.settings import SETTINGS
 
 
 @dataclass(frozen=True)
@@ -29,47 +33,34 @@ class TokenSequence:
         return len(self.embeddings[0]) if self.embeddings else 0
 
 
-# What the window's controls allow (the engine itself accepts more): sessions are checked
-# against the same ranges, so a reopened session never shows a value its control cannot hold.
-CONTROL_RANGES: dict[str, tuple[float, float]] = {
-    "seed": (0, 9999),
-    "d_out": (1, 64),
-    "num_heads": (1, 16),
-    "dropout": (0.0, 0.9),
-    "temperature": (0.01, 100.0),
-    "valid_len": (1, 4096),
-    "dropout_seed": (0, 9999),
-}
-# Decimals the window's spin boxes show and hold: a value with more would be computed with
-# digits the learner cannot see, and retyping the shown value would change nothing.
-CONTROL_DECIMALS: dict[str, int] = {"dropout": 2, "temperature": 2}
-MAX_TOKENS = 4096  # rows of an embedding table
-MAX_DIMS = 1024  # embedding dimensions
+def _default(name: str) -> Any:
+    return SETTINGS[name].default
 
 
 @dataclass(frozen=True)
 class Controls:
-    """Every control of the window that feeds the engine (the embedding tables aside)."""
+    """Every control of the window that feeds the engine (the embedding tables aside), with
+    the defaults the settings declare (`attn_explorer.model.settings`)."""
 
-    projection: str = "linear"
-    d_out: int = 2
-    num_heads: int = 1
-    head_layout: str = "stacked"
-    out_proj: bool = False
-    qkv_bias: bool = False
-    causal: bool = False
-    mask_method: str = "neg_inf"
-    mask_before_scaling: bool = False  # tutorial 000's order: masked_fill, then ÷ √d_k
-    padding: bool = False
-    valid_len: int = 1
-    scale: bool = True
-    temperature: float = 1.0
-    dropout: float = 0.0
-    training: bool = True
-    seed: int = 123
-    cross: bool = False
-    reseed_dropout: bool = False  # torch.manual_seed(dropout_seed) right before dropout
-    dropout_seed: int = 123
+    projection: str = _default("projection")
+    d_out: int = _default("d_out")
+    num_heads: int = _default("num_heads")
+    head_layout: str = _default("head_layout")
+    out_proj: bool = _default("out_proj")
+    qkv_bias: bool = _default("qkv_bias")
+    causal: bool = _default("causal")
+    mask_method: str = _default("mask_method")
+    mask_before_scaling: bool = _default("mask_before_scaling")
+    padding: bool = _default("padding")
+    valid_len: int = _default("valid_len")
+    scale: bool = _default("scale")
+    temperature: float = _default("temperature")
+    dropout: float = _default("dropout")
+    training: bool = _default("training")
+    seed: int = _default("seed")
+    cross: bool = _default("cross")
+    reseed_dropout: bool = _default("reseed_dropout")
+    dropout_seed: int = _default("dropout_seed")
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -149,7 +140,9 @@ class ExplorerState:
             seed=config.seed,
             cross=kv is not None,
             reseed_dropout=config.dropout_seed is not None,
-            dropout_seed=config.dropout_seed if config.dropout_seed is not None else 123,
+            dropout_seed=(
+                config.dropout_seed if config.dropout_seed is not None else _default("dropout_seed")
+            ),
         )
         # A config opens on the weights its context is computed from: dropped ones where
         # dropout applies (the dropout example's description says "kept cells × 2, the rest
@@ -193,9 +186,9 @@ def random_sequence(n: int, d_in: int, seed: int = 0, normal: bool = False) -> T
 def scaling_demo(state: ExplorerState) -> ExplorerState:
     """Tutorial 004's point made visible: unit-variance embeddings, wide heads, no √d_k.
 
-    The seed and the followed row are the demo's own: how far a row saturates depends on the
-    weights drawn (at seed 42 no row passed 0.65 while the status bar said "saturates").
-    At seed 123, row 2's largest weight is 0.97 unscaled and 0.23 with √d_k."""
+    The seed and the followed row are the demo's own, because how far a row saturates
+    depends on the weights drawn: at seed 123, row 2's largest weight is 0.97 unscaled and
+    0.23 with √d_k."""
     demo = random_sequence(8, 16, seed=2, normal=True)
     state = replace(state, queries=demo, kv=demo, view=replace(state.view, query=1))
     return state.with_controls(

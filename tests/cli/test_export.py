@@ -271,7 +271,7 @@ def test_the_window_command_line_turns_the_same_switches_on():
     """`attn-explorer --set valid_len=3` opens the window through the same state_from_args."""
     import argparse
 
-    from attn_explorer.cli.window import state_from_args
+    from attn_explorer.cli.arguments import state_from_args
 
     args = argparse.Namespace(
         session=None, preset="v1", tokens=None, d_in=None, set=["valid_len=2", "dropout_seed=9"]

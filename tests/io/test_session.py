@@ -19,7 +19,6 @@ from attn_explorer.engine import PRESETS, STEP_KEYS, ConfigError, compute
 from attn_explorer.engine.config import FLOAT32_MAX, HEAD_LAYOUTS, MASK_METHODS, PROJECTIONS
 from attn_explorer.io import session
 from attn_explorer.io.session import (
-    HEADS_ARRAYS,
     MAX_BYTES,
     SessionError,
     document_to_state,
@@ -29,16 +28,15 @@ from attn_explorer.io.session import (
     save_session,
     state_to_document,
 )
+from attn_explorer.model.settings import MAX_DIMS, MAX_TOKENS
+from attn_explorer.model.settings import SETTINGS as DECLARED
 from attn_explorer.model.state import (
-    CONTROL_DECIMALS,
-    CONTROL_RANGES,
-    MAX_DIMS,
-    MAX_TOKENS,
     Controls,
     ExplorerState,
     TokenSequence,
     ViewState,
 )
+from attn_explorer.model.views import HEADS_ARRAYS, SCORES_ARRAYS, TABS, WEIGHTS_ARRAYS
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -660,9 +658,9 @@ def sequences(draw, width: int) -> TokenSequence:
 
 
 def _range(name: str, floats: bool = False):
-    low, high = CONTROL_RANGES[name]
-    if floats:  # as the controls hold them: CONTROL_DECIMALS decimals
-        return st.floats(low, high).map(lambda v: round(v, CONTROL_DECIMALS[name]))
+    low, high = DECLARED[name].range
+    if floats:  # as the controls hold them: the declared decimals
+        return st.floats(low, high).map(lambda v: round(v, DECLARED[name].decimals))
     return st.integers(int(low), int(high))
 
 
@@ -689,13 +687,13 @@ def states(draw) -> ExplorerState:
         cross=draw(st.booleans()),
     )
     view = ViewState(
-        tab=draw(st.sampled_from(session.TABS)),
+        tab=draw(st.sampled_from(TABS)),
         head=draw(st.integers(0, 15)),
         query=draw(st.integers(0, len(queries.tokens) - 1)),
         stage=draw(st.sampled_from(STEP_KEYS)),
         heads_array=draw(st.sampled_from(HEADS_ARRAYS)),
-        scores_array=draw(st.sampled_from(session.SCORES_ARRAYS)),
-        weights_array=draw(st.sampled_from(session.WEIGHTS_ARRAYS)),
+        scores_array=draw(st.sampled_from(SCORES_ARRAYS)),
+        weights_array=draw(st.sampled_from(WEIGHTS_ARRAYS)),
         all_heads=draw(st.booleans()),
     )
     kv = draw(st.none() | sequences(width))

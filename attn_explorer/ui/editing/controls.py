@@ -21,25 +21,36 @@ from PySide6.QtWidgets import (
 
 from attn_explorer.engine import PRESETS, Preset, Problem
 from attn_explorer.engine.config import mask_order_matters, seed_draws
-from attn_explorer.model.state import CONTROL_DECIMALS, CONTROL_RANGES
+from attn_explorer.model.settings import SETTINGS
 from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.editing.range_spin import RangeSpinBox
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.widgets import CommandBox, ErrorLabel, SliderSpin, choice_box, shrinkable
 
-PROJECTIONS = [
-    ("none", QT_TR_NOOP("none: Q = K = V = X")),
-    ("rand", QT_TR_NOOP("rand: torch.rand (v1)")),
-    ("linear", QT_TR_NOOP("linear: nn.Linear (v2)")),
-]
-LAYOUTS = [
-    ("stacked", QT_TR_NOOP("stacked: one W per head")),
-    ("split", QT_TR_NOOP("split: one W, split")),
-]
-MASK_METHODS = [
-    ("neg_inf", QT_TR_NOOP("−∞, then softmax")),
-    ("renormalize", QT_TR_NOOP("softmax, zero, renormalize")),
-]
+# What each choice of a choice setting is called in its box; the choices and their order
+# are the settings' (a choice without a label here is a KeyError when the panel is built).
+CHOICE_LABELS = {
+    "none": QT_TR_NOOP("none: Q = K = V = X"),
+    "rand": QT_TR_NOOP("rand: torch.rand (v1)"),
+    "linear": QT_TR_NOOP("linear: nn.Linear (v2)"),
+    "stacked": QT_TR_NOOP("stacked: one W per head"),
+    "split": QT_TR_NOOP("split: one W, split"),
+    "neg_inf": QT_TR_NOOP("−∞, then softmax"),
+    "renormalize": QT_TR_NOOP("softmax, zero, renormalize"),
+}
+
+
+def _choices(field: str) -> list[tuple[str, str]]:
+    """The (value, label) items of the box of the choice setting `field`."""
+    return [(value, CHOICE_LABELS[value]) for value in SETTINGS[field].choices]
+
+
+def _spin(field: str, what: str, **options: object) -> SliderSpin:
+    """The slider and box of the number setting `field`: its range and decimals declared."""
+    decimals = SETTINGS[field].decimals
+    if decimals is not None:
+        options["decimals"] = decimals
+    return SliderSpin(*SETTINGS[field].range, what=what, **options)
 
 
 class ControlsPanel(QWidget):
@@ -60,11 +71,11 @@ class ControlsPanel(QWidget):
                 self.preset.count() - 1, preset.source, Qt.ItemDataRole.ToolTipRole
             )
         self.preset.setToolTip(self.EXAMPLES_TIP)
-        shrinkable(self.preset, 16)  # its longest title alone made the column 352 px wide
+        shrinkable(self.preset, 16)  # its longest title alone would make the column 352 px wide
         layout.addWidget(self.preset)
 
         model = self._group(layout, _tr("Projection and heads"))
-        self.seed = SliderSpin(*CONTROL_RANGES["seed"], what=_tr("the seed"))
+        self.seed = _spin("seed", _tr("the seed"))
         self._row(
             model,
             "seed",
@@ -75,7 +86,7 @@ class ControlsPanel(QWidget):
                 "gives SelfAttention_v1's weights, 789 SelfAttention_v2's."
             ),
         )
-        self.projection = choice_box(PROJECTIONS)
+        self.projection = choice_box(_choices("projection"))
         self._row(
             model,
             "projection",
@@ -87,7 +98,7 @@ class ControlsPanel(QWidget):
                 "(SelfAttention_v2, CausalAttention)."
             ),
         )
-        self.d_out = SliderSpin(*CONTROL_RANGES["d_out"], what=_tr("d_out"))
+        self.d_out = _spin("d_out", _tr("d_out"))
         self._row(
             model,
             "d_out",
@@ -98,7 +109,7 @@ class ControlsPanel(QWidget):
                 "gets d_out / heads of it."
             ),
         )
-        self.heads = SliderSpin(*CONTROL_RANGES["num_heads"], what=_tr("the number of heads"))
+        self.heads = _spin("num_heads", _tr("the number of heads"))
         self._row(
             model,
             "num_heads",
@@ -106,7 +117,7 @@ class ControlsPanel(QWidget):
             self.heads,
             _tr("Number of attention heads, each with its own queries, keys and values."),
         )
-        self.layout_box = choice_box(LAYOUTS)
+        self.layout_box = choice_box(_choices("head_layout"))
         self._row(
             model,
             "head_layout",
@@ -146,13 +157,7 @@ class ControlsPanel(QWidget):
         )
         scores.addRow(self.scale)
         self._error(scores, "scale")
-        self.temperature = SliderSpin(
-            *CONTROL_RANGES["temperature"],
-            step=0.05,
-            decimals=CONTROL_DECIMALS["temperature"],
-            log=True,
-            what=_tr("the temperature"),
-        )
+        self.temperature = _spin("temperature", _tr("the temperature"), step=0.05, log=True)
         self._row(
             scores,
             "temperature",
@@ -179,7 +184,7 @@ class ControlsPanel(QWidget):
                 "valid_lens in tutorial 002."
             ),
         )
-        self.mask_method = choice_box(MASK_METHODS)
+        self.mask_method = choice_box(_choices("mask_method"))
         self._row(
             mask,
             "mask_method",
@@ -203,12 +208,7 @@ class ControlsPanel(QWidget):
         self._error(mask, "mask_before_scaling")
 
         drop = self._group(layout, _tr("Dropout"))
-        self.dropout = SliderSpin(
-            *CONTROL_RANGES["dropout"],
-            step=0.05,
-            decimals=CONTROL_DECIMALS["dropout"],
-            what=_tr("the dropout probability"),
-        )
+        self.dropout = _spin("dropout", _tr("the dropout probability"), step=0.05)
         self._row(
             drop,
             "dropout",
@@ -301,7 +301,7 @@ class ControlsPanel(QWidget):
         A number typed outside its range is refused under the row (`what` names it)."""
         check = QCheckBox(label)
         spin = RangeSpinBox(what)
-        spin.setRange(*CONTROL_RANGES[field])
+        spin.setRange(*SETTINGS[field].range)
         spin.setKeyboardTracking(False)
         row = QHBoxLayout()
         row.addWidget(check)

@@ -1,0 +1,349 @@
+"""The arguments the window's command line and `attn-explorer export` share: where the state
+comes from (a session, `--preset`, `--tokens`) and `--set FIELD=VALUE`, read as the settings'
+declaration says (`attn_explorer.model.settings`), every refusal one line naming the argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import re
+import sys
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from attn_explorer.engine import PRESETS, preset
+from attn_explorer.engine.config import MAX_ATTENTION_CELLS, or_list
+from attn_explorer.model.settings import MAX_DIMS, MAX_TOKENS, SETTINGS
+from attn_explorer.model.state import Controls, ExplorerState, default_state, random_sequence
+
+if TYPE_CHECKING:
+    from attn_explorer.engine import AttentionConfig
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit status 2."""
+
+
+# A value kept while its switch is off (as the window keeps it): set through --set, it would
+# change nothing unless the switch is on, so setting it turns the switch on, unless the same
+# command sets the switch itself.
+SWITCHED_BY = {name: s.switch for name, s in SETTINGS.items() if s.switch is not None}
+
+
+TRUE_WORDS = ("true", "1", "yes", "on")
+FALSE_WORDS = ("false", "0", "no", "off")
+# A number as the controls take it: digits, a decimal point, an exponent. Python's float()
+# also reads "1_0", "infinity" and other scripts' digits, which no box takes.
+_WHOLE = re.compile(r"[+-]?[0-9]+")
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _allowed(field: str) -> str:
+    """What `--set FIELD=` takes, in words, for the message that refuses a value."""
+    setting = SETTINGS[field]
+    if setting.choices:
+        return or_list(setting.choices)
+    if setting.kind is bool:
+        return "true or false (or yes/no, on/off, 1/0)"
+    low, high = setting.range
+    if setting.kind is int:
+        return f"a whole number from {low:g} to {high:g}"
+    return f"a number from {low:g} to {high:g}, with at most {setting.decimals} decimals"
+
+
+def parse_value(field: str, text: str) -> object:
+    """The value `--set FIELD=TEXT` gives the control, exactly as typed, or UsageError.
+
+    A value is kept as given or refused in one line naming the field, the value and what is
+    allowed: rounded to the decimals its box holds (the box itself refuses 0.123 typed into
+    it), it would compute what the learner did not type.
+    """
+    if field not in Controls.names():
+        raise UsageError(f"--set: unknown field {field!r}; known: {', '.join(Controls.names())}")
+    value, problem = _read(field, text)
+    if problem is not None:
+        raise UsageError(f"--set {field}: {problem}; allowed: {_allowed(field)}")
+    return value
+
+
+def _read(field: str, text: str) -> tuple[object, str | None]:
+    """`text` read as the value of `field`, or what is wrong with it (a phrase)."""
+    if not text:
+        return None, "no value given"
+    shown = repr(text)
+    setting = SETTINGS[field]
+    kind = setting.kind
+    if setting.choices:
+        if text in setting.choices:
+            return text, None
+        return None, f"{shown} is not among the choices"
+    if kind is bool:
+        word = text.lower()
+        if word not in TRUE_WORDS + FALSE_WORDS:
+            return None, f"{shown} is not true or false"
+        return word in TRUE_WORDS, None
+    if kind is int:
+        if not _WHOLE.fullmatch(text):
+            return None, f"{shown} is not a whole number"
+        value: float = int(text)
+    elif _DECIMAL.fullmatch(text):
+        value = float(text) + 0.0  # "-0" is 0: no box shows a negative zero
+    else:
+        return None, f"{shown} {_not_a_number(text)}"
+    low, high = setting.range
+    if value < low:
+        return None, f"{shown} is below {low:g}"
+    if value > high:  # 1e999 too, which float() reads as infinity
+        return None, f"{shown} is above {high:g}"
+    if kind is float and round(value, setting.decimals) != value:
+        return None, f"{shown} has more than {setting.decimals} decimals"
+    return value, None
+
+
+def _not_a_number(text: str) -> str:
+    """Why `text` is no number the controls take: "inf" and "nan" are read by Python."""
+    with contextlib.suppress(ValueError):
+        if math.isinf(float(text)):
+            return "is infinite"
+    comma = text.replace(",", ".", 1)
+    if _DECIMAL.fullmatch(comma):  # 1,5 in a language that writes decimal commas
+        return f"is not a number (a decimal takes a point: {comma})"
+    return "is not a number"
+
+
+def refuse_blank(values: dict[str, tuple[str | None, str]]) -> None:
+    """Refuse an option given an empty (or blank) value: {flag: (value, what it takes)}.
+
+    An empty value is a mistake (an unset shell variable), not a choice: taken as the option
+    not given, `export --view ''` would draw the matrices, `--preset ''` open the default
+    example, and `--screenshot ''` open a window that never saves or closes."""
+    for flag, (value, wanted) in values.items():
+        if value is not None and not value.strip():
+            raise UsageError(f"{flag}: no value given; {wanted}")
+
+
+def glue_values(argv: list[str], options: tuple[str, ...] = ("--size",)) -> list[str]:
+    """`--size -5x-5` as `--size=-5x-5`: argparse takes a value that starts with "-" for an
+    option and says only "expected one argument"; glued, the value is read and refused
+    saying what sizes are allowed."""
+    glued: list[str] = []
+    index = 0
+    while index < len(argv):
+        item = argv[index]
+        following = argv[index + 1] if index + 1 < len(argv) else None
+        if (
+            item in options
+            and following is not None
+            and following.startswith("-")
+            and not following.startswith("--")  # another option: the value is missing
+            and following != "-"
+        ):
+            glued.append(f"{item}={following}")
+            index += 2
+            continue
+        if item == "--":  # what follows is positional
+            glued += argv[index:]
+            break
+        glued.append(item)
+        index += 1
+    return glued
+
+
+def add_state_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--preset", metavar="NAME", help=f"start from an example: {', '.join(PRESETS)}"
+    )
+    parser.add_argument("--tokens", type=int, metavar="N", help="use N random tokens instead")
+    parser.add_argument(
+        "--d-in",
+        type=int,
+        default=None,
+        metavar="D",
+        help="embedding width for --tokens (default 3)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="set a control, e.g. --set num_heads=4 --set causal=true; "
+        + " and ".join(f"{field} turns {switch} on" for field, switch in SWITCHED_BY.items())
+        + ", unless also set",
+    )
+
+
+def state_from_args(args: argparse.Namespace, prog: str = "attn-explorer") -> ExplorerState:
+    """The state the arguments describe: a session file, a preset or the default example,
+    then --tokens and --set. A bad session raises SessionError, bad arguments UsageError.
+    What the arguments change besides what they name is said on stderr, after `prog`.
+
+    Whoever sets a value its switch keeps (the valid length while padding is off) means the
+    switch: `--set valid_len=3` turns padding on, as dropout_seed turns reseed_dropout on,
+    unless the same command sets the switch."""
+    refuse_blank(
+        {
+            "--preset": (args.preset, f"known presets: {', '.join(PRESETS)}"),
+            "session": (getattr(args, "session", None), "name a saved session file (.json)"),
+        }
+    )
+    if getattr(args, "session", None) and args.preset:
+        raise UsageError("give a session file or --preset, not both")
+    if args.preset:
+        try:
+            state = ExplorerState.from_preset(preset(args.preset))
+        except KeyError as error:
+            raise UsageError(str(error.args[0])) from None
+    elif getattr(args, "session", None):
+        from attn_explorer.io.session import load_session
+
+        state = load_session(args.session)
+    else:
+        state = default_state()
+    changes: dict[str, object] = {}
+    typed: dict[str, str] = {}  # each field's value as the command gave it, for messages
+    for item in args.set:
+        field, sep, text = item.partition("=")
+        if not sep:
+            raise UsageError(f"--set needs FIELD=VALUE, got {item!r}")
+        changes[field.strip()] = parse_value(field.strip(), text.strip())
+        typed[field.strip()] = text.strip()
+    for field, switch in SWITCHED_BY.items():
+        if field in changes and switch not in changes:
+            changes[switch] = True
+    if args.tokens is not None:
+        if not 1 <= args.tokens <= MAX_TOKENS:
+            raise UsageError(f"--tokens must be between 1 and {MAX_TOKENS}")
+        d_in = args.d_in if args.d_in is not None else (state.queries.d_in or 3)
+        if not 1 <= d_in <= MAX_DIMS:
+            raise UsageError(f"--d-in must be between 1 and {MAX_DIMS}")
+        sequence = random_sequence(args.tokens, d_in)
+        if state.controls.cross and "cross" not in changes:
+            _note_cross_off(prog, args.tokens)
+        state = _with_tokens(replace(state, queries=sequence, kv=sequence), args.tokens, changes)
+    elif args.d_in is not None:
+        raise UsageError("--d-in goes with --tokens N (the width of N random embeddings)")
+    if changes:
+        state = state.with_controls(**changes)
+    _check_fits(state, args.tokens, typed, changes)
+    return state
+
+
+def _note_cross_off(prog: str, n: int) -> None:
+    """Say in one line that `--tokens` turned cross-attention off, and go on: unsaid, a
+    figure of self-attention would carry the cross example's name. With `--set cross=...`
+    the command decides it itself, and nothing is said."""
+    print(
+        f"{prog}: --tokens {n} replaces the key/value sequence too: cross-attention is off "
+        "(--set cross=true keeps it on, keys and values the same random tokens)",
+        file=sys.stderr,
+    )
+
+
+def _with_tokens(state: ExplorerState, n: int, changes: dict[str, object]) -> ExplorerState:
+    """`state` on `n` random tokens: cross-attention off (both tables are the new tokens),
+    and a valid length kept while padding is off lowered to `n` (nothing reads it).
+
+    A valid length the tokens cannot hold while padding masks keys is refused, saying what
+    to add, as a --set value is: lowered without a word, it would leave every key visible
+    and the padding the example is about gone. The command's own `--set valid_len` or
+    `padding=false` decides it instead.
+    """
+    c = state.controls
+    padded = changes.get("padding", c.padding)
+    if c.valid_len > n and padded and "valid_len" not in changes:
+        tokens = "1 token" if n == 1 else f"{n} tokens"
+        lengths = "valid_len=1" if n == 1 else f"valid_len=N (from 1 to {n})"
+        raise UsageError(
+            f"--tokens {n}: the session masks the keys after the valid length {c.valid_len}, "
+            f"more than {tokens}; add --set {lengths} or --set padding=false"
+        )
+    return state.with_controls(cross=False, valid_len=min(c.valid_len, n))
+
+
+# What a problem of the engine (named by its field) can be caused by on the command line:
+# the field itself, a switch that brings it into effect, the settings it must agree with
+# ("tokens", the number of tokens, is --tokens here); the sequences are changed by cross
+# (a second sequence or none) and --tokens.
+_CAUSES: dict[str, tuple[str, ...]] = {
+    **{
+        name: (
+            name,
+            *([s.switch] if s.switch else []),
+            *("--tokens" if other == "tokens" else other for other in s.agrees_with),
+        )
+        for name, s in SETTINGS.items()
+        if s.agrees_with
+    },
+    "kv_embeddings": ("cross",),
+    "tokens": ("--tokens",),
+}
+
+
+def _check_fits(
+    state: ExplorerState, tokens: int | None, typed: dict[str, str], changes: dict[str, object]
+) -> None:
+    """Refuse, as a usage error, a value the command gave that the session cannot compute.
+
+    A value within its control's range can still not fit the rest (`--set valid_len=10` on
+    six tokens): it is the argument that is wrong, so it is named, with status 2, before a
+    window opens or an export computes. A problem the session had before the command
+    changed anything is still the session's (status 1).
+    """
+    given = [*changes, *(["--tokens"] if tokens is not None else [])]
+    if not given:
+        return
+    config = state.config()
+    for problem in config.problems():
+        causes = [f for f in given if f in _CAUSES.get(problem.field, (problem.field,))]
+        if not causes:
+            continue
+        blamed = problem.field if problem.field in causes else causes[0]
+        if blamed == "--tokens":
+            said = f"--tokens {tokens}"
+        else:
+            said = f"--set {blamed}: {typed.get(blamed, changes[blamed])!r}"
+        reason = problem.message.rstrip(".")
+        raise UsageError(
+            f"{said} does not fit the other settings: {reason}; allowed here: "
+            f"{_allowed_here(blamed, config)}"
+        )
+
+
+def _allowed_here(field: str, config: AttentionConfig) -> str:
+    """What `field` may be given the rest of `config`, for the message refusing it."""
+    heads = config.heads
+    if field == "valid_len":
+        return f"a whole number from 1 to {config.n_k}, the number of keys"
+    if field == "--tokens":
+        most = MAX_ATTENTION_CELLS // heads
+        return f"at most {math.isqrt(most)} tokens with {heads} heads"
+    if field == "num_heads":
+        if config.projection == "none":
+            return "1 (without projections every head is Q = K = V = X)"
+        most = min(_high("num_heads"), MAX_ATTENTION_CELLS // (config.n_q * config.n_k))
+        fits = list(range(1, most + 1))
+        if config.head_layout == "split":
+            fits = [h for h in fits if config.d_out % h == 0]
+            words = or_list(tuple(map(str, fits)))
+            return f"{words} (the split layout needs d_out {config.d_out} divisible by them)"
+        return f"a whole number from 1 to {most}"
+    if field == "d_out":
+        most = _high("d_out")
+        return f"a multiple of {heads} from {heads} to {most - most % heads}, the number of heads"
+    if field == "head_layout":
+        return f"stacked (d_out {config.d_out} is not a multiple of {heads} heads)"
+    if field == "projection":
+        return f"rand or linear with {heads} heads"
+    if field == "padding":
+        return f"false, or true with --set valid_len=N from 1 to {config.n_k}"
+    if field == "causal":
+        return f"false while there are {config.n_q} queries and {config.n_k} keys"
+    if field == "cross":
+        return "false with the session's key/value sequence"
+    return _allowed(field)
+
+
+def _high(field: str) -> int:
+    return int(SETTINGS[field].range[1])

@@ -1,0 +1,309 @@
+"""The checks of a parsed session document, field by field, each refusal one line for a learner.
+
+A session file is user input, so every field is checked against the settings' declaration
+(`attn_explorer.model.settings`): its type, its range or choices, the decimals its control
+holds. Only structure, types and ranges: a config the engine refuses (d_out 5 split into
+2 heads) is still a valid session, because the window explains such problems next to the
+control that causes them, exactly as when the learner set them up by hand.
+
+`session` reads the bytes and the JSON and adds the file's name to a refusal; the message
+helpers at the end are shared with the data export.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import fields
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from attn_explorer.engine.config import FLOAT32_MAX, is_int, is_number, or_list
+from attn_explorer.engine.steps import STEP_KEYS
+from attn_explorer.model.settings import MAX_DIMS, MAX_HEAD, MAX_TOKENS, SETTINGS
+from attn_explorer.model.state import Controls, ExplorerState, TokenSequence, ViewState
+from attn_explorer.model.views import HEADS_ARRAYS, SCORES_ARRAYS, TABS, WEIGHTS_ARRAYS
+
+TOP_FIELDS = ("format", "version", "saved_by", "queries", "kv", "controls", "view")
+_SEQUENCE_FIELDS = ("tokens", "embeddings")
+VIEW_FIELDS = tuple(f.name for f in fields(ViewState))
+
+# Fields a format added: a file of an older format may lack them and is read with their
+# defaults; a file of that format or newer always wrote them, so one lacking them is damaged
+# or hand-edited, and is refused like one lacking any other field.
+_NEWER_VIEW_FIELDS = ("scores_array", "weights_array", "all_heads")  # since format 2
+_NEWER_VIEW_VERSION = 2
+_NEWER_VIEW_DEFAULTS = {name: getattr(ViewState(), name) for name in _NEWER_VIEW_FIELDS}
+# The controls each format added, by the format that added them.
+_NEWER_CONTROLS = {3: ("reseed_dropout", "dropout_seed"), 4: ("mask_before_scaling",)}
+
+
+class InvalidError(Exception):
+    """A problem found inside a document; the caller adds which file it is about."""
+
+
+class _Repeated(dict[str, Any]):
+    """A JSON object naming a field more than once: Python's json keeps the last value, other
+    readers the first, so a hand edit that added a line without removing the old one would
+    open with either. `repeated` is the first such field, for the message."""
+
+    repeated: str
+
+
+def json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A parsed JSON object, marked when it names a field more than once."""
+    value = dict(pairs)
+    if len(value) == len(pairs):
+        return value
+    marked = _Repeated(value)
+    marked.repeated = next(key for key, n in Counter(key for key, _ in pairs).items() if n > 1)
+    return marked
+
+
+def repeated(value: object, where: str) -> str | None:
+    """The problem with an object naming a field more than once, if it does."""
+    if not isinstance(value, _Repeated):
+        return None
+    return f"{where} has the field {quote(value.repeated)} more than once."
+
+
+def state_from_document(doc: Mapping[str, Any]) -> ExplorerState:
+    _fields(doc, "it", TOP_FIELDS, optional=("saved_by",))
+    if "saved_by" in doc and not isinstance(doc["saved_by"], str):
+        raise InvalidError(f'"saved_by" must be text, not {describe(doc["saved_by"])}.')
+    queries = _sequence(doc["queries"], "queries")
+    kv = None
+    if doc["kv"] is not None:
+        kv = _sequence(doc["kv"], "kv")
+        if kv.d_in != queries.d_in:
+            raise InvalidError(
+                f"the key/value embeddings (kv) have {count(kv.d_in, 'dimension')} but the "
+                f"query embeddings have {queries.d_in}: both must live in the same embedding "
+                "space."
+            )
+    version = doc["version"]  # checked by the caller
+    controls = _controls(doc["controls"], version)
+    view = _view(doc["view"], len(queries.tokens), older=version < _NEWER_VIEW_VERSION)
+    return ExplorerState(queries=queries, kv=kv, controls=controls, view=view)
+
+
+def _fields(
+    value: object, where: str, names: tuple[str, ...], optional: tuple[str, ...] = ()
+) -> Mapping[str, Any]:
+    """`value` as an object with exactly these fields: unknown or missing ones are named."""
+    if not isinstance(value, dict):
+        raise InvalidError(f"{where} must be an object, not {describe(value)}.")
+    problem = repeated(value, where)
+    if problem is not None:
+        raise InvalidError(problem)
+    unknown = [key for key in value if key not in names]
+    if unknown:
+        listed = ", ".join(quote(k if isinstance(k, str) else repr(k)) for k in unknown[:3])
+        more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+        plural = "s" if len(unknown) > 1 else ""
+        raise InvalidError(f"{where} has unknown field{plural} {listed}{more}.")
+    missing = [key for key in names if key not in value and key not in optional]
+    if missing:
+        plural = "s" if len(missing) > 1 else ""
+        raise InvalidError(f"{where} lacks the field{plural} {', '.join(missing)}.")
+    return value
+
+
+def _sequence(value: object, where: str) -> TokenSequence:
+    doc = _fields(value, where, _SEQUENCE_FIELDS)
+    tokens, rows = doc["tokens"], doc["embeddings"]
+    if not isinstance(tokens, list):
+        raise InvalidError(f"{where}.tokens must be a list of texts, not {describe(tokens)}.")
+    if not tokens:
+        raise InvalidError(f"{where}.tokens is empty: a sequence needs at least one token.")
+    if len(tokens) > MAX_TOKENS:
+        raise InvalidError(
+            f"{where} has {len(tokens)} tokens; the most the window holds is {MAX_TOKENS}."
+        )
+    for i, token in enumerate(tokens):
+        if not isinstance(token, str):
+            raise InvalidError(f"{where}.tokens item {i + 1} must be text, not {describe(token)}.")
+    if not isinstance(rows, list):
+        raise InvalidError(f"{where}.embeddings must be a list of rows, not {describe(rows)}.")
+    if len(rows) != len(tokens):
+        raise InvalidError(
+            f"{where} has {count(len(tokens), 'token')} but "
+            f"{count(len(rows), 'embedding row')}: each token needs exactly one row."
+        )
+    for i, row in enumerate(rows):
+        if not isinstance(row, list):
+            raise InvalidError(
+                f"{where}.embeddings row {i + 1} must be a list of numbers, not {describe(row)}."
+            )
+    width = len(rows[0])
+    if width == 0:
+        raise InvalidError(f"{where}.embeddings rows are empty: they need at least one dimension.")
+    if width > MAX_DIMS:
+        raise InvalidError(
+            f"{where}.embeddings have {width} dimensions; the most the window holds is {MAX_DIMS}."
+        )
+    if _numbers(rows, width, where, tokens):
+        return TokenSequence(tuple(tokens), tuple(map(tuple, rows)))  # floats already
+    table = np.array(rows, dtype=np.float64)  # ints (checked in range) become floats
+    return TokenSequence(tuple(tokens), tuple(map(tuple, table.tolist())))
+
+
+def _numbers(rows: list[list[Any]], width: int, where: str, tokens: list[str]) -> bool:
+    """Check the table: in C for big tables, in Python to explain what is wrong.
+
+    Returns whether every value is already a float (nothing to convert).
+    """
+    kinds = set(map(type, chain.from_iterable(rows)))
+    if set(map(len, rows)) == {width} and kinds <= {float, int}:
+        with contextlib.suppress(OverflowError):  # ints beyond float64 go to the slow path
+            if np.all(np.abs(np.array(rows, dtype=np.float64)) <= FLOAT32_MAX):
+                return kinds == {float}
+    for i, row in enumerate(rows):
+        label = f"{where}.embeddings row {i + 1} ({quote(tokens[i])})"
+        if len(row) != width:
+            raise InvalidError(
+                f"{label} has {count(len(row), 'number')} but row 1 has {width}: every "
+                "embedding needs the same number of dimensions."
+            )
+        for j, value in enumerate(row):
+            if not is_number(value):
+                raise InvalidError(
+                    f"{label}, dimension {j + 1} must be a number, not {describe(value)}."
+                )
+            if isinstance(value, float) and math.isnan(value):
+                raise InvalidError(
+                    f"{label}, dimension {j + 1} is NaN: every value must be a number."
+                )
+            if not abs(value) <= FLOAT32_MAX:
+                raise InvalidError(
+                    f"{label}, dimension {j + 1} is {describe(value)}, beyond the float32 "
+                    "range (about ±3.4e38) the engine computes in."
+                )
+    raise AssertionError("the fast check refused a table the slow check accepts")
+
+
+def _controls(value: object, version: int) -> Controls:
+    """The controls of a file of format `version`: those a later format added may be
+    missing, and are then at their defaults."""
+    optional = tuple(
+        name for added, names in _NEWER_CONTROLS.items() if version < added for name in names
+    )
+    doc = _fields(value, "controls", Controls.names(), optional=optional)
+    return Controls(
+        **{
+            name: _control(name, doc[name], f"controls.{name}")
+            for name in Controls.names()
+            if name in doc
+        }
+    )
+
+
+def _control(name: str, item: object, where: str) -> Any:
+    """`item` as the setting `name`, checked as its declaration says."""
+    setting = SETTINGS[name]
+    if setting.choices:
+        return _choice(item, where, setting.choices)
+    if setting.kind is bool:
+        if not isinstance(item, bool):
+            raise InvalidError(f"{where} must be true or false, not {describe(item)}.")
+        return item
+    if setting.kind is int:
+        if not is_int(item):
+            raise InvalidError(f"{where} must be a whole number, not {describe(item)}.")
+        return _in_range(item, where, *setting.range)
+    if not is_number(item):
+        raise InvalidError(f"{where} must be a number, not {describe(item)}.")
+    # Read at the precision of its control (the range's ends have no more decimals).
+    return round(float(_in_range(item, where, *setting.range)), setting.decimals)
+
+
+def _view(value: object, n_q: int, older: bool) -> ViewState:
+    """The view; `older`: the file's format predates the matrix choices."""
+    optional = _NEWER_VIEW_FIELDS if older else ()
+    doc = {**_NEWER_VIEW_DEFAULTS, **_fields(value, "view", VIEW_FIELDS, optional)}
+    if not isinstance(doc["all_heads"], bool):
+        raise InvalidError(
+            f"view.all_heads must be true or false, not {describe(doc['all_heads'])}."
+        )
+    head, query = doc["head"], doc["query"]
+    if not is_int(head):
+        raise InvalidError(f"view.head must be a whole number, not {describe(head)}.")
+    if not is_int(query):
+        raise InvalidError(f"view.query must be a whole number, not {describe(query)}.")
+    if not 0 <= query < n_q:
+        raise InvalidError(
+            f"view.query is {short_int(query)}, but the {n_q} query tokens are numbered "
+            f"0 to {n_q - 1}."
+        )
+    return ViewState(
+        tab=_choice(doc["tab"], "view.tab", TABS),
+        head=_in_range(head, "view.head", 0, MAX_HEAD),
+        query=query,
+        stage=_choice(doc["stage"], "view.stage", STEP_KEYS),
+        heads_array=_choice(doc["heads_array"], "view.heads_array", HEADS_ARRAYS),
+        scores_array=_choice(doc["scores_array"], "view.scores_array", SCORES_ARRAYS),
+        weights_array=_choice(doc["weights_array"], "view.weights_array", WEIGHTS_ARRAYS),
+        all_heads=doc["all_heads"],
+    )
+
+
+def _choice(value: object, where: str, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        quoted = tuple(json.dumps(item) for item in allowed)
+        raise InvalidError(f"{where} is {describe(value)}; choose {or_list(quoted)}.")
+    return value
+
+
+def _in_range(value: Any, where: str, low: float, high: float) -> Any:
+    if not low <= value <= high:
+        raise InvalidError(f"{where} is {describe(value)}, outside {low:g} to {high:g}.")
+    return value
+
+
+# ---------------------------------------------------------------------------- messages
+
+
+def describe(value: object) -> str:
+    """A short, JSON-spelled account of a value for an error message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return short_int(value)
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "an infinite number" if value > 0 else "a negative infinite number"
+        return repr(value)
+    if isinstance(value, str):
+        return "the text " + quote(value)
+    if isinstance(value, list):
+        return f"a list of {len(value)} item{'s' if len(value) != 1 else ''}"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def count(n: int, noun: str) -> str:
+    """A count and its noun, singular for one: "1 embedding row", not "1 embedding rows"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def short_int(value: int) -> str:
+    if value.bit_length() > 64:  # repr() of a 5000-digit number is refused, and unreadable
+        return f"a number of about {int(value.bit_length() * math.log10(2))} digits"
+    return str(value)
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """A token or key as JSON spells it, unprintable characters (line breaks too) escaped."""
+    shown = text if len(text) <= limit else text[: limit - 1] + "…"
+    return "".join(
+        c if c.isprintable() else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
+        for c in json.dumps(shown, ensure_ascii=False)
+    )
