@@ -1,14 +1,14 @@
 """Writing an export so that a failure leaves the file that was there, never half of a new one.
 
-An export was written in place: a disk that filled half-way (or a quota, or a file-size limit)
-left a truncated figure, archive or script where a good one had been, and Qt's SVG and PDF
-writers said nothing about it at all. Every export now goes to a temporary file next to the
+Written in place, an export on a disk that fills half-way (or a quota, or a file-size limit)
+would leave a truncated figure, archive or script where a good one was, and Qt's SVG and PDF
+writers say nothing about it at all. So every export goes to a temporary file next to the
 target, is synced, and only then renamed over it.
 
 A target that exists but is no regular file (a device, a pipe: `-o /dev/stdout`) cannot be
 replaced and holds nothing to lose: it is written directly. A read-only file is refused, as
-writing into it was: a rename would replace it all the same. Sessions are written the same way, but
-refuse a device or a pipe (see `save_session`).
+writing into it would be: a rename would replace it all the same. Sessions are written the
+same way, but refuse a device or a pipe (see `save_session`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """What a failed write says to the user, shared by the command line and the window.
 
 `str(OSError)` reads "[Errno 13] Permission denied: '/x/y'": an errno number and Python's
-quoting are noise to a learner, and the message box and the export's one-line refusal
-showed exactly that.
+quoting are noise to a learner, in a message box as in the export's one-line refusal.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import os
 def shown_path(path: str | os.PathLike[str] | bytes) -> str:
     r"""`path` as a message shows it: bytes that are not UTF-8 as escapes of the bytes, "\xff".
 
-    Python keeps such bytes of a file name as lone surrogates, which a message showed as
+    Python keeps such bytes of a file name as lone surrogates, which a message would show as
     "\udcff" (the console's escape of a character that is no byte of the name) and a message
     box as "\ufffd", each differently. The bytes themselves, escaped, say which file it is,
     the same on the command line and in the window. Every path in a user-facing message goes
@@ -63,8 +62,8 @@ def missing_folder(
     """Why `target` cannot be written because of its folder, or None if the folder is there.
 
     Said before anything is computed or drawn: the command line's exports and screenshots
-    otherwise failed at the end with "no such file or directory", naming the file, or (Qt's
-    image writer) with no reason at all. The window passes `missing` and `not_a_folder`
+    would otherwise fail at the end with "no such file or directory", naming the file, or
+    (Qt's image writer) with no reason at all. The window passes `missing` and `not_a_folder`
     translated ({0} the target, {1} its folder).
     """
     path = os.fspath(target)
@@ -80,8 +79,8 @@ def folder_problem(target: str | os.PathLike[str]) -> str | None:
     """ "the folder /x/y does not exist" (or "/x/y is a file, not a folder") when `target`'s
     folder is missing, else None: the end of a sentence that names the file itself.
 
-    A session saved or opened in a missing folder said "No such file or directory", which
-    reads as if the file alone were missing.
+    The system's "No such file or directory" for a session in a missing folder reads as if
+    the file alone were missing.
     """
     return missing_folder(
         target, missing="the folder {1} does not exist", not_a_folder="{1} is a file, not a folder"

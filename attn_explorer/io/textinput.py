@@ -66,7 +66,7 @@ def parse_number(text: str, thousands_comma: bool = False) -> float:
         raise InputError(f"{shown} is too large for float32 (at most about ±3.4e38).")
     if abs(value) > FLOAT32_MAX:
         raise InputError(f"{value:g} is too large for float32 (at most about ±3.4e38).")
-    return value + 0.0  # "-0" is 0: a cell showing "-0" was a puzzle, not a number
+    return value + 0.0  # "-0" is 0: a cell showing "-0" is a puzzle, not a number
 
 
 def split_block(text: str, decimal_comma: bool = False) -> list[list[str]]:
