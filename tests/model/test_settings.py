@@ -197,3 +197,26 @@ def test_the_controls_hold_the_declared_ranges_decimals_and_choices(qtbot):
     for name, box in boxes.items():
         shown = tuple(box.itemData(i) for i in range(box.count()))
         assert shown == SETTINGS[name].choices, name
+
+
+def test_set_blames_a_setting_and_what_the_declaration_says_it_agrees_with():
+    """An engine problem with a setting is blamed on the --set that could cause it: the
+    setting, its switch, and what it must agree with (the number of tokens is --tokens)."""
+    from attn_explorer.cli.arguments import _CAUSES
+
+    assert _CAUSES["valid_len"] == ("valid_len", "padding", "cross", "--tokens")
+    assert _CAUSES["num_heads"] == ("num_heads", "d_out", "head_layout", "projection", "--tokens")
+    assert _CAUSES["causal"] == ("causal", "cross")
+
+
+def test_the_set_help_names_the_declared_switches():
+    import argparse
+
+    from attn_explorer.cli.arguments import add_state_arguments
+
+    parser = argparse.ArgumentParser()
+    add_state_arguments(parser)
+    (action,) = [a for a in parser._actions if a.dest == "set"]
+    assert action.help.endswith(
+        "; valid_len turns padding on and dropout_seed turns reseed_dropout on, unless also set"
+    )
