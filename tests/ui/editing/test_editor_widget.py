@@ -249,8 +249,7 @@ def test_the_current_cell_and_selection_stay_after_a_paste_and_its_undo(window, 
 
 
 def test_closing_during_a_computation_stops_the_thread(qtbot):
-    from attn_explorer.model.state import random_sequence
-    from attn_explorer.model.state import default_state
+    from attn_explorer.model.state import default_state, random_sequence
     from attn_explorer.ui.main_window import MainWindow
 
     state = default_state()
