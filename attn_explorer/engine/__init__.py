@@ -27,7 +27,8 @@ from attn_explorer.engine.trace import Step, Trace
 
 if TYPE_CHECKING:
     from attn_explorer.engine.attention import compute
-    from attn_explorer.text.explain import explain, num
+    from attn_explorer.text.explain import explain
+    from attn_explorer.text.numbers import num
 
 
 def __getattr__(name: str) -> Any:
@@ -35,14 +36,18 @@ def __getattr__(name: str) -> Any:
         from attn_explorer.engine.attention import compute
 
         return compute
-    if name in ("explain", "num"):
+    if name == "explain":
         # The engine computes numbers; the words about them live in `attn_explorer.text`.
         # `engine.explain` stays reachable here because it is the engine's documented public
         # face (README: `from attn_explorer.engine import AttentionConfig, compute, explain`),
         # and only on first use, so nothing in the engine itself depends on the text layer.
-        from attn_explorer.text import explain as text_explain
+        from attn_explorer.text.explain import explain
 
-        return getattr(text_explain, name)
+        return explain
+    if name == "num":
+        from attn_explorer.text.numbers import num
+
+        return num
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

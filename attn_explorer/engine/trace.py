@@ -3,25 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 import numpy as np
 
-from attn_explorer.engine.arrays import (
-    ARRAY_INFO,
-    BEFORE_DROPOUT_TITLE,
-    MASK_FIRST_SCALED_TITLE,
-    MASK_FIRST_TEMPERATURE_TITLE,
-    METHOD_1_SCORES_TITLE,
-    NO_DROPOUT_TITLE,
-    NO_MASK_SCORES_TITLE,
-    ONE_HEAD_CONCAT_TITLE,
-    TEMPERATURE_SCORES_TITLE,
-    UNSCALED_SCORES_TITLE,
-    ArrayInfo,
-    score_symbols,
-)
+from attn_explorer.engine.arrays import ARRAY_INFO, ArrayInfo
 from attn_explorer.engine.config import AttentionConfig
 
 
@@ -29,20 +16,21 @@ from attn_explorer.engine.config import AttentionConfig
 class Step:
     """One stage of the computation, as the step-through shows it.
 
-    `applies` is False when the config skips the stage (then `reason` says why and the arrays
-    it writes equal the ones it reads). `shapes` maps every array the stage reads or writes to
-    its shape in this trace.
+    `applies` is False when the config skips the stage: then `skip` names why, one of
+    "no_projection", "not_scaled", "no_mask", "evaluation_mode", "no_dropout", "one_head",
+    "no_out_proj", and the arrays it writes equal the ones it reads. `shapes` maps every
+    array the stage reads or writes to its shape in this trace. `config` is the config the
+    stage was computed for: its title, formula and reason (`attn_explorer.text.steps`) are
+    written from it.
     """
 
     key: str
-    title: str
-    formula: str
-    formula_html: str
     reads: tuple[str, ...]
     writes: tuple[str, ...]
     shapes: Mapping[str, tuple[int, ...]]
     applies: bool
-    reason: str = ""
+    config: AttentionConfig = field(repr=False, compare=False)
+    skip: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,52 +87,9 @@ class Trace:
         return self.config.heads
 
     def info(self, name: str) -> ArrayInfo:
-        """How to read array `name` of this trace. Where dropout does not apply (p = 0, or
-        evaluation mode) the weights "after dropout" are the softmax weights α themselves,
-        and are titled and written so: not α_d beside a greyed-out dropout stage. Where it
-        does, the softmax weights say they come before it: the context beside them is
-        computed from the dropped weights (0.55 and 0.45 over a context of 0 read as wrong).
-        Under mask method 1 the scores fed to softmax are the scaled scores ω̃, unmasked: the
-        mask applies to softmax's output; without a mask they are not "Masked scores ω̃ₘ".
-        Score symbols follow `score_symbols`: ω where nothing divided them. Where the raw
-        scores are masked first (`mask_first`), the masked scores are ωₘ and the scaled ones
-        ω̃ₘ, what softmax reads."""
-        info = ARRAY_INFO[name]
-        cfg = self.config
-        if cfg.mask_first and name in ("scaled_scores", "masked_scores"):
-            # Tutorial 000's order: ωₘ is the raw scores masked, ω̃ₘ those divided.
-            if name == "masked_scores":
-                return replace(info, symbol="ωₘ")
-            title = MASK_FIRST_SCALED_TITLE if cfg.scale else MASK_FIRST_TEMPERATURE_TITLE
-            return replace(info, symbol="ω̃ₘ", title=title)
-        if name == "scaled_scores" and not cfg.scale:
-            # Not "Scaled scores ω̃": a temperature alone divides by T, and with T = 1 the
-            # scores pass as they are, ω.
-            if cfg.temperature != 1:
-                return replace(info, title=TEMPERATURE_SCORES_TITLE)
-            return replace(info, symbol="ω", title=UNSCALED_SCORES_TITLE)
-        if name in ("weights_unmasked", "weights_zeroed"):  # softmax(ω) where not scaled
-            scaled = score_symbols(cfg)[0]
-            title = info.title.replace("ω̃", scaled)
-            return replace(info, symbol=info.symbol.replace("ω̃", scaled), title=title)
-        if name == "masked_scores":  # ωₘ or ω̃ₘ only where method 2 masks the scores
-            scaled, fed = score_symbols(cfg)
-            if cfg.method_1:
-                return replace(info, symbol=scaled, title=METHOD_1_SCORES_TITLE)
-            if not cfg.has_mask:
-                return replace(info, symbol=scaled, title=NO_MASK_SCORES_TITLE)
-            return replace(info, symbol=fed)
-        if name == "head_contexts":  # the weights α·V reads, per head only where several
-            alpha = "α_d" if cfg.dropout_active else "α"
-            per_head = "Context per head" if cfg.heads > 1 else "Context"
-            return replace(info, title=f"{per_head} Z = {alpha}·V")
-        if name == "concat" and cfg.heads == 1:
-            return replace(info, title=ONE_HEAD_CONCAT_TITLE)
-        if name == "weights_dropped" and not self.config.dropout_active:
-            return replace(info, symbol="α", title=NO_DROPOUT_TITLE)
-        if name == "weights" and self.config.dropout_active:
-            return replace(info, title=BEFORE_DROPOUT_TITLE)
-        return info
+        """How array `name` is laid out: its axes, whether per head, its kind of values.
+        Its symbol and title under this config are `attn_explorer.text.titles`'."""
+        return ARRAY_INFO[name]
 
     def step(self, key: str) -> Step:
         for step in self.steps:

@@ -20,24 +20,13 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from attn_explorer.engine import ARRAY_INFO, AttentionConfig, Trace
-from attn_explorer.engine.arrays import divisor_symbol
 from attn_explorer.io import atomic
 from attn_explorer.io.errors import shown_path
 from attn_explorer.io.session import json_text
 from attn_explorer.io.session_check import quote as _quote
+from attn_explorer.text.data_notes import json_notes
 
 CONFIG_FIELDS = tuple(f.name for f in fields(AttentionConfig))
-JSON_NOTES = (
-    "null stands for -inf (a masked score) or, in weights_renormalize only, NaN (mask "
-    "method 1 dividing 0 by 0 where every kept weight underflowed)"
-)
-
-# Where the raw scores were masked first: which of the two score arrays is the tutorial's.
-MASK_FIRST_NOTE = (
-    "; masked before scaling (tutorial 000's order): masked_scores are the raw scores with "
-    "-inf where hidden (its printed `masked`), scaled_scores are masked_scores / {0}, "
-    "what softmax reads"
-)
 
 
 class DataExportError(ValueError):
@@ -104,7 +93,7 @@ def file_for(path: str | Path, fmt: str) -> Path:
 
 def _claim_folder(directory: Path) -> None:
     """Make the folder an export writes into, refusing one that holds anything but an earlier
-    export: a teacher's own scores.csv or config.json there was replaced or deleted unasked.
+    export, so that a teacher's own scores.csv or config.json there is never replaced unasked.
     An earlier export is known by its config.json, which this module reads back."""
     if directory.is_dir():
         entries = sorted(shown_path(path.name) for path in directory.iterdir())
@@ -204,18 +193,12 @@ def write_json(trace: Trace, path: str | Path) -> Path:
         "q_tokens": list(trace.q_tokens),
         "k_tokens": list(trace.k_tokens),
         "arrays": arrays,
-        "notes": JSON_NOTES + _mask_first_note(trace.config),
+        "notes": json_notes(trace.config),
     }
     return _write_text(path, json_text(doc) + "\n")
 
 
 # ---------------------------------------------------------------------------- helpers
-
-
-def _mask_first_note(config: AttentionConfig) -> str:
-    """The note on the two score arrays where the raw scores were masked first, naming
-    what divided them: "/ sqrt(d_k)" was written with scaling off and T = 2 dividing."""
-    return MASK_FIRST_NOTE.format(divisor_symbol(config, ascii=True)) if config.mask_first else ""
 
 
 def _write_matrix_csv(trace: Trace, name: str, head: int, raw: BinaryIO) -> None:

@@ -11,7 +11,7 @@ import math
 import re
 
 from attn_explorer.engine.config import FLOAT32_MAX
-from attn_explorer.text.explain import visible_token
+from attn_explorer.text.tokens import visible_token
 
 
 class InputError(ValueError):

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from attn_explorer.engine import PRESETS, AttentionConfig, Preset, Problem, Trace, matching_preset
 from attn_explorer.model.state import ExplorerState, ViewState, default_state, scaling_demo
 from attn_explorer.model.views import TABS
+from attn_explorer.text.steps import step_text
 from attn_explorer.text.summaries import config_summary, shapes_summary
 from attn_explorer.ui.editing.controls import ControlsPanel
 from attn_explorer.ui.editing.document import Document
@@ -745,7 +746,7 @@ class MainWindow(QMainWindow):
             query = min(query, self.trace.config.n_q - 1)  # its token may have been removed
         if self.tabs.currentWidget() is self.stepper:
             step = self.trace.step(self.stepper.stage) if self.trace else None
-            what = step.title if step else self.stepper.stage
+            what = step_text(step).title if step else self.stepper.stage
             return FigureSpec("stage", self.stepper.stage, self.stepper.shown_head, query), what
         if self.board.all_heads.isChecked():
             name = self.board.heads_array.currentData()

@@ -9,6 +9,8 @@ import pytest
 
 from attn_explorer.engine import PRESETS, compute, explain, matching_preset, preset
 from attn_explorer.engine.steps import STEP_KEYS, step_keys
+from attn_explorer.text.steps import step_text
+from attn_explorer.text.titles import array_symbol, array_title
 
 NEG = -np.inf
 # print(masked) in tutorial 000 §3.5.1 (seed 789, method 2).
@@ -28,12 +30,12 @@ def test_the_causal_example_holds_the_tutorials_printed_masked_matrix():
     assert trace.config.mask_first
     shown = [[f"{v:.4f}" for v in row] for row in trace.masked_scores[0].tolist()]
     assert shown == [[f"{v:.4f}" for v in row] for row in TUTORIAL_MASKED]
-    assert trace.info("masked_scores").symbol == "ωₘ"
+    assert array_symbol(trace.config, "masked_scores") == "ωₘ"
     # What softmax reads: the masked scores divided by √2, −∞ staying −∞.
     assert trace.softmax_input == "scaled_scores"
     assert trace.scaled_scores[0, 1, 0] == pytest.approx(0.4656 / 2**0.5, abs=1e-4)
     assert np.isneginf(trace.scaled_scores[0][trace.mask]).all()
-    assert trace.info("scaled_scores").symbol == "ω̃ₘ"
+    assert array_symbol(trace.config, "scaled_scores") == "ω̃ₘ"
 
 
 @pytest.mark.parametrize("name", [*TUTORIAL_000, "padding"])
@@ -60,12 +62,12 @@ def test_the_stages_follow_the_order_of_the_computation():
     assert step_keys(trace.config)[2:6] == ("scores", "mask", "scale", "softmax")
     assert tuple(s.key for s in trace.steps) == step_keys(trace.config)
     mask, scale, softmax = trace.step("mask"), trace.step("scale"), trace.step("softmax")
-    assert (mask.title, scale.title) == ("4. Mask", "5. Scaled scores")
+    assert (step_text(mask).title, step_text(scale).title) == ("4. Mask", "5. Scaled scores")
     assert mask.reads == ("scores", "mask") and mask.writes == ("masked_scores",)
     assert scale.reads == ("masked_scores",) and scale.writes == ("scaled_scores",)
     assert softmax.reads == ("scaled_scores",)
-    assert mask.formula.startswith("ωₘ[i,j] = −∞ where M[i,j], else ω[i,j]")
-    assert scale.formula == "ω̃ₘ = ωₘ / √d_k,  √d_k = √2  (−∞ / √d_k = −∞)"
+    assert step_text(mask).formula.startswith("ωₘ[i,j] = −∞ where M[i,j], else ω[i,j]")
+    assert step_text(scale).formula == "ω̃ₘ = ωₘ / √d_k,  √d_k = √2  (−∞ / √d_k = −∞)"
     other = compute(replace(trace.config, mask_before_scaling=False))
     assert tuple(s.key for s in other.steps) == STEP_KEYS
 
@@ -111,5 +113,5 @@ def test_the_order_changes_nothing_where_it_is_no_choice(changes):
 def test_a_temperature_alone_divides_the_masked_scores():
     trace = compute(replace(preset("causal").config, scale=False, temperature=2.0))
     assert trace.config.mask_first
-    assert trace.info("scaled_scores").title == "Masked scores ÷ temperature"
+    assert array_title(trace.config, "scaled_scores") == "Masked scores ÷ temperature"
     assert explain(trace, "scaled_scores", 0, 0, 1).startswith("ω̃ₘ[1,2] = ωₘ[1,2] / 2 = −∞ / 2")

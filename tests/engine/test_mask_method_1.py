@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from attn_explorer.engine import compute, explain, preset
+from attn_explorer.text.steps import step_text
+from attn_explorer.text.titles import array_symbol, array_title
 
 
 @pytest.fixture
@@ -24,14 +26,13 @@ def method_2():
 def test_method_1_feeds_softmax_the_unmasked_scaled_scores(method_1):
     np.testing.assert_array_equal(method_1.masked_scores, method_1.scaled_scores)
     assert np.isfinite(method_1.masked_scores).all()
-    info = method_1.info("masked_scores")
-    assert info.title == "Unmasked scores (method 1)"
-    assert info.symbol == "ω̃"
+    assert array_title(method_1.config, "masked_scores") == "Unmasked scores (method 1)"
+    assert array_symbol(method_1.config, "masked_scores") == "ω̃"
 
 
 def test_method_2_still_feeds_softmax_minus_infinity(method_2):
     assert np.isneginf(method_2.masked_scores[:, method_2.mask]).all()
-    assert method_2.info("masked_scores").title == "Masked scores"
+    assert array_title(method_2.config, "masked_scores") == "Masked scores"
     assert "weights_unmasked" not in method_2 and "weights_zeroed" not in method_2
     assert "row_sums" not in method_2
 
@@ -61,22 +62,23 @@ def test_the_tutorial_numbers_do_not_change(method_1, method_2):
 
 
 def test_the_mask_step_of_method_1_does_not_write_minus_infinity(method_1, method_2):
-    step = method_1.step("mask")
+    step = step_text(method_1.step("mask"))
     assert "−∞" not in step.formula and "−∞" not in step.formula_html
     assert step.formula.startswith("M[i,j] = 1 where key j is hidden (causal:")
     assert step.formula.endswith("; method 1 leaves ω̃ unmasked: softmax sees every score")
-    assert method_2.step("mask").formula.startswith("ω̃ₘ[i,j] = −∞ where M[i,j], else ω̃[i,j]")
+    method_2_mask = step_text(method_2.step("mask")).formula
+    assert method_2_mask.startswith("ω̃ₘ[i,j] = −∞ where M[i,j], else ω̃[i,j]")
 
 
 def test_the_softmax_step_of_method_1_names_its_three_steps(method_1, method_2):
     step = method_1.step("softmax")
-    assert step.formula == (
+    assert step_text(step).formula == (
         "α = softmax(ω̃) ⊙ (1 − M) / Σ_visible  (method 1: softmax of every score ω̃, "
         "the hidden weights zeroed, each row divided by its visible sum)"
     )
     assert step.reads == ("masked_scores",)
     assert {"weights_unmasked", "weights_zeroed", "row_sums", "weights"} <= set(step.writes)
-    assert method_2.step("softmax").formula.startswith("α[i,j] = exp(ω̃ₘ[i,j])")
+    assert step_text(method_2.step("softmax")).formula.startswith("α[i,j] = exp(ω̃ₘ[i,j])")
 
 
 def test_a_hidden_score_of_method_1_is_explained_as_fed_to_softmax(method_1, method_2):
@@ -133,7 +135,7 @@ def test_dropout_after_method_1_drops_the_renormalized_weights(journey):
     )
     np.testing.assert_allclose(trace.weights, trace.weights_zeroed / trace.row_sums)
     np.testing.assert_array_equal(trace.weights_dropped, trace.weights * trace.dropout_keep * 2)
-    assert trace.info("weights").title == "Weights before dropout"
+    assert array_title(trace.config, "weights") == "Weights before dropout"
 
 
 def test_multi_head_method_1_keeps_every_heads_intermediates(journey):

@@ -8,6 +8,7 @@ import pytest
 
 from attn_explorer.engine import STEP_KEYS, AttentionConfig, compute, preset
 from attn_explorer.engine.steps import step_keys
+from attn_explorer.text.steps import step_text
 
 
 @pytest.fixture(
@@ -61,7 +62,7 @@ def test_steps_are_the_ten_stages_in_order(trace):
     assert tuple(s.key for s in trace.steps) == step_keys(trace.config)
     assert sorted(step_keys(trace.config)) == sorted(STEP_KEYS)
     for step in trace.steps:
-        assert step.applies == (step.reason == "")
+        assert step.applies == (step_text(step).reason == "")
         for name in step.reads + step.writes:
             assert step.shapes[name] == trace[name].shape
 
@@ -87,7 +88,8 @@ def test_skip_logic(journey):
     assert not applies(journey(dropout=0.2, training=False))["dropout"]
     assert applies(journey(num_heads=2))["concat"]
     assert applies(journey(out_proj=True))["out_proj"]
-    reasons = {s.key: s.reason for s in compute(journey(dropout=0.2, training=False)).steps}
+    trace = compute(journey(dropout=0.2, training=False))
+    reasons = {s.key: step_text(s).reason for s in trace.steps}
     assert reasons["dropout"] == "No dropout: evaluation mode (training is off)."
     assert reasons["concat"] == "One head: nothing to concatenate."
 
@@ -120,6 +122,18 @@ def test_engine_import_pulls_in_no_qt():
     code = (
         "import sys, attn_explorer.engine; "
         "print(sorted(m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph', 'shib'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_engine_computes_without_the_text_layer():
+    """The engine computes numbers only: a trace and its steps need no module of
+    `attn_explorer.text`, which writes the words about them."""
+    code = (
+        "import sys; from attn_explorer.engine import compute, preset; "
+        "trace = compute(preset('mha').config); "
+        "print(sorted(m for m in sys.modules if m.startswith('attn_explorer.text')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

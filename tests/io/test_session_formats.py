@@ -13,6 +13,7 @@ from attn_explorer.io.session import (
     save_session,
     state_to_document,
 )
+from attn_explorer.text.titles import array_symbol
 from tests.io.conftest import delete, preset_state, refused
 
 # ---------------------------------------------------------------------------- formats
@@ -85,7 +86,7 @@ def test_a_session_saved_before_the_mask_order_opens_scaling_first():
     assert state.controls.mask_before_scaling is False
     trace = compute(state.config())
     assert tuple(step.key for step in trace.steps) == STEP_KEYS
-    assert trace.info("masked_scores").symbol == "ω̃ₘ"
+    assert array_symbol(trace.config, "masked_scores") == "ω̃ₘ"
     assert f"{trace.masked_scores[0, 1, 0]:.4f}" == "0.3293"  # ω/√2, as before
 
 

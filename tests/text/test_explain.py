@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from attn_explorer.engine import compute, explain, preset
+from attn_explorer.text.steps import step_text
+from attn_explorer.text.titles import array_label, array_symbol, array_title
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +154,7 @@ def test_the_concatenation_formula_lists_the_heads_there_are(heads, formula):
 
     config = replace(preset("v1").config, num_heads=heads, d_out=2 * heads)
     step = next(s for s in compute(config).steps if s.key == "concat")
-    assert step.formula == formula
+    assert step_text(step).formula == formula
 
 
 def test_cross_attention_names_the_key_value_embedding_apart_from_the_queries():
@@ -223,13 +225,13 @@ def test_weights_after_a_dropout_that_does_not_apply_are_alpha():
         text = explain(trace, "weights_dropped", 0, 1, 0)
         assert text.startswith("α[2,1] = 0.") and "α_d" not in text, text
         assert "no dropout (" in text
-        assert trace.info("weights_dropped").symbol == "α"
-        assert "α_d" not in trace.step("context").formula
+        assert array_symbol(trace.config, "weights_dropped") == "α"
+        assert "α_d" not in step_text(trace.step("context")).formula
     dropped = compute(preset("dropout").config)
     assert explain(dropped, "weights_dropped", 0, 1, 0).startswith("α_d[2,1] = α[2,1] × keep")
-    assert trace.info("weights").title == "Attention weights"
-    assert dropped.info("weights_dropped").title == "Weights after dropout"
-    assert dropped.step("context").formula.startswith("Z = α_d·V")  # (one head)
+    assert array_title(trace.config, "weights") == "Attention weights"
+    assert array_title(dropped.config, "weights_dropped") == "Weights after dropout"
+    assert step_text(dropped.step("context")).formula.startswith("Z = α_d·V")  # (one head)
 
 
 def test_a_dropped_weight_is_written_with_the_four_decimals_of_its_matrix():
@@ -265,11 +267,11 @@ def test_the_softmax_texts_write_the_scores_that_were_computed(name, changes, sc
     trace = compute(dataclasses.replace(preset(name).config, **changes))
     text = explain(trace, "weights", 0, 1, 0).replace("\u00a0", " ")
     assert text.startswith(f"α[2,1] = exp({scores}[2,1]) / Σⱼ' exp({scores}[2,j']) = ")
-    formula = trace.step("softmax").formula
+    formula = step_text(trace.step("softmax")).formula
     assert formula.startswith(f"α[i,j] = exp({scores}[i,j]) / Σⱼ' exp({scores}[i,j'])")
     html = scores.replace("ₘ", "<sub>m</sub>")
     assert f"exp({html}[i,j]) / Σ<sub>j'</sub> exp({html}[i,j'])" in (
-        trace.step("softmax").formula_html
+        step_text(trace.step("softmax")).formula_html
     )
     if scores == "ω":
         assert "ω̃" not in text and "ω̃" not in formula
@@ -287,7 +289,8 @@ def test_unmasked_unscaled_scores_fed_to_softmax_are_written_as_omega():
     )
     unscaled = compute(dataclasses.replace(preset("causal").config, scale=False))
     assert explain(unscaled, "masked_scores", 0, 1, 3).startswith("ωₘ[2,4] = −∞: hidden")
-    assert unscaled.step("mask").formula.startswith("ωₘ[i,j] = −∞ where M[i,j], else ω[i,j]")
+    mask = step_text(unscaled.step("mask")).formula
+    assert mask.startswith("ωₘ[i,j] = −∞ where M[i,j], else ω[i,j]")
 
 
 def test_the_softmax_line_breaks_only_between_its_terms(v1):
@@ -347,17 +350,18 @@ def test_torch_rand_weights_are_not_said_to_be_transposed():
 
 def test_the_projection_and_output_stages_say_w_is_the_weight_transposed():
     mha = compute(preset("mha").config)
-    assert mha.step("projections").formula.endswith(
+    assert step_text(mha.step("projections")).formula.endswith(
         "(each W = its nn.Linear's .weightᵀ; head h uses its column h)"
     )
-    assert "(each W = its nn.Linear's .weight<sup>T</sup>" in mha.step("projections").formula_html
-    assert "W_o = out_proj.weightᵀ" in mha.step("out_proj").formula
+    html = step_text(mha.step("projections")).formula_html
+    assert "(each W = its nn.Linear's .weight<sup>T</sup>" in html
+    assert "W_o = out_proj.weightᵀ" in step_text(mha.step("out_proj")).formula
     cross = compute(preset("cross").config)
-    assert "head h uses its columns 2h−1…2h" in cross.step("projections").formula
+    assert "head h uses its columns 2h−1…2h" in step_text(cross.step("projections")).formula
     v2 = compute(preset("v2").config)
-    assert v2.step("projections").formula.endswith("(each W = its nn.Linear's .weightᵀ)")
+    assert step_text(v2.step("projections")).formula.endswith("(each W = its nn.Linear's .weightᵀ)")
     v1 = compute(preset("v1").config)
-    assert "weight" not in v1.step("projections").formula
+    assert "weight" not in step_text(v1.step("projections")).formula
 
 
 @pytest.mark.parametrize(
@@ -379,12 +383,12 @@ def test_the_scale_stage_says_scaled_only_where_scaling_is_on(changes, title, sy
     scores ω̃", its formula "ω̃ = ω" and a cell "ω̃[2,1] = ω[2,1]", while every later stage
     wrote the same scores ω."""
     trace = compute(dataclasses.replace(preset("v2").config, **changes))
-    step = trace.step("scale")
+    step = step_text(trace.step("scale"))
     assert step.title == title
-    info = trace.info("scaled_scores")
-    assert (info.symbol, info.title) == (symbol, array_title)
+    info = array_label(trace.config, "scaled_scores")
+    assert info == (symbol, array_title)
     cell = explain(trace, "scaled_scores", 0, 1, 0)
-    texts = [step.title, step.formula, step.formula_html, info.title, cell]
+    texts = [step.title, step.formula, step.formula_html, info[1], cell]
     if not trace.config.scale:
         assert not any("Scaled" in text or "√d_k =" in text or "/ √" in text for text in texts)
     if symbol == "ω":
@@ -394,8 +398,8 @@ def test_the_scale_stage_says_scaled_only_where_scaling_is_on(changes, title, sy
         unmasked = compute(
             dataclasses.replace(trace.config, causal=True, mask_method="renormalize")
         )
-        assert unmasked.info("weights_unmasked").title == "softmax(ω), every key"
-        assert unmasked.info("weights_zeroed").symbol == "softmax(ω) ⊙ (1 − M)"
+        assert array_label(unmasked.config, "weights_unmasked")[1] == "softmax(ω), every key"
+        assert array_symbol(unmasked.config, "weights_zeroed") == "softmax(ω) ⊙ (1 − M)"
     elif changes.get("temperature"):
         assert "T = 2" in step.formula and ("(√d_k · T)" in step.formula) == trace.config.scale
         assert "/ T," in step.formula or "/ (√d_k · T)," in step.formula  # not "/ (T)"
@@ -421,9 +425,8 @@ def test_the_scores_fed_to_softmax_are_named_as_computed(name, changes, symbol, 
     """They were "Masked scores ω̃ₘ" in every config, and under method 1 ω̃ unscaled too;
     without a mask the mask stage's formula still set scores to −∞."""
     trace = compute(dataclasses.replace(preset(name).config, **changes))
-    info = trace.info("masked_scores")
-    assert (info.symbol, info.title) == (symbol, title)
-    step = trace.step("mask")
+    assert array_label(trace.config, "masked_scores") == (symbol, title)
+    step = step_text(trace.step("mask"))
     if not trace.config.has_mask:
         assert (
             step.formula
@@ -443,9 +446,11 @@ def test_a_dropout_that_does_not_apply_writes_no_alpha_d_or_keep_mask(changes, w
     trace = compute(dataclasses.replace(preset("causal").config, **changes))
     step = trace.step("dropout")
     assert not step.applies
-    assert step.formula == step.formula_html == f"α goes on as it is: nothing is dropped ({why})"
+    text = step_text(step)
+    assert text.formula == text.formula_html == f"α goes on as it is: nothing is dropped ({why})"
     on = compute(dataclasses.replace(preset("causal").config, dropout=0.5))
-    assert on.step("dropout").formula.startswith("α_d = α ⊙ keep / (1 − p),  keep ~ Bernoulli")
+    formula = step_text(on.step("dropout")).formula
+    assert formula.startswith("α_d = α ⊙ keep / (1 − p),  keep ~ Bernoulli")
     i, j = map(int, np.argwhere(on.dropout_keep[0])[0])
     keep = explain(on, "dropout_keep", 0, i, j)  # "scaled" is what √d_k does to scores
     assert "scaled" not in keep and "kept (probability 1 − p = 0.5)" in keep
@@ -457,23 +462,23 @@ def test_one_head_is_not_written_as_heads():
     a Z_cat cell "z2[1] of head 1 … hold head 1's context" and a W cell "(dimension of the
     head)"."""
     trace = compute(preset("v1").config)
-    context = trace.step("context")
+    context = step_text(trace.step("context"))
     assert context.formula == "Z = α·V  (z_i = Σⱼ α[i,j]·vⱼ)"
-    assert trace.info("head_contexts").title == "Context Z = α·V"
-    concat = trace.step("concat")
+    assert array_title(trace.config, "head_contexts") == "Context Z = α·V"
+    concat = step_text(trace.step("concat"))
     assert (concat.title, concat.formula) == ("9. Concatenation", "Z_cat = Z")
-    assert trace.info("concat").title == "Z_cat = Z (one head)"
+    assert array_title(trace.config, "concat") == "Z_cat = Z (one head)"
     assert explain(trace, "concat", 0, 1, 0) == "Z_cat[2,1] = z2[1] = 0.3061\nOne head: Z_cat is Z."
     assert "row 1 (input dimension), column 2 (key dimension)." in explain(trace, "w_key", 0, 0, 1)
     texts = [context.formula, context.formula_html, concat.formula, concat.formula_html]
-    texts += [trace.info(name).title for name in trace.names]
+    texts += [array_title(trace.config, name) for name in trace.names]
     texts += [explain(trace, name, 0, 0, 0) for name in trace.names]
     assert not any(re.search(r"heads|head [h\d]|per head", text) for text in texts)
     two = compute(preset("wrapper").config)
-    assert two.step("context").formula.startswith("Z_h = α·V for each head h  (z_i = Σⱼ")
-    assert two.info("head_contexts").title == "Context per head Z = α·V"
-    assert two.info("concat").title == "Concatenated heads"
-    assert two.step("concat").title == "9. Concatenate heads"
+    assert step_text(two.step("context")).formula.startswith("Z_h = α·V for each head h  (z_i = Σⱼ")
+    assert array_title(two.config, "head_contexts") == "Context per head Z = α·V"
+    assert array_title(two.config, "concat") == "Concatenated heads"
+    assert step_text(two.step("concat")).title == "9. Concatenate heads"
 
 
 def test_the_projection_and_output_formulas_write_only_what_is_computed():
@@ -482,25 +487,23 @@ def test_the_projection_and_output_formulas_write_only_what_is_computed():
     "+ b" where its worked line wrote b_q; with out_proj off "out = Z_cat·W_o + b_o"; and
     an output weight drawn first said it came "after the q/k/v projections"."""
     simple = compute(preset("simple").config)
-    assert simple.step("projections").formula == "Q = K = V = X"
+    assert step_text(simple.step("projections")).formula == "Q = K = V = X"
     cross = compute(dataclasses.replace(preset("cross").config, projection="none", num_heads=1))
-    step = cross.step("projections")
+    step = step_text(cross.step("projections"))
     assert (step.formula, step.formula_html) == (
         "Q = X,  K = V = X_kv",
         "Q = X, &nbsp; K = V = X<sub>kv</sub>",
     )
     assert step.reason == "No projection (projection 'none'): Q = X, and K = V = X_kv."
     biased = compute(dataclasses.replace(preset("v2").config, qkv_bias=True))
-    assert biased.step("projections").formula.startswith(
+    assert step_text(biased.step("projections")).formula.startswith(
         "Q = X·W_q + b_q,  K = X·W_k + b_k,  V = X·W_v + b_v   ("
     )
-    assert "V = X·W<sub>v</sub> + b<sub>v</sub>" in biased.step("projections").formula_html
-    assert simple.step("out_proj").formula == "out = Z_cat"
-    assert (
-        compute(preset("mha").config)
-        .step("out_proj")
-        .formula.startswith("out = Z_cat·W_o + b_o   (W_o = out_proj.weightᵀ")
-    )
+    html = step_text(biased.step("projections")).formula_html
+    assert "V = X·W<sub>v</sub> + b<sub>v</sub>" in html
+    assert step_text(simple.step("out_proj")).formula == "out = Z_cat"
+    mha_out = step_text(compute(preset("mha").config).step("out_proj"))
+    assert mha_out.formula.startswith("out = Z_cat·W_o + b_o   (W_o = out_proj.weightᵀ")
     first = compute(dataclasses.replace(preset("simple").config, out_proj=True))
     text = explain(first, "w_out", 0, 0, 0)
     assert "q/k/v" not in text and "±0.5774, from torch.manual_seed(123)." in text
@@ -537,12 +540,12 @@ def test_the_shown_formulas_index_cells_as_their_hovers_do():
     """The figure's formulas wrote ωᵢⱼ = qᵢ · kⱼ and Mᵢⱼ over hovers "ω[2,1] = q2·k1" and
     "M[2,4]", where the softmax and context formulas write α[i,j]."""
     trace = compute(dataclasses.replace(preset("causal").config, mask_method="renormalize"))
-    scores = trace.step("scores")
+    scores = step_text(trace.step("scores"))
     assert scores.formula_html == "ω = Q·K<sup>T</sup>, &nbsp; ω[i,j] = q<sub>i</sub>·k<sub>j</sub>"
     assert scores.formula.startswith("ω[i,j] = q_i·k_j")
     assert explain(trace, "scores", 0, 1, 0).startswith("ω[2,1] = q2·k1 = ")
-    assert trace.step("mask").formula_html.startswith("M[i,j] = 1 where key j is hidden")
-    assert not any("<sub>ij</sub>" in step.formula_html for step in trace.steps)
+    assert step_text(trace.step("mask")).formula_html.startswith("M[i,j] = 1 where key j is hidden")
+    assert not any("<sub>ij</sub>" in step_text(step).formula_html for step in trace.steps)
 
 
 @pytest.mark.parametrize(

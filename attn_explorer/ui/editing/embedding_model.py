@@ -31,7 +31,8 @@ from attn_explorer.io.textinput import (
     split_block,
 )
 from attn_explorer.model.state import MAX_TOKENS, TokenSequence
-from attn_explorer.text.explain import label_token, num
+from attn_explorer.text.numbers import num
+from attn_explorer.text.tokens import label_token
 from attn_explorer.ui.editing.undo import Edit, record
 from attn_explorer.ui.i18n import tr as _tr
 

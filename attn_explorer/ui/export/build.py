@@ -16,8 +16,9 @@ import pyqtgraph as pg
 from PySide6.QtGui import QFont
 
 from attn_explorer.engine import ARRAY_INFO, Trace
-from attn_explorer.text.explain import quote_token
 from attn_explorer.text.summaries import config_summary
+from attn_explorer.text.titles import array_title
+from attn_explorer.text.tokens import quote_token
 from attn_explorer.ui.export.spec import FigureSpec, check_spec
 from attn_explorer.ui.heatmap import (
     CATEGORY_LABELS,
@@ -139,7 +140,7 @@ def figure_caption(trace: Trace, spec: FigureSpec, plots: Sequence[MatrixPlot]) 
     lines = [" · ".join(clauses)]
     measured = [plot for plot in plots if plot.kind not in CATEGORY_LABELS]  # bars say 0/1
     if spec.kind == "array" and len(plots) > 1:  # every head, one bar
-        name = _lower_first(trace.info(spec.name).title)
+        name = _lower_first(array_title(trace.config, spec.name))
         lines.append(_tr("Colour bar: {0}, one scale for every head").format(name))
     elif len(measured) == 1 and len(plots) == 1:
         lines.append(_tr("Colour bar: {0}").format(_lower_first(_short_title(plots[0]))))
@@ -212,7 +213,8 @@ def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.Gra
         else:
             info = trace.info(spec.name)
             head_text = head_note(trace, head, info.per_head)
-            figure.addItem(_title(f"<b>{info.title}</b>{head_text} · {summary}"), 0, 0)
+            title = array_title(trace.config, spec.name)
+            figure.addItem(_title(f"<b>{title}</b>{head_text} · {summary}"), 0, 0)
             plot = MatrixPlot(title_points=EXPORT_TITLE_POINTS, follow_text_size=False)
             figure.addItem(plot, 1, 0)
             show_array(plot, trace, spec.name, head)
@@ -241,11 +243,14 @@ def _all_heads(
     figure: pg.GraphicsLayout, trace: Trace, name: str, summary: str
 ) -> list[MatrixPlot]:
     """Every head of one array in a grid, on one shared colour scale and colour bar."""
-    info = trace.info(name)
     columns = math.ceil(math.sqrt(trace.heads))
     rows = math.ceil(trace.heads / columns)
     figure.addItem(
-        _title(_tr("<b>{0}</b> · all {1} heads · {2}").format(info.title, trace.heads, summary)),
+        _title(
+            _tr("<b>{0}</b> · all {1} heads · {2}").format(
+                array_title(trace.config, name), trace.heads, summary
+            )
+        ),
         0,
         0,
         1,

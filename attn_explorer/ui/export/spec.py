@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attn_explorer.engine import ARRAY_INFO, STEP_KEYS, Trace
+from attn_explorer.text.steps import step_text
 from attn_explorer.text.summaries import config_summary
+from attn_explorer.text.titles import array_title
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
 PNG_SCALES = (1, 2, 4)
@@ -133,7 +135,7 @@ def format_of(path: Path, fmt: str | None) -> str:
 def figure_title(trace: Trace, spec: FigureSpec) -> str:
     """The title an SVG or PDF file carries in its metadata (English, as the file's)."""
     if spec.kind == "stage":
-        return f"{trace.step(spec.name).title} · {config_summary(trace.config)}"
+        return f"{step_text(trace.step(spec.name)).title} · {config_summary(trace.config)}"
     if spec.kind == "matrices":
         return f"Attention · {config_summary(trace.config)}"
-    return f"{trace.info(spec.name).title} · {config_summary(trace.config)}"
+    return f"{array_title(trace.config, spec.name)} · {config_summary(trace.config)}"

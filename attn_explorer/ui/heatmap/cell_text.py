@@ -22,7 +22,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsItem
 
-from attn_explorer.text.explain import num
+from attn_explorer.text.numbers import num
 from attn_explorer.ui.heatmap.glyphs import _glyphs_of
 
 MAX_TEXT_CELLS = 32 * 32  # above this many cells, no values are written in them

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QGraphicsItem
 
-from attn_explorer.text.explain import label_token
+from attn_explorer.text.tokens import label_token
 
 
 def display_token(token: str, limit: int = 14) -> str:

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from attn_explorer.engine import ARRAY_INFO, AttentionConfig, Trace
-from attn_explorer.engine.arrays import divisor_symbol, score_symbols
 from attn_explorer.model.views import HEADS_ARRAYS, SCORES_ARRAYS, WEIGHTS_ARRAYS
 from attn_explorer.text.explain import explain
+from attn_explorer.text.titles import divisor_symbol, score_symbols
 from attn_explorer.ui.heatmap import (
     CATEGORY_LABELS,
     CMAPS,

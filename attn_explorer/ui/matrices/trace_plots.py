@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from attn_explorer.engine import ARRAY_INFO, Trace
+from attn_explorer.text.titles import array_symbol, array_title
 from attn_explorer.ui.heatmap import MatrixPlot, levels_for
 from attn_explorer.ui.i18n import tr as _tr
 
@@ -165,7 +166,9 @@ def show_array(
         matrix,
         kind=kind_of(name),
         # A vector's one row is named by its symbol: an empty label read "␣", as an empty token.
-        rows=trace.axis_labels(info.rows) if info.rows is not None else (info.symbol,),
+        rows=trace.axis_labels(info.rows)
+        if info.rows is not None
+        else (array_symbol(trace.config, name),),
         cols=trace.axis_labels(info.cols),
         hidden=hidden_cells(trace, name),
         name=name,
@@ -174,7 +177,7 @@ def show_array(
     )
     shape = "×".join(map(str, matrix.shape))
     head_text = head_note(trace, head, info.per_head)
-    name_text = info.title
+    name_text = array_title(trace.config, name)
     if name == "masked_scores" and not trace.config.has_mask:
         name_text = _tr("Scores fed to softmax (no mask)")  # "masked" would claim a mask
     if title is None and name == "mask" and not trace.config.has_mask:

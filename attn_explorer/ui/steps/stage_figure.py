@@ -17,6 +17,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget, QSizePolicy
 
 from attn_explorer.engine import ARRAY_INFO, Step, Trace
+from attn_explorer.text.steps import step_text
 from attn_explorer.ui.heatmap import MatrixPlot, ShrinkingLabel
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.matrices.trace_plots import (
@@ -91,7 +92,7 @@ def stage_panels(trace: Trace, key: str, head: int) -> list[Panel]:
 
 def stage_title(step: Step, summary: str) -> str:
     state = "" if step.applies else _tr(" <span style='color:#a15c00'>(skipped)</span>")
-    return f"<b>{step.title}</b>{state} <span style='color:#666'>· {summary}</span>"
+    return f"<b>{step_text(step).title}</b>{state} <span style='color:#666'>· {summary}</span>"
 
 
 class MatrixRow(QGraphicsWidget):
@@ -556,8 +557,8 @@ class StageFigure(pg.GraphicsLayout):
             self._layout_key = layout_key
         self.key = key
         self.title.setText(stage_title(step, summary), size=self._size(13))
-        self.formula.setText(step.formula_html, size=self._size(13))
-        reason = step.reason
+        self.formula.setText(step_text(step).formula_html, size=self._size(13))
+        reason = step_text(step).reason
         if key == "concat" and trace.heads > MAX_CONCAT_HEADS:
             if trace.heads == MAX_CONCAT_HEADS + 1:  # not "heads 9–9"
                 reason = _tr(

@@ -36,7 +36,9 @@ from PySide6.QtWidgets import (
 
 from attn_explorer.engine import ARRAY_INFO, STEP_KEYS, Trace, step_keys
 from attn_explorer.engine.softmax_lab import entropy, sweep
-from attn_explorer.text.explain import explain, num
+from attn_explorer.text.explain import explain
+from attn_explorer.text.numbers import num
+from attn_explorer.text.steps import step_text
 from attn_explorer.ui.heatmap import CellHover, MatrixPlot, display_token, left_to_right
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import keep_own_keys, send_undo_to_document
@@ -807,7 +809,9 @@ class StepThrough(HeadChoice, QWidget):
         for row, step in enumerate(trace.steps):
             self.stages.setTabTextColor(row, QColor("#111111" if step.applies else "#a0a0a0"))
             tip = (
-                f"{step.title}: {step.formula}" if step.applies else f"{step.title}: {step.reason}"
+                f"{step_text(step).title}: {step_text(step).formula}"
+                if step.applies
+                else f"{step_text(step).title}: {step_text(step).reason}"
             )
             self.stages.setTabToolTip(row, tip)
 

@@ -9,8 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from attn_explorer.engine import Trace
-from attn_explorer.engine.arrays import divisor_symbol, score_symbols
-from attn_explorer.text.explain import NB, context_lead, explain, num, quote_token
+from attn_explorer.text.explain import explain
+from attn_explorer.text.explain_outputs import context_lead
+from attn_explorer.text.numbers import NB, num
+from attn_explorer.text.titles import array_symbol, divisor_symbol, score_symbols
+from attn_explorer.text.tokens import quote_token
 from attn_explorer.ui.i18n import tr as _tr
 
 
@@ -52,7 +55,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
     token = quote_token(cfg.tokens[i])
     n = i + 1
     same_kv = not cfg.is_cross and i < cfg.n_k
-    alpha = trace.info("weights_dropped").symbol  # α_d, or α where dropout does not apply
+    alpha = array_symbol(trace.config, "weights_dropped")  # α_d, or α where dropout does not apply
     scaled, fed = score_symbols(cfg)  # ω̃ only where scaled, ω̃ₘ only where masked
     lines: list[str] = []
     if key == "embeddings":
@@ -168,7 +171,7 @@ def matrices_text(trace: Trace, weights: str, head: int, i: int) -> str:
     if not 0 <= i < cfg.n_q:
         return ""
     n = i + 1
-    alpha = trace.info("weights_dropped").symbol  # α_d, or α where dropout does not apply
+    alpha = array_symbol(trace.config, "weights_dropped")  # α_d, or α where dropout does not apply
     scaled, fed = score_symbols(cfg)
     lines: list[str] = []
     if weights == "weights_dropped" and alpha != "α":

@@ -8,7 +8,7 @@ from hypothesis.extra.numpy import arrays
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetricsF, QImage, QPainter
 
-from attn_explorer.text.explain import num
+from attn_explorer.text.numbers import num
 from attn_explorer.ui.heatmap import (
     CellTextItem,
     MatrixView,

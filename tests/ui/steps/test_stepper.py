@@ -8,6 +8,7 @@ from PySide6.QtCore import QRectF, Qt
 
 from attn_explorer.engine import ARRAY_INFO, STEP_KEYS, compute, preset
 from attn_explorer.model.state import ExplorerState
+from attn_explorer.text.steps import step_text
 from attn_explorer.ui.steps.stage_figure import stage_panels
 from attn_explorer.ui.steps.stepper import MATRIX_ROW_MIN_HEIGHT
 from attn_explorer.ui.text_size import text_size
@@ -30,7 +31,7 @@ def test_every_stage_shows_the_trace_arrays(window, wait_settled, steps, name):
             assert plot.shown.name == panel.name
             expected = trace.matrix(panel.name, panel.head)
             np.testing.assert_array_equal(plot.matrix, expected.astype(plot.matrix.dtype))
-        assert steps.figure.formula.text == trace.step(key).formula_html
+        assert steps.figure.formula.text == step_text(trace.step(key)).formula_html
 
 
 def test_revisiting_stages_reuses_the_plots(window, wait_settled, steps):
@@ -79,7 +80,7 @@ def test_skipped_stages_are_marked_with_their_reason(
     assert grey == skips
     for key in skips:
         steps.set_stage(key)
-        reason = window.trace.step(key).reason
+        reason = step_text(window.trace.step(key)).reason
         assert reason and steps.figure.reason.text == reason
         assert reason in steps.stages.tabToolTip(STEP_KEYS.index(key))
         assert "skipped" in steps.figure.title.text
