@@ -186,7 +186,7 @@ def matching_preset(config: AttentionConfig) -> Preset | None:
     changes nothing (the seed of `happy`, whose projection draws nothing) does not leave it.
 
     The window asks on every move: only examples of the same tokens and embeddings are
-    compared, with their settings reduced once (reducing all eleven on each move cost
+    compared, with their settings reduced once (reducing all eleven on each move costs
     0.2-1 ms, more with the config's size).
     """
     candidates = [
