@@ -29,7 +29,7 @@ class Step:
     writes: tuple[str, ...]
     shapes: Mapping[str, tuple[int, ...]]
     applies: bool
-    config: AttentionConfig = field(repr=False, compare=False)
+    config: AttentionConfig = field(repr=False)
     skip: str = ""
 
 
