@@ -33,7 +33,7 @@ def create_app(argv: list[str] | None = None) -> QApplication:
 
 # What Qt's offscreen platform says of every window it shows: it cannot pass size hints on or
 # raise a window, which it has no screen to do for. `--screenshot` on a machine with no
-# display (a CI job making the README's figures) printed these as if something had failed.
+# display (a CI job making the README's figures) would print these as if something failed.
 OFFSCREEN_NOTICES = (
     "This plugin does not support propagateSizeHints()",
     "This plugin does not support raise()",

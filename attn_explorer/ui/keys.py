@@ -4,9 +4,9 @@ Qt asks the focused widget first (a ShortcutOverride event): a widget that accep
 key as a key press, otherwise a shortcut of the window takes it. Two defaults are wrong here:
 
 - a spin box claims Ctrl+Z for its own text even when it has nothing to undo (after Enter the
-  value is the document's), so Edit > Undo never ran while a spin box had focus;
-- the step-through's Space, ← and → shortcuts took the keys from its own buttons and sliders:
-  Space on "Next" started Play, → on the k slider changed the stage instead of the slider.
+  value is the document's), so Edit > Undo would never run while a spin box has focus;
+- the step-through's Space, ← and → shortcuts would take the keys from its own buttons and
+  sliders: Space on "Next" would start Play, → on the k slider change the stage instead.
 """
 
 from __future__ import annotations
@@ -95,7 +95,8 @@ def keep_own_keys(root: QWidget) -> None:
 def commit_typed_edits(window: QWidget) -> None:
     """Take in what is typed in the window but not yet entered: a spin box's text, a table
     cell's open editor. Saving or closing reads the document, and a shortcut (Ctrl+S) does not
-    move the focus: the typed seed was left out of the file, and closing lost it unasked.
+    move the focus: a typed seed would be left out of the file, and closing would lose it
+    unasked.
 
     Both commit when they lose the focus, as they do when the user clicks elsewhere; the
     focus then goes back where it was (to the table, whose editor is gone).

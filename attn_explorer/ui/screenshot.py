@@ -50,8 +50,8 @@ def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
     outcome = {"status": 1}
 
     def save() -> None:
-        # Encoded in memory and written beside the file, then renamed: Qt's writer gave no
-        # reason when the disk filled, and left half a picture in place of the earlier one.
+        # Encoded in memory and written beside the file, then renamed: Qt's writer gives no
+        # reason when the disk fills, and leaves half a picture in place of the earlier one.
         data = encoded(window.grab().toImage(), Path(path).suffix.lstrip(".").lower())
         if data is None:
             print(

@@ -129,7 +129,7 @@ class ShortcutsDialog(QDialog):
             font.setBold(True)
             tree.topLevelItem(i).setFont(0, font)
         tree.header().resizeSections()
-        # Room between what and keys: "…the stages Space" read as one phrase.
+        # Room between what and keys: without it "…the stages Space" reads as one phrase.
         gap = 4 * tree.fontMetrics().averageCharWidth()
         scroll = tree.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, tree)
         keys = max(tree.sizeHintForColumn(1), tree.header().sectionSizeHint(1))

@@ -22,7 +22,7 @@ STEPS = (0.8, 0.9, 1.0, 1.15, 1.3, 1.5, 1.75, 2.0, 2.5)
 SETTING = "view/textSize"
 # An exported figure's text against the window's at its normal size. A figure is shown on a
 # slide or a page at about its own width or less; at the window's sizes its colour-bar
-# ticks (8.5 pt, 11 px), token labels (9 pt, 12 px) and matrix titles (10 pt, 13 px) were
+# ticks (8.5 pt, 11 px), token labels (9 pt, 12 px) and matrix titles (10 pt, 13 px) are
 # smaller than matplotlib writes a figure of the same pixel size (10 and 12 pt at 100 dpi:
 # 14 and 17 px). Cell values keep their 10 pt (see figures.build_figure).
 FIGURE_FACTOR = 1.1
@@ -69,10 +69,10 @@ class TextSize(QObject):
 
         Qt's style-sheet style fixes a widget's font when it polishes it and does not follow a
         later QApplication.setFont: the stale-picture notice and the red messages under the
-        controls stayed 9 pt at 200 %. Polishing such a widget again takes the new font.
+        controls would stay 9 pt at 200 %. Polishing such a widget again takes the new font.
         Only widgets named here are polished: a sweep over every widget with a style sheet
-        reached Qt's own child widgets, whose wrappers cannot tell when Qt deletes them,
-        and crashed.
+        would reach Qt's own child widgets, whose wrappers cannot tell when Qt deletes them,
+        and crash.
         """
         self._styled.add(widget)
 
