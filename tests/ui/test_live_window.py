@@ -929,13 +929,13 @@ def values_written(view) -> bool:
 
 
 def test_f9_gives_the_matrices_the_whole_width_to_present(window, wait_settled, qtbot):
-    """At 1024 × 700 (a small projector) the controls' column left the matrices too narrow for
+    """At 1024 × 700 (a small projector) the controls' column leaves the matrices too narrow for
     a single value; hiding it writes them all."""
     window.resize(1024, 700)
     window.load_preset("wrapper")
     wait_settled(window)
     qtbot.waitUntil(lambda: window.width() == 1024)
-    action = window.controls_action
+    action, splitter = window.controls_action, window.window_layout.splitter
     assert action.shortcut().toString() == "F9" and action.isChecked()
     assert action in window.menuBar().actions()[2].menu().actions()  # View
     weights = window.board.views["weights"]
@@ -944,22 +944,22 @@ def test_f9_gives_the_matrices_the_whole_width_to_present(window, wait_settled, 
     qtbot.waitUntil(lambda: all(values_written(v) for v in window.board.views.values()))
     assert not window.controls.isVisible() and not window.editor.isVisible()
     action.trigger()
-    qtbot.waitUntil(lambda: window.controls.isVisible() and window._splitter.sizes()[0] > 300)
+    qtbot.waitUntil(lambda: window.controls.isVisible() and splitter.sizes()[0] > 300)
     # A width the user gave the column comes back after F9 twice.
     window.resize(1500, 700)
     qtbot.waitUntil(lambda: window.width() == 1500)
-    window._splitter.moveSplitter(600, 1)
-    given = window._splitter.sizes()[0]
-    assert given > window._side.minimumSizeHint().width() + 100
+    splitter.moveSplitter(600, 1)
+    given = splitter.sizes()[0]
+    assert given > window.window_layout.side.minimumSizeHint().width() + 100
     action.trigger()
-    qtbot.waitUntil(lambda: window._splitter.sizes()[0] == 0)  # hidden, and laid out so
+    qtbot.waitUntil(lambda: splitter.sizes()[0] == 0)  # hidden, and laid out so
     action.trigger()
-    qtbot.waitUntil(lambda: window.controls.isVisible() and window._splitter.sizes()[0] == given)
+    qtbot.waitUntil(lambda: window.controls.isVisible() and splitter.sizes()[0] == given)
     # Dragged shut by hand: the menu says so, and F9 opens it at its usual width.
-    window._splitter.moveSplitter(0, 1)
+    splitter.moveSplitter(0, 1)
     assert not action.isChecked()
     action.trigger()
-    qtbot.waitUntil(lambda: window.controls.isVisible() and window._splitter.sizes()[0] > 300)
+    qtbot.waitUntil(lambda: window.controls.isVisible() and splitter.sizes()[0] > 300)
 
 
 def test_f11_shows_the_window_full_screen_and_back(window, qtbot):

@@ -40,10 +40,10 @@ def test_the_list_says_where_each_key_works(window, qtbot):
 def test_f1_opens_one_list_beside_the_window(window, qtbot):
     window.activateWindow()
     qtbot.keyClick(window, Qt.Key.Key_F1)
-    dialog = window._shortcuts
+    dialog = window.menus.shortcuts_dialog
     assert dialog is not None and dialog.isVisible() and not dialog.isModal()
     qtbot.keyClick(window, Qt.Key.Key_F1)
-    assert window._shortcuts is dialog
+    assert window.menus.shortcuts_dialog is dialog
     # Every row readable in full: the keys column is as wide as its widest entry.
     tree = dialog.tree
     assert tree.columnWidth(0) >= tree.sizeHintForColumn(0)

@@ -1,0 +1,206 @@
+"""The menu bar's Edit, View, Examples and Help menus, and the windows Help opens.
+
+The File menu is `FileActions`'. Each action calls a method of the window: the window decides
+what an action does, this module only what the menus hold and which keys reach them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu, QMenuBar, QMessageBox
+
+from attn_explorer.engine import PRESETS
+from attn_explorer.ui.editing.embedding_editor import table_entry
+from attn_explorer.ui.heatmap import MatrixView
+from attn_explorer.ui.i18n import tr as _tr
+from attn_explorer.ui.keys import commit_typed_edits
+from attn_explorer.ui.shortcuts_dialog import (
+    ShortcutsDialog,
+    action_rows,
+    menu_sections,
+    name_for_shortcuts,
+)
+from attn_explorer.ui.text_size import text_size
+
+if TYPE_CHECKING:
+    from attn_explorer.ui.editing.document import Document
+    from attn_explorer.ui.editing.embedding_editor import EmbeddingEditor
+    from attn_explorer.ui.matrices.board import MatrixBoard
+    from attn_explorer.ui.steps.stepper import StepThrough
+
+
+class MenuHost(Protocol):
+    """What the menus need of the window they are built in: a QMainWindow (the parent of
+    their actions and dialogs) with these pieces and these commands."""
+
+    doc: Document
+    editor: EmbeddingEditor
+    board: MatrixBoard
+    stepper: StepThrough
+
+    def menuBar(self) -> QMenuBar: ...
+    def close(self) -> bool: ...
+    def notify(self, text: str) -> None: ...
+    def show_tab(self, index: int) -> None: ...
+    def show_controls(self, on: bool) -> None: ...
+    def set_full_screen(self, on: bool) -> None: ...
+    def load_preset(self, name: str) -> None: ...
+    def why_scaling_from_menu(self) -> None: ...
+
+
+class WindowMenus(QObject):
+    """Builds the menus after the File menu (whose `file_menu` gets Quit) and keeps the
+    actions whose state the window follows: the text sizes, the controls' column, full
+    screen and the √d_k demonstration."""
+
+    def __init__(self, window: MenuHost, file_menu: QMenu) -> None:
+        super().__init__(window)
+        self.window = window
+        self.shortcuts_dialog: ShortcutsDialog | None = None  # built when first opened
+        self._quit(file_menu)
+        self._edit_menu()
+        self._view_menu()
+        self._examples_menu()
+        self._help_menu()
+
+    def _action(self, text: str, keys: QKeySequence | str | None = None) -> QAction:
+        action = QAction(text, self.window)
+        if keys is not None:
+            action.setShortcut(QKeySequence(keys))
+        return action
+
+    def _quit(self, file_menu: QMenu) -> None:
+        quit_action = self._action(_tr("&Quit"), QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.window.close)
+        file_menu.addAction(quit_action)
+
+    def _edit_menu(self) -> None:
+        window = self.window
+        edit = window.menuBar().addMenu(_tr("&Edit"))
+        # A menu does not take the focus: what is typed in a cell is taken in as the menu opens,
+        # as a click elsewhere would. Undo then undoes the typing (it is named); otherwise it
+        # would undo the step before, and the typing, going in later, would clear the redo.
+        edit.aboutToShow.connect(lambda: commit_typed_edits(window))
+        undo = window.doc.undo_stack.createUndoAction(window, _tr("&Undo"))
+        undo.setShortcut(QKeySequence.StandardKey.Undo)
+        redo = window.doc.undo_stack.createRedoAction(window, _tr("&Redo"))
+        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        name_for_shortcuts(undo, _tr("Undo the last edit"))
+        name_for_shortcuts(redo, _tr("Redo the edit last undone"))
+        edit.addAction(undo)
+        edit.addAction(redo)
+        edit.addSeparator()
+        for action in window.editor.actions.values():
+            edit.addAction(table_entry(action, window))
+
+    def _view_menu(self) -> None:
+        window, board = self.window, self.window.board
+        view = window.menuBar().addMenu(_tr("&View"))
+        for index, label in enumerate((_tr("&Matrices"), _tr("&Step through"))):
+            action = self._action(label, f"Ctrl+{index + 1}")
+            action.triggered.connect(lambda _=False, i=index: window.show_tab(i))
+            view.addAction(action)
+        view.addSeparator()
+        grid = self._action(_tr("All heads side by side"), "Ctrl+G")
+        grid.setCheckable(True)
+        grid.toggled.connect(board.show_all_heads)
+        board.all_heads.toggled.connect(grid.setChecked)
+        view.addAction(grid)
+        prev_head = self._action(_tr("Previous head"), "Ctrl+[")
+        prev_head.triggered.connect(lambda: board.set_head(board.shown_head - 1))
+        next_head = self._action(_tr("Next head"), "Ctrl+]")
+        next_head.triggered.connect(lambda: board.set_head(board.shown_head + 1))
+        view.addActions([prev_head, next_head])
+        view.addSeparator()
+        for label, keys, change in (
+            (_tr("&Larger text"), ("Ctrl++", "Ctrl+="), text_size.larger),
+            (_tr("Smalle&r text"), ("Ctrl+-",), text_size.smaller),
+            (_tr("&Normal text size"), ("Ctrl+0",), text_size.reset),
+        ):
+            action = self._action(label)
+            action.setShortcuts([QKeySequence(k) for k in keys])
+            action.setStatusTip(_tr("Text size of the whole window, for a projector"))
+            action.triggered.connect(lambda _=False, c=change: self._change_text_size(c))
+            view.addAction(action)
+        self.text_size_actions = view.actions()[-3:]
+        view.addSeparator()
+        # A projector at 1024 × 768 leaves the matrices too narrow for their values: the
+        # presenter gives them the whole width while showing, and back to edit.
+        self.controls_action = self._action(_tr("&Controls and Embeddings"), "F9")
+        self.controls_action.setCheckable(True)
+        self.controls_action.setChecked(True)
+        self.controls_action.setStatusTip(_tr("Show or hide the left column, for room to present"))
+        self.controls_action.toggled.connect(window.show_controls)
+        self.full_screen_action = self._action(
+            _tr("&Full Screen"), QKeySequence.StandardKey.FullScreen
+        )
+        self.full_screen_action.setCheckable(True)
+        self.full_screen_action.toggled.connect(window.set_full_screen)
+        view.addActions([self.controls_action, self.full_screen_action])
+
+    def _examples_menu(self) -> None:
+        window = self.window
+        examples = window.menuBar().addMenu(_tr("E&xamples"))
+        for name, preset in PRESETS.items():
+            action = self._action(preset.title)
+            action.setStatusTip(preset.source)
+            action.triggered.connect(lambda _=False, n=name: window.load_preset(n))
+            examples.addAction(action)
+        examples.addSeparator()
+        # Also where the softmax panel is left out for lack of height (its button with it).
+        self.why_scaling_action = self._action(_tr("Why √d_k? A demonstration"))
+        self.why_scaling_action.setStatusTip(
+            _tr("Wide heads without √d_k: watch softmax saturate, then tick “Divide by √d_k”")
+        )
+        self.why_scaling_action.triggered.connect(window.why_scaling_from_menu)
+        examples.addAction(self.why_scaling_action)
+
+    def _help_menu(self) -> None:
+        help_menu = self.window.menuBar().addMenu(_tr("&Help"))
+        keys = self._action(_tr("&Keyboard Shortcuts"), QKeySequence.StandardKey.HelpContents)
+        keys.triggered.connect(self.show_shortcuts)
+        help_menu.addAction(keys)
+        about = self._action(_tr("&About attn_explorer"))
+        about.triggered.connect(self._about)
+        help_menu.addAction(about)
+
+    def _change_text_size(self, change: Callable[[], None]) -> None:
+        change()
+        text_size.remember()
+        self.window.notify(_tr("Text size {0:.0%}").format(text_size.factor))
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        """The keys of the menus, the step-through and the tables, in a window beside this one
+        (not modal: the keys can be tried while it is open)."""
+        window = self.window
+        if self.shortcuts_dialog is None:
+            sections = menu_sections(window.menuBar().actions())
+            sections.append(
+                (
+                    _tr("Step-through tab (while it has focus)"),
+                    action_rows(window.stepper.key_actions),
+                )
+            )
+            sections.append((_tr("Embedding table (while it has focus)"), window.editor.key_rows()))
+            sections.append((_tr("A matrix (while it has focus)"), MatrixView.key_rows()))
+            self.shortcuts_dialog = ShortcutsDialog(sections, window)
+        self.shortcuts_dialog.show()
+        self.shortcuts_dialog.raise_()
+        self.shortcuts_dialog.activateWindow()
+        return self.shortcuts_dialog
+
+    def _about(self) -> None:
+        QMessageBox.about(
+            self.window,
+            _tr("About attn_explorer"),
+            _tr(
+                "<h3>attn_explorer</h3><p>A lab for the attention mechanism of transformers: "
+                "edit the embeddings, move the sliders, and watch every matrix recompute.</p>"
+                "<p>Indices count from 1, like x<sup>(2)</sup> in the tutorials. Hover over a "
+                "cell to see how it is computed; click it to follow its query.</p>"
+            ),
+        )
