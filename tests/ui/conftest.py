@@ -6,6 +6,14 @@ from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.export import file_actions
 from attn_explorer.ui.main_window import MainWindow
 
+# The offscreen platform has no window manager; these are not the app's warnings.
+OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"
+# A module's `pytestmark` where any other Qt warning fails its tests.
+STRICT_QT_LOG = [
+    pytest.mark.qt_log_level_fail("WARNING"),
+    pytest.mark.qt_log_ignore(OFFSCREEN_NOISE),
+]
+
 
 @pytest.fixture(autouse=True)
 def no_modal_dialogs(monkeypatch):
