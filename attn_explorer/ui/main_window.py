@@ -145,6 +145,7 @@ class MainWindow(QMainWindow):
         self.window_layout.show_controls(on)
 
     def set_full_screen(self, on: bool) -> None:
+        """Full screen, or back to the state before it (View menu, F11)."""
         self.window_layout.set_full_screen(on)
 
     def place_on_screen(self, size: tuple[int, int]) -> None:

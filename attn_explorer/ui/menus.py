@@ -67,7 +67,8 @@ class WindowMenus(QObject):
         self._examples_menu()
         self._help_menu()
 
-    def _action(self, text: str, keys: QKeySequence | str | None = None) -> QAction:
+    def _action(self, text: str, keys: QKeySequence.StandardKey | str | None = None) -> QAction:
+        """An action of the window (its parent), with `keys` as its one shortcut."""
         action = QAction(text, self.window)
         if keys is not None:
             action.setShortcut(QKeySequence(keys))

@@ -98,11 +98,12 @@ class WindowLayout(QObject):
         self.controlsShown.emit(self.side.isVisible() and self.splitter.sizes()[0] > 0)
 
     def set_full_screen(self, on: bool) -> None:
+        """Full screen, or back to the state before it (maximized stays maximized)."""
         full = Qt.WindowState.WindowFullScreen
         window = self._window
         if on:
             window.setWindowState(window.windowState() | full)
-        else:  # back to the state before (maximized stays maximized)
+        else:
             window.setWindowState(self._before_full_screen & ~full)
 
     def state_changed(self, event: QWindowStateChangeEvent) -> None:
