@@ -62,7 +62,7 @@ def test_a_window_opened_on_the_dropout_example_shows_the_dropped_weights(qtbot)
     """`python main.py --preset dropout`, as the command line makes its state."""
     import argparse
 
-    from attn_explorer.cli.window import add_state_arguments, state_from_args
+    from attn_explorer.cli.arguments import add_state_arguments, state_from_args
 
     parser = argparse.ArgumentParser()
     add_state_arguments(parser)
@@ -104,7 +104,7 @@ def test_the_dropout_example_follows_starts_until_undone(window, wait_settled):
 def test_the_command_line_opens_an_example_on_its_followed_query():
     import argparse
 
-    from attn_explorer.cli.window import add_state_arguments, state_from_args
+    from attn_explorer.cli.arguments import add_state_arguments, state_from_args
 
     parser = argparse.ArgumentParser()
     add_state_arguments(parser)
