@@ -35,13 +35,12 @@ DECODER = (
 
 @dataclass(frozen=True)
 class Preset:
-    """A named example: `name` for the command line, `title` for the menu, `source` cites it.
+    """A named example: `name` for the command line and sessions, `config` what it computes.
     `query` is the query token it follows (0-based): the tutorials' x^(2) "journey", unless
-    the example's lesson is in another row."""
+    the example's lesson is in another row. Its title and lesson are words, in
+    `attn_explorer.text.examples`."""
 
     name: str
-    title: str
-    source: str
     config: AttentionConfig
     query: int = 1
 
@@ -53,34 +52,22 @@ PRESETS: dict[str, Preset] = {
     for p in (
         Preset(
             "simple",
-            "Simple attention, no weights",
-            "Tutorial 000 §3.3: ω = X·Xᵀ, softmax, Z = A·X (no scaling).",
             replace(_journey, projection="none", scale=False),
         ),
         Preset(
             "v1",
-            "SelfAttention_v1 (torch.rand, seed 123)",
-            "Tutorial 000 §3.4 and 001: W = torch.rand(3, 2), scores / √2.",
             replace(_journey, projection="rand", seed=123),
         ),
         Preset(
             "v2",
-            "SelfAttention_v2 (nn.Linear, seed 789)",
-            "Tutorial 000 §3.4.2: nn.Linear(3, 2, bias=False) projections.",
             replace(_journey, seed=789),
         ),
         Preset(
             "causal",
-            "Causal mask (seed 789)",
-            "Tutorial 000 §3.5.1: the v2 weights with the future hidden.",
             replace(_journey, seed=789, causal=True, mask_before_scaling=True),
         ),
         Preset(
             "dropout",
-            "Dropout 0.5 on the causal weights (reseed 123)",
-            "Tutorial 000 §3.5.2: torch.manual_seed(123), then dropout 0.5 on the seed-789 "
-            "causal weights: kept cells × 2, the rest 0. It follows “starts”, whose kept "
-            "weights are the tutorial's 0.7599, 0.6194, 0.6206 (all of “journey”'s are dropped).",
             replace(
                 _journey,
                 seed=789,
@@ -93,20 +80,14 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "causal-class",
-            "CausalAttention (seed 123)",
-            "Tutorial 000 §3.5.3: the CausalAttention class, dropout 0.",
             replace(_journey, seed=123, causal=True, mask_before_scaling=True),
         ),
         Preset(
             "wrapper",
-            "MultiHeadAttentionWrapper, 2 heads (seed 123)",
-            "Tutorial 000 §3.6.1: two CausalAttention heads, outputs concatenated.",
             replace(_journey, seed=123, causal=True, num_heads=2, mask_before_scaling=True),
         ),
         Preset(
             "mha",
-            "MultiHeadAttention, split heads + out_proj (seed 123)",
-            "Tutorial 000 §3.6.2: one W of width 2 split into 2 heads, then out_proj.",
             replace(
                 _journey,
                 seed=123,
@@ -119,14 +100,10 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "happy",
-            "“I am happy”: Q = K = V = X",
-            "Tutorial 003: scaled dot-product attention by hand, divided by √3.",
             AttentionConfig(tokens=HAPPY_TOKENS, embeddings=HAPPY, projection="none"),
         ),
         Preset(
             "cross",
-            "Cross-attention: decoder reads encoder",
-            "Tutorials 002 and 004: queries from the decoder, keys and values from the encoder.",
             AttentionConfig(
                 tokens=DECODER_TOKENS,
                 embeddings=DECODER,
@@ -141,8 +118,6 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "padding",
-            "Padding mask (valid length 4)",
-            "Tutorial 002: keys beyond valid_lens are masked before softmax.",
             AttentionConfig(
                 tokens=(*JOURNEY_TOKENS[:4], "<pad>", "<pad>"),
                 embeddings=(*JOURNEY[:4], (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)),

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
 from attn_explorer.engine import PRESETS, AttentionConfig, Preset, Problem, Trace, matching_preset
 from attn_explorer.model.state import ExplorerState, ViewState, default_state, scaling_demo
 from attn_explorer.model.views import TABS
+from attn_explorer.text.examples import example_text
 from attn_explorer.text.steps import step_text
 from attn_explorer.text.summaries import config_summary, shapes_summary
 from attn_explorer.ui.editing.controls import ControlsPanel
@@ -338,10 +339,10 @@ class MainWindow(QMainWindow):
         # and undoing one that changes the weights shown gives these back.
         self._sync_view()
         state = ExplorerState.from_preset(preset, view=self.doc.view)
-        self.doc.load_state(state, _tr("Load example “{0}”").format(preset.title))
+        self.doc.load_state(state, _tr("Load example “{0}”").format(example_text(name).title))
         self._show_example(self.doc.config(), again=True)  # chosen again: its lesson again
         # The lesson is under the matrices and in the examples' box: here only its name.
-        self.notify(_tr("Loaded example “{0}”").format(preset.title))
+        self.notify(_tr("Loaded example “{0}”").format(example_text(name).title))
 
     def _preset_chosen(self, index: int) -> None:
         name = self.controls.preset.itemData(index)
@@ -365,7 +366,8 @@ class MainWindow(QMainWindow):
         explanation = self.board.explanation
         if example is not None:
             # No quotes around the title: “I am happy”'s has its own.
-            self._lesson = _tr("Example: {0} — {1}").format(example.title, example.source)
+            words = example_text(example.name)
+            self._lesson = _tr("Example: {0} — {1}").format(words.title, words.source)
             explanation.setText(self._lesson + "\n" + self._hover_help)
         elif self._lesson and explanation.text().startswith(self._lesson):
             self._lesson = ""

@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar, QMessageBox
 
 from attn_explorer.engine import PRESETS
+from attn_explorer.text.examples import example_text
 from attn_explorer.ui.editing.embedding_editor import table_entry
 from attn_explorer.ui.heatmap import MatrixView
 from attn_explorer.ui.i18n import tr as _tr
@@ -146,9 +147,10 @@ class WindowMenus(QObject):
     def _examples_menu(self) -> None:
         window = self.window
         examples = window.menuBar().addMenu(_tr("E&xamples"))
-        for name, preset in PRESETS.items():
-            action = self._action(preset.title)
-            action.setStatusTip(preset.source)
+        for name in PRESETS:
+            words = example_text(name)
+            action = self._action(words.title)
+            action.setStatusTip(words.source)
             action.triggered.connect(lambda _=False, n=name: window.load_preset(n))
             examples.addAction(action)
         examples.addSeparator()

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from attn_explorer.engine import compute
+from attn_explorer.text.examples import example_text
 from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.export import file_actions
 from attn_explorer.ui.main_window import MainWindow
@@ -106,3 +107,9 @@ def assert_shows(win) -> None:
             view.plot.matrix, want.astype(view.plot.matrix.dtype), err_msg=key
         )
     assert win.board.views["weights"].plot.shown.name in ("weights", "weights_dropped")
+
+
+def example_lesson(name: str) -> str:
+    """The lesson line the window writes under the matrices and the stage for example `name`."""
+    words = example_text(name)
+    return f"Example: {words.title} — {words.source}"

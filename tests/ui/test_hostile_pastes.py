@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 
+from attn_explorer.text.examples import example_text
 from tests.ui.conftest import STRICT_QT_LOG, assert_shows
 
 pytestmark = STRICT_QT_LOG  # a Qt warning fails the test
@@ -278,7 +279,7 @@ def example_action(window, name):
     from attn_explorer.engine import PRESETS
 
     menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "E&xamples")
-    return next(a for a in menu.actions() if a.text() == PRESETS[name].title)
+    return next(a for a in menu.actions() if a.text() == example_text(name).title)
 
 
 def test_an_example_chosen_while_a_cell_is_typed_in_keeps_the_typed_value_for_undo(

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 import attn_explorer
 from attn_explorer.engine import PRESETS
+from attn_explorer.text.examples import example_text
 from attn_explorer.ui.i18n import install_translator
 from attn_explorer.ui.main_window import MainWindow
 
@@ -137,7 +138,7 @@ def test_a_translation_reaches_every_widget(pseudo_translated, qtbot):
     assert window.board.views["mask"].plot.colorbar.ticks[1][1] == "⟪1 hidden⟫"
     # Written by Qt-free modules, which stay English: the examples' titles (engine presets)
     # and the status bar's summary of the configuration and of the shapes.
-    english = {preset.title for preset in PRESETS.values()}
+    english = {example_text(preset.name).title for preset in PRESETS.values()}
     english |= {window.status_text.text(), window.shape_text.text()}
     missed = {
         text

@@ -5,8 +5,9 @@ import numpy as np
 from PySide6.QtCore import QPointF, Qt
 
 from attn_explorer.engine import PRESETS
+from attn_explorer.text.examples import example_text
 from attn_explorer.ui.main_window import MainWindow
-from tests.ui.conftest import assert_shows
+from tests.ui.conftest import assert_shows, example_lesson
 
 
 def test_preset_menu_loads_an_example(window, wait_settled):
@@ -15,14 +16,14 @@ def test_preset_menu_loads_an_example(window, wait_settled):
     combo.activated.emit(combo.currentIndex())
     wait_settled(window)
     np.testing.assert_allclose(window.trace.context[0], [0.3190, 0.4858], atol=1e-4)
-    assert combo.currentText() == PRESETS["mha"].title  # the box names what is loaded
+    assert combo.currentText() == example_text("mha").title  # the box names what is loaded
     assert window.controls.heads.value() == 2
     assert window.controls.layout_box.currentData() == "split"
     assert_shows(window)
     window.doc.undo_stack.undo()
     wait_settled(window)
     assert window.trace.config.num_heads == 1
-    assert combo.currentText() == PRESETS["causal-class"].title  # the default example's
+    assert combo.currentText() == example_text("causal-class").title  # the default example's
 
 
 def test_the_dropout_example_shows_the_weights_it_drops_until_undone(window, wait_settled):
@@ -146,7 +147,7 @@ def test_the_example_box_loads_only_what_is_chosen_in_its_list(window, wait_sett
     qtbot.keyClick(list_view, Qt.Key.Key_Return)
     wait_settled(window)
     assert window.controls.heads.value() == 2
-    assert window.doc.undo_stack.undoText() == f"Load example “{PRESETS['mha'].title}”"
+    assert window.doc.undo_stack.undoText() == f"Load example “{example_text('mha').title}”"
 
 
 def test_the_loaded_example_is_named_and_its_lesson_read_whole(window, wait_settled):
@@ -155,37 +156,42 @@ def test_the_loaded_example_is_named_and_its_lesson_read_whole(window, wait_sett
     combo, help_pane = window.controls.preset, window.board.explanation
     example = PRESETS["dropout"]
     # At startup, the default example is named, its lesson above the hover help.
-    assert combo.currentText() == PRESETS["causal-class"].title
+    assert combo.currentText() == example_text("causal-class").title
     startup_lesson, hover_help = help_pane.text().split("\n")
     assert startup_lesson.startswith("Example: CausalAttention (seed 123) — Tutorial 000 §3.5.3")
     assert hover_help.startswith("Hover over a cell to see how it is computed")
     window.load_preset("dropout")
     wait_settled(window)
     assert combo.currentText() == "Dropout 0.5 on the causal weights (reseed 123)"
-    lesson = f"Example: {example.title} — {example.source}"
+    lesson = example_lesson(example.name)
     assert help_pane.text() == lesson + "\n" + hover_help  # whole, the hover help after it
     assert "the tutorial's 0.7599, 0.6194, 0.6206 (all of “journey”'s are dropped)" in lesson
-    assert example.source in combo.toolTip()
+    assert example_text(example.name).source in combo.toolTip()
     # An edit that changes what is computed leaves the example: the box and the strip say so.
     window.controls.dropout_seed.setValue(124)
     wait_settled(window)
     assert combo.currentIndex() == 0 and combo.currentText() == "Load a tutorial example…"
     assert help_pane.text() == hover_help
-    assert example.source not in combo.toolTip()
+    assert example_text(example.name).source not in combo.toolTip()
     window.doc.undo_stack.undo()  # back to the example: named again, its lesson again
     wait_settled(window)
-    assert combo.currentText() == example.title and help_pane.text().startswith(lesson)
+    assert combo.currentText() == example_text(example.name).title and help_pane.text().startswith(
+        lesson
+    )
     # Where the learner looks (stage, followed query, head) is no edit of the example.
     window._query_chosen(4)
     window.tabs.setCurrentIndex(1)
     window.stepper.set_stage("softmax")
     window.tabs.setCurrentIndex(0)
-    assert combo.currentText() == example.title
+    assert combo.currentText() == example_text(example.name).title
     # A hover replaces the lesson; an edit after it leaves the cell's explanation alone.
     plot = window.board.views["weights"].plot
     window.board._clicked(plot, 2, 1)
     cell = help_pane.text()
-    assert cell == window.board.explain_cell(plot, 2, 1) and example.source not in cell
+    assert (
+        cell == window.board.explain_cell(plot, 2, 1)
+        and example_text(example.name).source not in cell
+    )
     window.controls.temperature.spin.setValue(2.0)
     wait_settled(window)
     assert combo.currentIndex() == 0 and help_pane.text() == cell
@@ -194,7 +200,10 @@ def test_the_loaded_example_is_named_and_its_lesson_read_whole(window, wait_sett
     wait_settled(window)
     combo.setCurrentIndex(0)
     combo.activated.emit(0)
-    assert combo.currentText() == example.title and window.doc.config() == example.config
+    assert (
+        combo.currentText() == example_text(example.name).title
+        and window.doc.config() == example.config
+    )
 
 
 def test_the_seed_is_disabled_where_nothing_is_drawn_and_the_summary_leaves_it_out(
@@ -287,4 +296,4 @@ def test_a_greyed_setting_does_not_leave_the_example(window, wait_settled):
     c.projection.setCurrentIndex(c.projection.findData("none"))
     wait_settled(window)
     assert window.doc.controls.seed == 7 and not c.seed.isEnabled()
-    assert combo.currentText() == PRESETS["happy"].title
+    assert combo.currentText() == example_text("happy").title

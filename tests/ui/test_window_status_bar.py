@@ -4,6 +4,7 @@ a number."""
 from PySide6.QtCore import Qt
 
 from attn_explorer.engine import PRESETS
+from attn_explorer.text.examples import example_text
 from attn_explorer.ui.engine_thread import Failure
 
 
@@ -75,7 +76,7 @@ def test_loading_an_example_names_it_until_the_next_edit(window, qtbot, wait_set
     qtbot.wait(20)
     bar = window.statusBar()
     # The new picture's summary must not overwrite the notice.
-    assert bar.currentMessage() == f"Loaded example “{preset.title}”"
+    assert bar.currentMessage() == f"Loaded example “{example_text(preset.name).title}”"
     assert not window.status_text.isVisible()
     window.controls.seed.spin.setValue(window.controls.seed.spin.value() + 1)
     wait_settled(window)

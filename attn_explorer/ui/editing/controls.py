@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from attn_explorer.engine import PRESETS, Preset, Problem
 from attn_explorer.engine.config import mask_order_matters, seed_draws
 from attn_explorer.model.settings import SETTINGS
+from attn_explorer.text.examples import example_text
 from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.editing.range_spin import RangeSpinBox
 from attn_explorer.ui.i18n import tr as _tr
@@ -65,10 +66,11 @@ class ControlsPanel(QWidget):
 
         self.preset = CommandBox()
         self.preset.addItem(_tr("Load a tutorial example…"), None)
-        for name, preset in PRESETS.items():
-            self.preset.addItem(preset.title, name)
+        for name in PRESETS:
+            words = example_text(name)
+            self.preset.addItem(words.title, name)
             self.preset.setItemData(
-                self.preset.count() - 1, preset.source, Qt.ItemDataRole.ToolTipRole
+                self.preset.count() - 1, words.source, Qt.ItemDataRole.ToolTipRole
             )
         self.preset.setToolTip(self.EXAMPLES_TIP)
         shrinkable(self.preset, 16)  # its longest title alone would make the column 352 px wide
@@ -269,10 +271,11 @@ class ControlsPanel(QWidget):
             self.preset.setCurrentIndex(index)
         tip = _tr(self.EXAMPLES_TIP)
         if example is not None:
+            words = example_text(example.name)
             tip = _tr(
                 "Loaded: {0}\n{1}\n\nAny edit that changes what is computed leaves the example; "
                 "undoing it comes back to it.\n\n{2}"
-            ).format(example.title, example.source, tip)
+            ).format(words.title, words.source, tip)
         self.preset.setToolTip(tip)
 
     # ------------------------------------------------------------------ building helpers

@@ -12,6 +12,7 @@ from attn_explorer.text.steps import step_text
 from attn_explorer.ui.steps.stage_figure import stage_panels
 from attn_explorer.ui.steps.stepper import MATRIX_ROW_MIN_HEIGHT
 from attn_explorer.ui.text_size import text_size
+from tests.ui.conftest import example_lesson
 
 
 def load(window, wait_settled, name):
@@ -686,10 +687,10 @@ def test_the_step_through_shows_the_loaded_examples_lesson(window, wait_settled,
     lesson = steps.lesson
     startup = PRESETS["causal-class"]
     assert lesson.isVisible()
-    assert lesson.text() == f"Example: {startup.title} — {startup.source}"
+    assert lesson.text() == example_lesson(startup.name)
     assert window.board.explanation.text().startswith(lesson.text())  # as the matrices say
     load(window, wait_settled, "dropout")
-    whole = f"Example: {PRESETS['dropout'].title} — {PRESETS['dropout'].source}"
+    whole = example_lesson("dropout")
     assert lesson.text() == whole and lesson.isVisible()
     # An edit that leaves the example takes the lesson away; undoing it brings it back.
     window.controls.dropout_seed.setValue(124)
@@ -706,7 +707,7 @@ def test_in_a_short_window_the_lesson_gives_way_to_the_matrices_and_the_panel(
     """Written whole at 1024 × 768, the dropout lesson's four lines left out the softmax
     bars there: it is cut to one line (whole in its tooltip) before the panel goes."""
     example = preset("dropout")
-    whole = f"Example: {example.title} — {example.source}"
+    whole = example_lesson(example.name)
     load(window, wait_settled, "dropout")
     steps.set_stage("softmax")
     window.resize(1024, 768)
