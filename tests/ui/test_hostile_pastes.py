@@ -276,7 +276,6 @@ def test_a_block_pasted_into_a_cells_editor_is_quoted_on_one_line(window, qtbot)
 
 
 def example_action(window, name):
-    from attn_explorer.engine import PRESETS
 
     menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "E&xamples")
     return next(a for a in menu.actions() if a.text() == example_text(name).title)
