@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
@@ -26,68 +25,18 @@ from attn_explorer.ui.matrices.trace_plots import (
     same_quantity,
     show_array,
 )
+from attn_explorer.ui.steps.stage_panels import (
+    MAX_CONCAT_HEADS,
+    Panel,
+    stage_panels,
+)
 from attn_explorer.ui.text_size import FIGURE_FACTOR, text_size
 
-# What each stage shows: inputs, then outputs (names missing from a trace are left out).
-STAGE_ARRAYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "embeddings": ((), ("x", "x_kv")),
-    "projections": (("x", "x_kv", "w_query", "w_key", "w_value"), ("queries", "keys", "values")),
-    "scores": (("queries", "keys"), ("scores",)),
-    "scale": (("scores",), ("scaled_scores",)),
-    "mask": (("scaled_scores", "mask"), ("masked_scores",)),
-    # Mask method 1's own steps (softmax(ω̃), zeroed) are in its traces only.
-    "softmax": (("masked_scores",), ("weights_unmasked", "weights_zeroed", "weights")),
-    "dropout": (("weights", "dropout_keep"), ("weights_dropped",)),
-    "context": (("weights_dropped", "values"), ("head_contexts",)),
-    "concat": (("head_contexts",), ("concat",)),
-    "out_proj": (("concat", "w_out"), ("context",)),
-}
-# Where the raw scores are masked first (tutorial 000's order): masked, then divided.
-MASK_FIRST_ARRAYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "mask": (("scores", "mask"), ("masked_scores",)),
-    "scale": (("masked_scores",), ("scaled_scores",)),
-    "softmax": (("scaled_scores",), ("weights",)),
-}
-MAX_CONCAT_HEADS = 8
 EXPORT_MARGIN = 24  # px round an exported figure
 # A matrix's title in an exported figure stays 10 pt where its other text is enlarged
 # (text_size.FIGURE_FACTOR): a title takes no width of its own, and enlarged, those of narrow
 # matrices (Q, K, V, the W's) were written smaller than their neighbours' to fit, or cut.
 EXPORT_TITLE_POINTS = 10 / FIGURE_FACTOR
-
-
-@dataclass(frozen=True)
-class Panel:
-    """One matrix of a stage figure: array `name` of head `head`."""
-
-    name: str
-    head: int
-    output: bool
-
-
-def stage_arrays(trace: Trace, key: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """What stage `key` shows of this trace: its inputs, then its outputs."""
-    if trace.config.mask_first and key in MASK_FIRST_ARRAYS:
-        return MASK_FIRST_ARRAYS[key]
-    return STAGE_ARRAYS[key]
-
-
-def stage_panels(trace: Trace, key: str, head: int) -> list[Panel]:
-    inputs, outputs = stage_arrays(trace, key)
-    panels: list[Panel] = []
-    for names, output in ((inputs, False), (outputs, True)):
-        for name in names:
-            if name not in trace.arrays:
-                continue
-            if key == "concat" and not output and trace.heads > 1:
-                heads = range(min(trace.heads, MAX_CONCAT_HEADS))
-                panels += [Panel(name, h, output) for h in heads]
-            else:
-                panels.append(Panel(name, head, output))
-    if key == "projections" and "w_query" not in trace.arrays:
-        # No projection: Q, K and V are X itself.
-        panels = [p for p in panels if p.output or p.name in ("x", "x_kv")]
-    return panels
 
 
 def stage_title(step: Step, summary: str) -> str:
