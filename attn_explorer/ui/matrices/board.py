@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TR_NOOP, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
@@ -25,9 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from attn_explorer.engine import ARRAY_INFO, AttentionConfig, Trace
-from attn_explorer.model.views import HEADS_ARRAYS, SCORES_ARRAYS, WEIGHTS_ARRAYS
 from attn_explorer.text.explain import explain
-from attn_explorer.text.titles import divisor_symbol, score_symbols
 from attn_explorer.ui.heatmap import (
     CATEGORY_LABELS,
     CMAPS,
@@ -37,6 +35,13 @@ from attn_explorer.ui.heatmap import (
     MatrixView,
 )
 from attn_explorer.ui.i18n import tr as _tr
+from attn_explorer.ui.matrices.choices import (
+    HEAD_ARRAYS,
+    SCORE_VARIANTS,
+    WEIGHT_VARIANTS,
+    name_items,
+)
+from attn_explorer.ui.matrices.choices import choice_text as choice_text  # where tests find it
 from attn_explorer.ui.matrices.paint_pass import OnePaintPass
 from attn_explorer.ui.matrices.trace_plots import (
     HeadChoice,
@@ -47,158 +52,6 @@ from attn_explorer.ui.matrices.trace_plots import (
 )
 from attn_explorer.ui.text_size import text_size
 from attn_explorer.ui.widgets import ElidedLabel, FormulaText, HeadBox, ShrinkButton, choice_box
-
-# The choices come from the model (sessions are checked against the same keys); only their
-# labels are the window's.
-_SCORE_LABELS = {
-    "masked_scores": QT_TR_NOOP("Scores fed to softmax"),
-    "scaled_scores": QT_TR_NOOP("Scaled scores ω / (√d_k·T)"),
-    "scores": QT_TR_NOOP("Raw scores ω = Q·Kᵀ"),
-}
-_WEIGHT_LABELS = {
-    "weights": QT_TR_NOOP("Weights (softmax)"),
-    "weights_dropped": QT_TR_NOOP("Weights after dropout"),
-}
-_HEAD_LABELS = {
-    "weights": QT_TR_NOOP("Weights"),
-    "weights_dropped": QT_TR_NOOP("Weights after dropout"),
-    "masked_scores": QT_TR_NOOP("Scores fed to softmax"),
-    "scaled_scores": QT_TR_NOOP("Scaled scores"),
-    "scores": QT_TR_NOOP("Raw scores"),
-    "queries": QT_TR_NOOP("Queries Q"),
-    "keys": QT_TR_NOOP("Keys K"),
-    "values": QT_TR_NOOP("Values V"),
-    "head_contexts": QT_TR_NOOP("Context per head Z"),
-}
-SCORE_VARIANTS = [(key, _SCORE_LABELS[key]) for key in SCORES_ARRAYS]
-WEIGHT_VARIANTS = [(key, _WEIGHT_LABELS[key]) for key in WEIGHTS_ARRAYS]
-HEAD_ARRAYS = [(key, _HEAD_LABELS[key]) for key in HEADS_ARRAYS]
-
-
-def _mask_first_text(name: str, cfg: AttentionConfig, grid: bool) -> tuple[str, str]:
-    """The score items where the raw scores are masked first (tutorial 000's order): the
-    masked scores ωₘ are the tutorial's printed `masked`, and softmax reads them divided."""
-    if name == "masked_scores":
-        text = _tr("Masked scores") if grid else _tr("Masked scores ωₘ (raw, −∞ where hidden)")
-        tip = _tr(
-            "ωₘ[i,j] = −∞ where key j is hidden from query i, else ω[i,j]: the raw scores "
-            "masked before they are divided, as tutorial 000 prints masked = "
-            "attn_scores.masked_fill(mask.bool(), -torch.inf)."
-        )
-        return text, tip
-    divisor = divisor_symbol(cfg)
-    text = _tr("Scores fed to softmax") if grid else _tr("Scores fed to softmax ωₘ / {0}")
-    values = ([f"√d_k = √{cfg.d_head}"] if cfg.scale else []) + (
-        [f"T = {cfg.temperature:g}"] if cfg.temperature != 1 else []
-    )
-    if cfg.scale:
-        tip = _tr(
-            "ω̃ₘ = ωₘ / {0}, {1}: the masked scores divided (−∞ stays −∞); softmax reads "
-            "these, as softmax(masked / keys.shape[-1]**0.5) in tutorial 000."
-        )
-    else:  # only the temperature divides: the tutorial's √d_k is switched off
-        tip = _tr(
-            "ω̃ₘ = ωₘ / {0}, {1}: the masked scores divided (−∞ stays −∞); softmax reads these."
-        )
-    return text.format(divisor), tip.format(divisor, ", ".join(values))
-
-
-def choice_text(name: str, config: AttentionConfig, grid: bool = False) -> tuple[str, str]:
-    """The text and tooltip of array `name`'s item in the score, weight (`grid` False) or
-    all-heads (`grid` True) box, for what `config` computes: as the step-through writes
-    its stages, "scaled" only with √d_k, ω̃ only where something divided the scores, −∞
-    only where method 2 masks, α_d only where dropout applies. "Scaled scores ω / (√d_k·T)"
-    beside unchecked √d_k read as if the scores had been divided. An array whose item does
-    not depend on the configuration (Q, K, V) keeps its text and gets no tooltip: ("", "")."""
-    cfg = config
-    scaled, fed = score_symbols(cfg)
-    if cfg.mask_first and name in ("masked_scores", "scaled_scores"):
-        return _mask_first_text(name, cfg, grid)
-    if name == "masked_scores":
-        if cfg.has_mask and not cfg.method_1:
-            text = _tr("Scores fed to softmax") if grid else _tr("Scores fed to softmax {0}")
-            tip = _tr(
-                "{0}[i,j] = −∞ where key j is hidden from query i, else {1}[i,j]: softmax "
-                "reads these, so a hidden key gets weight 0."
-            )
-            symbol = fed
-        elif cfg.has_mask:
-            text = (
-                _tr("Scores fed to softmax (method 1)")
-                if grid
-                else _tr("Scores fed to softmax {0} (method 1)")
-            )
-            tip = _tr(
-                "Mask method 1 feeds softmax every score {1}, hidden or not, and zeroes the "
-                "hidden weights after softmax."
-            )
-            symbol = scaled
-        else:
-            text = (
-                _tr("Scores fed to softmax (no mask)")
-                if grid
-                else _tr("Scores fed to softmax {0} (no mask)")
-            )
-            tip = _tr("No mask: softmax reads every score {1} as it is.")
-            symbol = scaled
-        return text.format(symbol), tip.format(fed, scaled)
-    if name == "scaled_scores":
-        temperature = f"{cfg.temperature:g}"
-        if cfg.scale and cfg.temperature != 1:
-            text = _tr("Scaled scores") if grid else _tr("Scaled scores ω / (√d_k·T)")
-            tip = _tr(
-                "ω̃ = ω / (√d_k·T), √d_k = √{0}, T = {1}: the raw scores divided by the square "
-                "root of a key's width and by the temperature."
-            )
-        elif cfg.scale:
-            text = _tr("Scaled scores") if grid else _tr("Scaled scores ω / √d_k")
-            tip = _tr(
-                "ω̃ = ω / √d_k, √d_k = √{0}: the raw scores divided by the square root of a "
-                "key's width."
-            )
-        elif cfg.temperature != 1:
-            text = _tr("Scores ÷ temperature") if grid else _tr("Scores ÷ temperature ω / T")
-            tip = _tr(
-                "ω̃ = ω / T, T = {1}: √d_k scaling is off, the raw scores are divided by the "
-                "temperature alone."
-            )
-        else:
-            text = _tr("Scores (not scaled)") if grid else _tr("Scores ω (not scaled)")
-            tip = _tr("√d_k scaling is off and T = 1: nothing divides the raw scores ω.")
-        return text, tip.format(cfg.d_head, temperature)
-    if name == "scores":
-        text = _tr("Raw scores") if grid else _tr("Raw scores ω = Q·Kᵀ")
-        return text, _tr("ω[i,j] = q_i·k_j: each query's dot product with each key.")
-    if name == "weights":
-        text = _tr("Weights") if grid else _tr("Weights (softmax)")
-        tip = _tr("α: the attention weights softmax gives; each row sums to 1.")
-        if cfg.dropout_active:
-            tip = _tr("α: the attention weights softmax gives, before dropout; each row sums to 1.")
-        return text, tip
-    if name == "weights_dropped":
-        if cfg.dropout_active:
-            tip = _tr(
-                "α_d = α ⊙ keep / (1 − p), p = {0}: some weights dropped, the others "
-                "multiplied by 1/(1 − p); the context is computed from these."
-            )
-            return _tr("Weights after dropout"), tip.format(f"{cfg.dropout:g}")
-        why = _tr("evaluation mode") if not cfg.training else "p = 0"
-        tip = _tr("No dropout ({0}): these are the weights α as they are.").format(why)
-        return _tr("Weights (no dropout)"), tip
-    if name == "head_contexts":  # "per head" only where there are heads to tell apart
-        return (_tr("Context per head Z") if cfg.heads > 1 else _tr("Context Z")), ""
-    return "", ""
-
-
-def name_items(box: QComboBox, config: AttentionConfig, grid: bool = False) -> None:
-    """Write `box`'s items as `choice_text` says for `config`. Only texts that change are
-    set, and setting them keeps the current item: no selection change is signalled."""
-    for index in range(box.count()):
-        text, tip = choice_text(box.itemData(index), config, grid)
-        if text and box.itemText(index) != text:
-            box.setItemText(index, text)
-        if box.itemData(index, Qt.ItemDataRole.ToolTipRole) != (tip or None):
-            box.setItemData(index, tip or None, Qt.ItemDataRole.ToolTipRole)
 
 
 class NoticeLine(ElidedLabel):

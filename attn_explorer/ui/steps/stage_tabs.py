@@ -1,0 +1,89 @@
+"""The row of stage tabs over the step-through: all ten stages in sight, fitted to the width."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QT_TR_NOOP, Qt
+from PySide6.QtWidgets import QTabBar, QWidget
+
+from attn_explorer.engine import STEP_KEYS
+
+STAGE_LABELS = (
+    QT_TR_NOOP("X"),
+    QT_TR_NOOP("Q, K, V"),
+    QT_TR_NOOP("Q·Kᵀ"),
+    QT_TR_NOOP("Scale"),
+    QT_TR_NOOP("Mask"),
+    QT_TR_NOOP("Softmax"),
+    QT_TR_NOOP("Dropout"),
+    QT_TR_NOOP("α·V"),
+    QT_TR_NOOP("Concat"),
+    QT_TR_NOOP("Out"),
+)
+
+STAGE_LABEL = dict(zip(STEP_KEYS, STAGE_LABELS, strict=True))
+
+
+class StageTabs(QTabBar):
+    """The ten stages as a row of tabs, all in sight: in a narrow window the longest names
+    shorten first ("5 Soft…"), then names give way to their numbers ("5"), the whole name
+    staying in the tab's tooltip. Qt's own eliding shortened every tab alike, short names
+    too, and to "3 ..." and "8 ...": as long as "3 Q·Kᵀ" and "8 α·V", and unreadable."""
+
+    def __init__(self, names: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setExpanding(False)
+        self.setDrawBase(False)
+        self.setUsesScrollButtons(False)
+        self.setElideMode(Qt.TextElideMode.ElideNone)  # the texts set always fit
+        self.names = names
+        for number, name in enumerate(names, start=1):
+            self.addTab(f"{number} {name}")
+
+    def choices(self, index: int) -> list[str]:
+        """The tab's texts, longest first: its name, a shortened name, its number."""
+        number, name = index + 1, self.names[index]
+        texts = [f"{number} {name}"]
+        if len(name) >= 7:
+            texts.append(f"{number} {name[:4].rstrip(' ,')}…")
+        texts.append(str(number))
+        return texts
+
+    def set_names(self, names: list[str]) -> None:
+        """Name the tabs anew (the stages in another order), fitted as before."""
+        if names == self.names:
+            return
+        self.names = names
+        for index, name in enumerate(names):
+            self.setTabText(index, f"{index + 1} {name}")
+        self.fit()
+
+    def _width(self, index: int, text: str) -> int:
+        metrics = self.fontMetrics()
+        frame = super().tabSizeHint(index).width() - metrics.horizontalAdvance(self.tabText(index))
+        return frame + metrics.horizontalAdvance(text) + 1
+
+    def fit(self) -> None:
+        """Texts that fit the bar's width; called by the step-through on a resize and a new
+        text size. (No Python overrides of the bar's virtual functions here: one of
+        minimumTabSizeHint, or of resizeEvent, crashed a later QApplication.allWidgets()
+        in the test suite.)"""
+        least = sum(self._width(i, str(i + 1)) for i in range(self.count()))
+        if least != self.minimumWidth():
+            self.setMinimumWidth(least)  # the numbers alone
+        if not self.isVisible():
+            return  # its width is not the one it will be shown at: fitted when shown
+        count = self.count()
+        level = [0] * count
+        widths = [self._width(i, self.choices(i)[0]) for i in range(count)]
+        room = self.width()
+        while sum(widths) > room:
+            shorter = [i for i in range(count) if level[i] < len(self.choices(i)) - 1]
+            if not shorter:
+                break
+            widest = max(shorter, key=lambda i: widths[i])
+            level[widest] += 1
+            widths[widest] = self._width(widest, self.choices(widest)[level[widest]])
+        for i in range(count):
+            text = self.choices(i)[level[i]]
+            if text != self.tabText(i):
+                self.setTabText(i, text)
