@@ -71,30 +71,22 @@ def shared_levels(trace: Trace, name: str) -> tuple[float, float]:
     return _levels(trace, name, trace[name])
 
 
-# Stages whose output is the input's quantity changed by the step: both get one colour scale,
-# so the change itself is seen (dividing by √d_k pales the scores, the mask leaves the visible
-# scores as they were, dropout brightens the weights it keeps). Each plot on its own scale
-# would draw the before and after of the scaling in the very same colours.
+# Stages whose output is their first input's quantity changed by the step: both get one
+# colour scale, so the change itself is seen (dividing by √d_k pales the scores, the mask
+# leaves the visible scores as they were, dropout brightens the weights it keeps). Each plot
+# on its own scale would draw the before and after of the scaling in the very same colours.
 # Concatenation only moves the heads' values side by side: the same value keeps its colour.
-SAME_QUANTITY: dict[str, tuple[str, str]] = {
-    "scale": ("scores", "scaled_scores"),
-    "mask": ("scaled_scores", "masked_scores"),
-    "dropout": ("weights", "weights_dropped"),
-    "concat": ("head_contexts", "concat"),
-}
-# Tutorial 000's order (`AttentionConfig.mask_first`): the raw scores are masked, then divided.
-MASK_FIRST_QUANTITY: dict[str, tuple[str, str]] = {
-    "mask": ("scores", "masked_scores"),
-    "scale": ("masked_scores", "scaled_scores"),
-}
+SAME_QUANTITY_STAGES = frozenset(("scale", "mask", "dropout", "concat"))
 
 
 def same_quantity(trace: Trace, key: str) -> tuple[str, ...]:
-    """The arrays of stage `key` drawn on one colour scale (`SAME_QUANTITY`), in the order
-    this trace computed them."""
-    if trace.config.mask_first and key in MASK_FIRST_QUANTITY:
-        return MASK_FIRST_QUANTITY[key]
-    return SAME_QUANTITY.get(key, ())
+    """The arrays of stage `key` drawn on one colour scale: the first array its step reads
+    and the one it writes (`Step.reads`, `Step.writes`), which follow the order this trace
+    computed them in (tutorial 000's masks the raw scores, then divides them)."""
+    if key not in SAME_QUANTITY_STAGES:
+        return ()
+    step = trace.step(key)
+    return step.reads[0], step.writes[0]
 
 
 # Stages that show every head at once, so their scale spans every head.
