@@ -99,7 +99,8 @@ class MatrixBoard(HeadChoice, QWidget):
         self.head_box = HeadBox(_tr("Which head the matrices show (Ctrl+[ and Ctrl+] step)"))
         bar.addWidget(self.head_box)
         # The row's widgets may all be narrower than their texts (a short name, elided
-        # labels): at 200 % they made the window 1396 px wide, past a 1024-pixel projector.
+        # labels): at a large text size their full texts would widen the window past a
+        # 1024-pixel projector.
         self.all_heads = ShrinkButton(_tr("All heads side by side"), _tr("All heads"))
         self.all_heads.setCheckable(True)
         self.all_heads.setToolTip(_tr("Show one matrix for every head in a grid"))
@@ -156,9 +157,9 @@ class MatrixBoard(HeadChoice, QWidget):
 
         # Under the matrices, where the eye is: values left out, or cut to two decimals,
         # for want of room (a 1024-pixel projector) are said to be, with how to get them;
-        # the cells alone did not say why they were empty. A line of its own, kept when
+        # the cells alone do not say why they are empty. A line of its own, kept when
         # empty: a notice that came and went (values of a wider width on a slider move)
-        # moved every cell under the mouse.
+        # would move every cell under the mouse.
         self.values_notice = NoticeLine()
         layout.addWidget(self.values_notice)
         self.controls_shown = True  # the window's left column (F9): see `set_controls_shown`
@@ -191,9 +192,9 @@ class MatrixBoard(HeadChoice, QWidget):
 
     def _fit_help(self) -> None:
         """Four lines of hover help where the board is tall, down to two in a short window
-        or at a large text size: at 1024 × 768 and 200 % two lines of instructions kept
-        165 px from the matrices. Fitted to the board's height, never to the text shown: a
-        pane that grew with the text would move the cell under the mouse."""
+        or at a large text size, where four lines would take too much from the matrices.
+        Fitted to the board's height, never to the text shown: a pane that grew with the
+        text would move the cell under the mouse."""
         self.explanation.fit_to(self.height() // self.HELP_SHARE)
 
     def set_controls_shown(self, on: bool) -> None:
@@ -322,7 +323,7 @@ class MatrixBoard(HeadChoice, QWidget):
         two-column Q/K/V less than a wide context."""
         top, bottom = self._rows
         for i, key in enumerate(top[1]):
-            # 5 : 6, not less: at 1280 px a narrower mask thinned its six labels to three.
+            # 5 : 6, not less: a narrower mask would thin its six labels to three.
             top[0].setStretch(i, 5 if key == "mask" else 6)
         for i, key in enumerate(bottom[1]):
             matrix = self.views[key].plot.matrix

@@ -70,8 +70,8 @@ def choice_text(name: str, config: AttentionConfig, grid: bool = False) -> tuple
     """The text and tooltip of array `name`'s item in the score, weight (`grid` False) or
     all-heads (`grid` True) box, for what `config` computes: as the step-through writes
     its stages, "scaled" only with √d_k, ω̃ only where something divided the scores, −∞
-    only where method 2 masks, α_d only where dropout applies. "Scaled scores ω / (√d_k·T)"
-    beside unchecked √d_k read as if the scores had been divided. An array whose item does
+    only where method 2 masks, α_d only where dropout applies ("Scaled scores ω / (√d_k·T)"
+    beside unchecked √d_k reads as if the scores were divided). An array whose item does
     not depend on the configuration (Q, K, V) keeps its text and gets no tooltip: ("", "")."""
     cfg = config
     scaled, fed = score_symbols(cfg)

@@ -2,8 +2,7 @@
 
 When the matrices of a new trace are set, every view's scene schedules its own repaint, and
 Qt paints each view in a separate pass of the window (each pass syncs and flushes the window's
-backing store): six views, six passes. One pass took a 6-token move's p50 from 16.3 to
-12.5 ms on the build machine.
+backing store): six views, six passes, where one would do.
 Inside `OnePaintPass` the views do not schedule repaints for their scenes' changes; on leaving
 it, the views whose plots changed are marked for repaint together, and Qt paints them in one
 pass. Their scenes' own deferred updates, which arrive after that pass, are ignored until the

@@ -157,7 +157,7 @@ def show_array(
     plot.set_matrix(
         matrix,
         kind=kind_of(name),
-        # A vector's one row is named by its symbol: an empty label read "␣", as an empty token.
+        # A vector's one row is named by its symbol: an empty label would read "␣", a token.
         rows=trace.axis_labels(info.rows)
         if info.rows is not None
         else (array_symbol(trace.config, name),),

@@ -16,11 +16,9 @@ class FigureView(pg.GraphicsView):
     and drawn smaller to fit.
 
     pyqtgraph's view sizes its figure to itself on a resize only, and Qt grows a figure to a
-    larger least size but never shrinks it back: sixteen heads opened at the concat stage at
-    1024 × 768 measured 830 px wide while their labels were laid out, and stayed so in a
-    636 px view, their title, reason, eighth head and Z_cat cut off at the right. At 250 %
-    the output projection's 761 px stood in a 701 px view. Drawn smaller, every matrix and
-    its labels stay in sight; cut, the right of a figure was lost without a sign."""
+    larger least size but never shrinks it back, so a figure wider than its view (many heads
+    at the concat stage, a large text size) would be cut off at the right without a sign.
+    Drawn smaller, every matrix and its labels stay in sight."""
 
     def __init__(self, figure: StageFigure) -> None:
         super().__init__(background="w")

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QLabel
 
 class LessonLabel(QLabel):
     """The example's lesson under a stage: as tall as `fit_height` says, and no part of the
-    window's least size (at 200 % a fixed height kept the window from a 720-pixel screen):
+    window's least size, so that a large text size still fits the window on a small screen:
     the step-through gives it the room the matrices and the panel leave, or none."""
 
     def __init__(self) -> None:

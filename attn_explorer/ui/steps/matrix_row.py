@@ -17,9 +17,8 @@ from attn_explorer.ui.text_size import text_size
 class MatrixRow(QGraphicsWidget):
     """Matrices side by side (and the arrow from a stage's inputs to its outputs), each as
     wide as what it holds: its row labels and colour bar, and an equal width for every column
-    of cells. Titles take no part: a long one shrinks, then is cut (ShrinkingLabel). In a
-    grid, "Weights before dropout" took less width than "Masked scores" of the same 6×6 shape,
-    and wrote no values where the scores wrote theirs.
+    of cells. Titles take no part: a long one shrinks, then is cut (ShrinkingLabel), so two
+    matrices of one shape get one width whatever their titles, and write their values alike.
 
     A cell is at most `ASPECT` times as wide as tall, unless its values need more; the rows of
     one figure (`join`) keep their cells alike in width (one row's wider only as far as its
@@ -28,13 +27,14 @@ class MatrixRow(QGraphicsWidget):
     Matrices of one figure with as many rows have cells of one height, the least any of them
     has room for, their cells' bottom edges on one line in a row: a matrix whose column
     labels slant (long tokens, narrow cells) has less of the row's height for its cells, and
-    its rows were shorter than its neighbours', one token's row at another height in each.
+    would otherwise draw one token's row at another height than its neighbours do.
 
     `compact`: neighbouring matrices (no arrow between) say once what they share. A matrix
     of the same shape and labels as its left neighbour leaves its row labels to it; a matrix
     on the same colour scale as its right neighbour, chosen as one for both
-    (`MatrixPlot.chosen_levels`, e.g. the heads of Z), leaves its colour bar to it. Each
-    matrix wrote its own: at 1500 px, method 1's four 6×6 steps of softmax wrote no values.
+    (`MatrixPlot.chosen_levels`, e.g. the heads of Z), leaves its colour bar to it: the
+    room saved goes to the cells, so that four 6×6 matrices in a row (method 1's steps of
+    softmax) still write their values.
     """
 
     # Its least size changed. A view that sizes the figure to itself must size it again when
@@ -346,8 +346,7 @@ class MatrixRow(QGraphicsWidget):
                     index = plots.index(item)
                     wanted = self._overheads(item)[0] + self._shape(item)[1] * cells[index]
                     # Never below its least width, which Qt would give it anyway, past the
-                    # room counted here: in a row at its least width the last W stood out
-                    # of the figure by 15 px.
+                    # room counted here: the last matrix would stand out of the figure.
                     least = item.effectiveSizeHint(Qt.SizeHint.MinimumSize).width()
                     widths.append(max(wanted, least))
                 else:

@@ -48,7 +48,7 @@ class SoftmaxPanel(QWidget):
         text_size.changed.connect(self._retitle)
         layout.addLayout(plots, 1)
         # Under the bars while the followed row has masked keys: they have no bar, and a
-        # missing bar read as a score of 0, the very idea the tutorial argues against.
+        # missing bar reads as a score of 0, the very idea the tutorial argues against.
         self.masked_note = QLabel(
             _tr(
                 "−∞: a masked key, not a score of 0. exp(−∞) = 0, so softmax gives it weight "
@@ -105,7 +105,8 @@ class SoftmaxPanel(QWidget):
     @staticmethod
     def _fit_title(plot: pg.PlotWidget) -> None:
         """The title, or its short form, or the short form cut between words with "…",
-        whichever fits: at 1024 px "Scores fed to softmax (row 2)" was cut at "(row"."""
+        whichever fits: Qt's own cut would leave "Scores fed to softmax (row" in a narrow
+        window."""
         title, short = plot.titles
         label = plot.getPlotItem().titleLabel
         room = plot.width() - 8
@@ -118,8 +119,8 @@ class SoftmaxPanel(QWidget):
         plot.setTitle(elide_words(short, QFontMetrics(font), room), size=_title_size())
 
     def _fit_axis(self, plot: pg.PlotWidget) -> None:
-        """Every key's label where the bars are wide enough, else every k-th: at 1024 px the
-        labels ran together ("Yourjourney")."""
+        """Every key's label where the bars are wide enough, else every k-th, so that
+        neighbouring labels never run together ("Yourjourney")."""
         count = len(self.labels)
         if not count:
             return
@@ -187,7 +188,7 @@ class SoftmaxPanel(QWidget):
         zero: np.ndarray | None = None,
     ) -> None:
         """Bars per key; hidden keys (−∞ scores) get no bar at all rather than a fake 0, but
-        "−∞" written at their place: a missing bar looked exactly like a score of 0. Keys
+        "−∞" written at their place: a missing bar looks exactly like a score of 0. Keys
         `hidden` marks (method 1's, whose finite scores softmax sees) are grey; keys `zero`
         marks (masked: weight 0, a bar of no height) are written "0"."""
         visible = np.isfinite(heights)

@@ -31,7 +31,7 @@ from attn_explorer.ui.text_size import FIGURE_FACTOR, text_size
 EXPORT_MARGIN = 24  # px round an exported figure
 # A matrix's title in an exported figure stays 10 pt where its other text is enlarged
 # (text_size.FIGURE_FACTOR): a title takes no width of its own, and enlarged, those of narrow
-# matrices (Q, K, V, the W's) were written smaller than their neighbours' to fit, or cut.
+# matrices (Q, K, V, the W's) would be written smaller than their neighbours' to fit, or cut.
 EXPORT_TITLE_POINTS = 10 / FIGURE_FACTOR
 
 
@@ -53,10 +53,10 @@ class StageFigure(pg.GraphicsLayout):
         an exported figure passes False and keeps its own."""
         super().__init__()
         # Inputs → outputs, left to right in every language (right to left, the arrow
-        # pointed from the weights back to the scores).
+        # would point from the weights back to the scores).
         self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
-        # An exported figure keeps a margin all round (a slide's last row of matrices
-        # touched its bottom edge).
+        # An exported figure keeps a margin all round, so that on a slide its last row of
+        # matrices does not touch the edge.
         margin = 6 if follow_text_size else EXPORT_MARGIN
         self.setContentsMargins(margin, margin, margin, margin)
         self._follow = follow_text_size
@@ -138,16 +138,16 @@ class StageFigure(pg.GraphicsLayout):
             title = None
             if key == "concat" and not panel.output and trace.heads > 1:
                 # Z₂ as in the formula above, and the number before "head": a title too
-                # long for a narrow head loses its last words, and "Z head 2" lost the
-                # number, the one word that told the heads apart ("Z …" eight times).
+                # long for a narrow head loses its last words, and the number is the one
+                # word that tells the heads apart.
                 title = _tr("<b>Z<sub>{0}</sub></b> head {0}").format(panel.head + 1)
             panel_levels = levels if panel.name in shared else None
             show_array(plot, trace, panel.name, panel.head, levels=panel_levels, title=title)
             is_query_rows = ARRAY_INFO[panel.name].rows == "q_tokens"
             plot.set_highlight(query if is_query_rows else None)
             if rebuilt and plot.colorbar is not None:
-                # A plot reused from another stage kept its colour bar's width (the mask's
-                # "1 hidden"), and that much less room for its cells.
+                # A plot reused from another stage keeps its colour bar's width (the mask's
+                # "1 hidden"), and that much less room for its cells, until fitted anew.
                 plot.colorbar.fit_labels()
         for row in self._rows:  # new shapes, labels or values: new widths
             row.arrange()
@@ -178,9 +178,9 @@ class StageFigure(pg.GraphicsLayout):
             second = []
         self._rows[0].set_items(first, fixed)
         self._rows[1].set_items(second)
-        # Each row of matrices is sized by what its matrices hold (see MatrixRow): in one
-        # grid, each column took the width of the longest title in it, and a lone output
-        # under eight heads (Z_cat) had to span their columns to be readable.
+        # Each row of matrices is sized by what its matrices hold (see MatrixRow), not laid
+        # in one grid: there each column would take the width of its longest title, and a
+        # lone output under eight heads (Z_cat) would have to span their columns.
         self.addItem(self._rows[0], row=3, col=0)
         if second:
             self.addItem(self._rows[1], row=4, col=0)

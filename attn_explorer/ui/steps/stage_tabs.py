@@ -26,8 +26,8 @@ STAGE_LABEL = dict(zip(STEP_KEYS, STAGE_LABELS, strict=True))
 class StageTabs(QTabBar):
     """The ten stages as a row of tabs, all in sight: in a narrow window the longest names
     shorten first ("5 Soft…"), then names give way to their numbers ("5"), the whole name
-    staying in the tab's tooltip. Qt's own eliding shortened every tab alike, short names
-    too, and to "3 ..." and "8 ...": as long as "3 Q·Kᵀ" and "8 α·V", and unreadable."""
+    staying in the tab's tooltip. Qt's own eliding would shorten every tab alike, short
+    names too, and to "3 ..." and "8 ...": as long as "3 Q·Kᵀ" and "8 α·V", and unreadable."""
 
     def __init__(self, names: list[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -64,9 +64,8 @@ class StageTabs(QTabBar):
 
     def fit(self) -> None:
         """Texts that fit the bar's width; called by the step-through on a resize and a new
-        text size. (No Python overrides of the bar's virtual functions here: one of
-        minimumTabSizeHint, or of resizeEvent, crashed a later QApplication.allWidgets()
-        in the test suite.)"""
+        text size. (No Python overrides of the bar's virtual functions here: an override of
+        minimumTabSizeHint or resizeEvent crashes a later QApplication.allWidgets().)"""
         least = sum(self._width(i, str(i + 1)) for i in range(self.count()))
         if least != self.minimumWidth():
             self.setMinimumWidth(least)  # the numbers alone

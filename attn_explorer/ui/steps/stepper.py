@@ -107,8 +107,8 @@ class StepThrough(HeadChoice, QWidget):
         self.extras_left_out.setWordWrap(True)
         self.extras_left_out.setIndent(6)  # the followed query's text starts there too
         self.extras_left_out.hide()
-        # The loaded example's lesson, as the matrices tab writes it under its matrices: the
-        # step-through said nothing of which tutorial's numbers it walks through.
+        # The loaded example's lesson, as the matrices tab writes it under its matrices: it
+        # says which tutorial's numbers the stages walk through.
         self.lesson = LessonLabel()
         self.lesson.setObjectName("lesson")
         self.lesson.setWordWrap(True)
@@ -193,11 +193,11 @@ class StepThrough(HeadChoice, QWidget):
         """The stage's matrices come first. The panel below them (softmax bars, the mask
         methods) gets at most a third of the height (330 px in a tall window) and never less
         than it needs; where that would leave the matrices less than `figure_need` it is
-        left out. A fixed 200 px for the whole figure was not enough: at 1024 × 700, or at
-        200 % on a 1080p projector, the title and formula took most of it and the matrices
-        were strips 8–40 px tall without numbers, beside a full-size panel.
-        Decided on screen only: a page laid out before the window has its size would have
-        grown the window past a small screen."""
+        left out. The figure's need grows with its header and the text size: a fixed height
+        for it would leave the matrices strips without numbers at a large text size in a
+        small window, beside a full-size panel.
+        Decided on screen only: a page laid out before the window has its size would grow
+        the window past a small screen."""
         need = self.extras.currentWidget().minimumSizeHint().height()
         above = (
             self.stages.sizeHint().height()
@@ -219,8 +219,9 @@ class StepThrough(HeadChoice, QWidget):
         self.extras_left_out.setVisible(left_out)
 
     def _left_out_text(self) -> str:
-        """At 150 % text the mask stage lost its comparison of the methods, and the softmax
-        stage its bars and the √d_k demo, without a word."""
+        """What the panel left out shows, and how to get it back: a window too short for it
+        must not drop the comparison of the methods, or the bars and the √d_k demo, without
+        a word."""
         if self.extras.currentWidget() is self._softmax_panel:
             return _tr(
                 "The softmax bars, the sharpening slider and “Why √d_k?” (also in the Examples "
@@ -257,8 +258,8 @@ class StepThrough(HeadChoice, QWidget):
 
     def _fit_lesson(self, room: float) -> int:
         """Write the lesson whole where `room` (what the matrices and the panel leave) has
-        space for it, else on one line cut with "…" and whole in its tooltip: at 1024 × 768
-        its four lines left out the softmax bars. The height it takes, with the spacing."""
+        space for it, else on one line cut with "…" and whole in its tooltip, so that in a
+        short window it does not push out the panel. The height it takes, with the spacing."""
         text = self._lesson_text
         if not text:
             self.lesson.hide()

@@ -36,7 +36,7 @@ def _side_by_side(heads: int, n: int) -> str:
 
 def _keep_line(trace: Trace, head: int, i: int, n: str) -> str:
     """The row's keep-mask as drawn, the keys the mask hides in parentheses: their weight is
-    0 kept or dropped, and a bare 1 under a hatched cell read as "this key is kept"."""
+    0 kept or dropped, and a bare 1 under a hatched cell would read as "this key is kept"."""
     keep = trace.dropout_keep[head, i]
     hidden = trace.mask[i] if "mask" in trace.arrays else np.zeros(keep.shape, dtype=bool)
     pairs = zip(keep.tolist(), hidden.tolist(), strict=True)
@@ -118,7 +118,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         total = num(float(row.astype(np.float64).sum()))
         if cfg.method_1:  # tutorial 000's three steps: softmax, zero the hidden, ÷ the sum
             # Each line whole, in the formula's terms: "α = softmax(ω̃) ⊙ (1 − M) / Σ_visible"
-            # (they continued one another: "α2 = ⊙ (1 − M2) / 0.3700").
+            # (not one continuing another: "α2 = ⊙ (1 − M2) / 0.3700").
             soft = f"softmax({scaled}{n})"
             zeroed = f"{soft} ⊙ (1 − M{n})"
             row_sum = num(trace.row_sums[head, i, 0])
@@ -164,8 +164,8 @@ def matrices_text(trace: Trace, weights: str, head: int, i: int) -> str:
     (`weights`: "weights" or "weights_dropped"), the context it makes of V, and its output
     row where that is more than the context (another head, an output projection).
 
-    A handout of the seven matrices read only as colours and an outline: the stage figures
-    wrote the followed query's arithmetic, this one did not even name the query.
+    It names the query and writes its arithmetic, as the stage figures do: a handout of the
+    seven matrices alone reads only as colours and an outline.
     """
     cfg = trace.config
     if not 0 <= i < cfg.n_q:
