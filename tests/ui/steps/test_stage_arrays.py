@@ -1,9 +1,9 @@
 """What each stage figure shows: the arrays its step reads and writes, as the engine says them.
 
-The figures read `Step.reads` / `Step.writes`; these tests hold them to what the step-through
-has always shown: a literal copy of the hand-written table it used to keep (compared over
-every preset and the configurations that change a stage's arrays), and the names written
-out for a few configurations a learner opens.
+The figures read `Step.reads` / `Step.writes` (see ui/steps/stage_panels.py); these tests
+hold them to a literal table of what each stage shows (compared over every preset and the
+configurations that change a stage's arrays), and to the names written out for a few
+configurations a learner opens.
 """
 
 from dataclasses import replace
@@ -11,9 +11,9 @@ from dataclasses import replace
 import pytest
 
 from attn_explorer.engine import PRESETS, STEP_KEYS, AttentionConfig, compute, preset
-from attn_explorer.ui.steps.stage_figure import MAX_CONCAT_HEADS, Panel, stage_panels
+from attn_explorer.ui.steps.stage_panels import MAX_CONCAT_HEADS, Panel, stage_panels
 
-# The hand-written table the figures were drawn from, copied literally: inputs, then outputs.
+# What each stage shows, written out by hand: inputs, then outputs.
 TABLE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "embeddings": ((), ("x", "x_kv")),
     "projections": (("x", "x_kv", "w_query", "w_key", "w_value"), ("queries", "keys", "values")),
@@ -34,7 +34,8 @@ MASK_FIRST_TABLE: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 
 def table_panels(trace, key: str, head: int) -> list[Panel]:
-    """The panels the table gave, by the rules that went with it."""
+    """The panels the table gives: names missing from the trace left out, each head's Z
+    drawn apart at the concat stage, no weights where nothing is projected."""
     table = MASK_FIRST_TABLE if trace.config.mask_first and key in MASK_FIRST_TABLE else TABLE
     inputs, outputs = table[key]
     panels: list[Panel] = []

@@ -424,7 +424,7 @@ def test_sixteen_heads_opened_at_the_concat_stage_fit_a_1024_window(qtbot):
 def test_a_figure_larger_than_its_view_is_drawn_smaller_not_cut(qapp, qtbot, stage):
     """Where a figure cannot be laid out as small as its view (250 % text in a 1024 × 768
     window), its right or bottom was cut off: it is drawn smaller, all of it in sight."""
-    from attn_explorer.ui.steps.stepper import FigureView
+    from attn_explorer.ui.steps.figure_view import FigureView
 
     configure_pyqtgraph()
     config = dataclasses.replace(preset("mha").config, num_heads=16, d_out=16)
