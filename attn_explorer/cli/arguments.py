@@ -26,6 +26,14 @@ class UsageError(Exception):
     """Bad command-line input: printed as one line, exit status 2."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but an argument it refuses is said in one line after the program's name,
+    as every other refusal is, not after a usage block (`--help` still shows the usage)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
 # A value kept while its switch is off (as the window keeps it): set through --set, it would
 # change nothing unless the switch is on, so setting it turns the switch on, unless the same
 # command sets the switch itself.

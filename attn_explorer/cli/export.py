@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 from attn_explorer.cli.arguments import (
+    OneLineParser,
     UsageError,
     add_state_arguments,
     glue_values,
@@ -40,17 +41,10 @@ class ExportError(Exception):
     configuration cannot be computed, or the output cannot be written (exit status 1)."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line, not a usage block."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"attn-explorer export: {message}\n")
-
-
 def _parser() -> argparse.ArgumentParser:
     from attn_explorer.engine import STEP_KEYS
 
-    parser = _Parser(
+    parser = OneLineParser(
         prog="attn-explorer export",
         description="Export figures, data or a PyTorch script without opening a window.",
     )

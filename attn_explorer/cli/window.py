@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from attn_explorer.cli.arguments import (
+    OneLineParser,
     UsageError,
     add_state_arguments,
     glue_values,
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def gui_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="attn-explorer",
         description="A desktop lab for attention. `attn-explorer export --help` for batch export.",
     )
