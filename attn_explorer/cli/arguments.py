@@ -48,6 +48,49 @@ _WHOLE = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
+# More digits than any number a command line takes can have: a longer whole number is read
+# as beyond every range, not by int(), which refuses one of over 4,300 digits (and reads a
+# long one in time growing with the square of its length).
+_MOST_DIGITS = 18
+BEYOND = 10**_MOST_DIGITS  # what `whole` reads such a number as, with its sign
+_BRIEF = 40  # characters of a value a one-line message shows whole
+
+
+def brief(text: str, quoted: bool = True) -> str:
+    """`text` for a one-line message: quoted (repr) or not, a long one cut with its length,
+    so that 5,000 digits stay a line a terminal shows."""
+    if len(text) <= _BRIEF:
+        return repr(text) if quoted else text
+    start = repr(text[:20]) if quoted else text[:20]
+    return f"{start}… ({len(text)} characters)"
+
+
+def whole(text: str) -> int | None:
+    """`text` as a whole number (ASCII digits, a sign, blanks around), or None.
+
+    One of more than 18 digits is ±BEYOND, outside every range a command line takes: its
+    value is never needed, only that it is too large (or too small)."""
+    text = text.strip()
+    if not _WHOLE.fullmatch(text):
+        return None
+    if len(text.lstrip("+-").lstrip("0")) > _MOST_DIGITS:
+        return -BEYOND if text.startswith("-") else BEYOND
+    return int(text)
+
+
+def whole_in_range(flag: str, text: str, low: int, high: int) -> int:
+    """`text`, the value of option `flag`, as a whole number from `low` to `high`, or
+    UsageError naming the option, its range and the value."""
+    value = whole(text)
+    if value is None:
+        given = brief(text)
+        raise UsageError(f"{flag} must be a whole number between {low} and {high}, not {given}")
+    if not low <= value <= high:
+        given = brief(text.strip(), quoted=False)
+        raise UsageError(f"{flag} must be between {low} and {high}, not {given}")
+    return value
+
+
 def _allowed(field: str) -> str:
     """What `--set FIELD=` takes, in words, for the message that refuses a value."""
     setting = SETTINGS[field]
@@ -80,7 +123,7 @@ def _read(field: str, text: str) -> tuple[object, str | None]:
     """`text` read as the value of `field`, or what is wrong with it (a phrase)."""
     if not text:
         return None, "no value given"
-    shown = repr(text)
+    shown = brief(text)
     setting = SETTINGS[field]
     kind = setting.kind
     if setting.choices:
@@ -93,9 +136,10 @@ def _read(field: str, text: str) -> tuple[object, str | None]:
             return None, f"{shown} is not true or false"
         return word in TRUE_WORDS, None
     if kind is int:
-        if not _WHOLE.fullmatch(text):
+        number = whole(text)
+        if number is None:
             return None, f"{shown} is not a whole number"
-        value: float = int(text)
+        value: float = number
     elif _DECIMAL.fullmatch(text):
         value = float(text) + 0.0  # "-0" is 0: no box shows a negative zero
     else:
@@ -163,10 +207,11 @@ def add_state_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--preset", metavar="NAME", help=f"start from an example: {', '.join(PRESETS)}"
     )
-    parser.add_argument("--tokens", type=int, metavar="N", help="use N random tokens instead")
+    # Whole numbers are read by whole_in_range, not argparse's int: it says "invalid int
+    # value" without the range, and cannot read a number of thousands of digits.
+    parser.add_argument("--tokens", metavar="N", help="use N random tokens instead")
     parser.add_argument(
         "--d-in",
-        type=int,
         default=None,
         metavar="D",
         help="embedding width for --tokens (default 3)",
@@ -220,21 +265,21 @@ def state_from_args(args: argparse.Namespace, prog: str = "attn-explorer") -> Ex
     for field, switch in SWITCHED_BY.items():
         if field in changes and switch not in changes:
             changes[switch] = True
+    tokens = None
     if args.tokens is not None:
-        if not 1 <= args.tokens <= MAX_TOKENS:
-            raise UsageError(f"--tokens must be between 1 and {MAX_TOKENS}")
-        d_in = args.d_in if args.d_in is not None else (state.queries.d_in or 3)
-        if not 1 <= d_in <= MAX_DIMS:
-            raise UsageError(f"--d-in must be between 1 and {MAX_DIMS}")
-        sequence = random_sequence(args.tokens, d_in)
+        tokens = whole_in_range("--tokens", str(args.tokens), 1, MAX_TOKENS)
+        d_in = state.queries.d_in or 3
+        if args.d_in is not None:
+            d_in = whole_in_range("--d-in", str(args.d_in), 1, MAX_DIMS)
+        sequence = random_sequence(tokens, d_in)
         if state.controls.cross and "cross" not in changes:
-            _note_cross_off(prog, args.tokens)
-        state = _with_tokens(replace(state, queries=sequence, kv=sequence), args.tokens, changes)
+            _note_cross_off(prog, tokens)
+        state = _with_tokens(replace(state, queries=sequence, kv=sequence), tokens, changes)
     elif args.d_in is not None:
         raise UsageError("--d-in goes with --tokens N (the width of N random embeddings)")
     if changes:
         state = state.with_controls(**changes)
-    _check_fits(state, args.tokens, typed, changes)
+    _check_fits(state, tokens, typed, changes)
     return state
 
 

@@ -24,12 +24,15 @@ import sys
 from pathlib import Path
 
 from attn_explorer.cli.arguments import (
+    BEYOND,
     OneLineParser,
     UsageError,
     add_state_arguments,
+    brief,
     glue_values,
     refuse_blank,
     state_from_args,
+    whole,
 )
 
 DATA_FORMATS = ("csv", "npz", "npy", "json")
@@ -65,9 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--head", help="head number from 1, or 'all' (default: the session's head, else 1)"
     )
-    parser.add_argument(
+    parser.add_argument(  # a whole number, read by `whole` once the tokens are known
         "--query",
-        type=int,
         default=None,
         help="the followed query token, from 1 (default: the session's or the example's "
         "followed query: 2, or 3 in the dropout example)",
@@ -75,9 +77,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=FORMATS, help="default: the output's extension")
     parser.add_argument(
         "--scale",
-        type=int,
-        choices=(1, 2, 4),
-        default=1,
+        metavar="{1,2,4}",
+        default="1",
         help="pixels per figure pixel, png only (default 1)",
     )
     parser.add_argument("--size", metavar="WxH", help="figure size in logical pixels")
@@ -86,13 +87,27 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _size(text: str | None) -> tuple[int, int] | None:
+    """`--size WxH` as (width, height). check_size refuses a size out of its range, naming
+    the numbers; one of thousands of digits is refused here, shortened."""
     if text is None:
         return None
-    try:
-        width, height = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise UsageError(f"--size must look like 1200x800, not {text!r}") from None
+    sides = [whole(side) for side in text.lower().split("x")]
+    if len(sides) != 2 or None in sides:
+        raise UsageError(f"--size must look like 1200x800, not {brief(text)}")
+    width, height = sides
+    if BEYOND in (abs(width), abs(height)):  # 200x150 to 8000x8000: check_size's range
+        raise UsageError(
+            f"--size must be between 200x150 and 8000x8000, not {brief(text, quoted=False)}"
+        )
     return width, height
+
+
+def _scale(text: str) -> int:
+    """`--scale`: 1, 2 or 4 pixels per figure pixel, or UsageError."""
+    scale = whole(text)
+    if scale not in (1, 2, 4):
+        raise UsageError(f"--scale must be 1, 2 or 4, not {brief(text.strip(), quoted=False)}")
+    return scale
 
 
 def _choose_format(args: argparse.Namespace, out: Path) -> str:
@@ -158,6 +173,7 @@ def _check_folder(out: Path) -> None:
 
 def run(argv: list[str]) -> int:
     args = _parser().parse_args(glue_values(argv))
+    args.scale = _scale(args.scale)
     refuse_blank(
         {
             "--view": (args.view, "'matrices' or an array of the trace, e.g. weights"),
@@ -178,10 +194,13 @@ def run(argv: list[str]) -> int:
     config = state.config()
     # A number that names no head or token is said first, whatever the view: refused as
     # ignored ("--head would change nothing"), it would read as if head 0 existed.
-    if args.query is not None and not 1 <= args.query <= config.n_q:
-        raise UsageError(
-            f"--query must be a query token's number from 1 to {config.n_q}, not {args.query}"
-        )
+    if args.query is not None:
+        query_number = whole(args.query)
+        if query_number is None or not 1 <= query_number <= config.n_q:
+            raise UsageError(
+                f"--query must be a query token's number from 1 to {config.n_q}, "
+                f"not {brief(args.query.strip(), quoted=False)}"
+            )
     # Without --view, --stage or --all-steps, the figure is what the session's window showed:
     # its stage, or every head side by side.
     shown = state.view
@@ -196,16 +215,14 @@ def run(argv: list[str]) -> int:
     elif args.head.strip().lower() == "all":
         head = None
     else:
-        try:
-            head = int(args.head) - 1
-        except ValueError:
-            raise UsageError(
-                f"--head must be a number from 1 or 'all', not {args.head!r}"
-            ) from None
+        number = whole(args.head)
+        if number is None:
+            raise UsageError(f"--head must be a number from 1 or 'all', not {brief(args.head)}")
+        head = number - 1
         if not 0 <= head < config.heads:
             raise UsageError(
                 f"--head must be a head's number from 1 to {config.heads} or 'all', "
-                f"not {args.head.strip()}"
+                f"not {brief(args.head.strip(), quoted=False)}"
             )
     fmt = _choose_format(args, Path(args.output))
     out = _output_path(args, fmt)
@@ -222,7 +239,7 @@ def run(argv: list[str]) -> int:
         raise ExportError(f"this configuration cannot be computed: {error}") from None
     # The session's query; one the tokens lack (--tokens fewer) is the last, as the window
     # shows it: drawn as it is, it would outline no row.
-    query = args.query - 1 if args.query is not None else min(state.view.query, config.n_q - 1)
+    query = query_number - 1 if args.query is not None else min(state.view.query, config.n_q - 1)
 
     if fmt in DATA_FORMATS or fmt == "py":
         figure_only = [

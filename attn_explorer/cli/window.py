@@ -16,9 +16,11 @@ from attn_explorer.cli.arguments import (
     OneLineParser,
     UsageError,
     add_state_arguments,
+    brief,
     glue_values,
     refuse_blank,
     state_from_args,
+    whole,
 )
 from attn_explorer.engine import STEP_KEYS
 
@@ -64,19 +66,13 @@ def gui_main(argv: list[str]) -> int:
             state = replace(state, view=replace(state.view, tab="steps", stage=args.stage))
         size = None
         if args.size is not None:
-            size = tuple(int(v) for v in args.size.lower().split("x"))
-            if len(size) != 2:
-                raise ValueError(args.size)
-            if not all(200 <= v <= 8000 for v in size):
-                raise UsageError(f"--size must be between 200x200 and 8000x8000, not {args.size}")
+            size = _window_size(args.size)
         elif args.screenshot or args.report_startup:
             size = DEFAULT_SIZE  # figures and timings of a known size, whatever the last one
         if args.screenshot:
             _check_screenshot(args.screenshot)
     except UsageError as error:
         parser.exit(2, f"attn-explorer: {error}\n")
-    except ValueError:
-        parser.exit(2, f"attn-explorer: --size must look like 1500x940, not {args.size!r}\n")
     except (SessionError, _CannotWriteError) as error:  # as `export` says them: status 1
         parser.exit(1, f"attn-explorer: {error}\n")
 
@@ -114,6 +110,17 @@ def gui_main(argv: list[str]) -> int:
         return app.exec()
     finally:
         _dispose(window)
+
+
+def _window_size(text: str) -> tuple[int, int]:
+    """`--size WxH` as (width, height), or UsageError saying the form or the range."""
+    sides = [whole(side) for side in text.lower().split("x")]
+    if len(sides) != 2 or None in sides:
+        raise UsageError(f"--size must look like 1500x940, not {brief(text)}")
+    width, height = sides
+    if not all(200 <= side <= 8000 for side in (width, height)):
+        raise UsageError(f"--size must be between 200x200 and 8000x8000, not {brief(text, False)}")
+    return width, height
 
 
 class _CannotWriteError(Exception):

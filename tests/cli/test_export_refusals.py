@@ -348,3 +348,36 @@ def test_a_negative_or_zero_figure_size_says_what_sizes_are_allowed(tmp_path, ca
     assert (status, out) == (2, "")
     assert err == f"attn-explorer export: figure size {shown} is outside 200×150 to 8000×8000\n"
     assert list(tmp_path.iterdir()) == []
+
+
+HUGE = "9" * 5000  # int() refuses a number of more than 4,300 digits
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--set", f"seed={HUGE}"], "--set seed: '99999"),
+        (["--set", f"dropout_seed=-{HUGE}"], "is below 0; allowed: a whole number from 0 to"),
+        (["--set", f"valid_len={HUGE}"], "is above 4096; allowed: a whole number from 1 to 4096"),
+        (["--tokens", HUGE], "--tokens must be between 1 and 4096, not 99999"),
+        (["--tokens", "3", "--d-in", HUGE], "--d-in must be between 1 and 1024, not 9"),
+        (["--head", HUGE], "--head must be a head's number from 1 to 1 or 'all', not 9"),
+        (["--query", f"-{HUGE}"], "--query must be a query token's number from 1 to 6, not -9"),
+        (["--scale", HUGE], "--scale must be 1, 2 or 4, not 9"),
+        (["--size", f"{HUGE}x500"], "--size must be between 200x150 and 8000x8000, not 9"),
+        (["--size", f"500x{HUGE}"], "--size must be between 200x150 and 8000x8000, not 5"),
+    ],
+)
+def test_a_number_of_thousands_of_digits_is_refused_naming_the_option_and_its_range(
+    tmp_path, capsys, args, words
+):
+    """`--set seed=999…9` (5,000 digits) ended in "internal error: ValueError: Exceeds the
+    limit (4300 digits)" with status 1; --tokens, --d-in, --query and --scale said "invalid
+    int value" and the 5,000 digits. The value is shown shortened, with its length."""
+    out = tmp_path / "x.png"
+    status, stdout, err = export_here(capsys, "--preset", "v1", *args, "-o", out)
+    assert (status, stdout) == (2, ""), err[:300]
+    assert err.count("\n") == 1 and err.startswith("attn-explorer export: "), err[:300]
+    assert words in err and len(err) < 250, err[:300]
+    assert " characters)" in err  # how long the value was
+    assert list(tmp_path.iterdir()) == []
