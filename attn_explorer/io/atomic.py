@@ -5,6 +5,10 @@ would leave a truncated figure, archive or script where a good one was, and Qt's
 writers say nothing about it at all. So every export goes to a temporary file next to the
 target, is synced, and only then renamed over it.
 
+A save killed half-way (power cut, `kill -9`) leaves its temporary file behind; the next save
+into that folder removes such files (see `remove_stale_partials` for which, and why no save
+in progress can be one of them).
+
 A target that exists but is no regular file (a device, a pipe: `-o /dev/stdout`) cannot be
 replaced and holds nothing to lose: it is written directly. A read-only file is refused, as
 writing into it would be: a rename would replace it all the same. Sessions are written the
@@ -17,12 +21,25 @@ import contextlib
 import errno
 import io
 import os
+import re
 import secrets
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, TextIO
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock, and no stale file is ever removed
+    fcntl = None  # type: ignore[assignment]
+
+# The name of every temporary file made here: ".NAME.<12 lower-case hex digits>.partial".
+_PARTIAL = re.compile(r"\..+\.[0-9a-f]{12}\.partial", re.DOTALL)
+# A temporary file unlocked and unwritten for this long is no save in progress: the only
+# moment a save's file is unlocked is between creating it and locking it, a moment later.
+STALE_AFTER = 600.0  # seconds
 
 
 def check_writable(path: str | os.PathLike[str]) -> None:
@@ -42,6 +59,14 @@ class _ProbeError(Exception):
 def replacing(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """A binary file to write `path`'s new contents into, put in place when the block ends
     without an error; on any error the old file stays and no temporary file remains."""
+    with _replacing(path, None) as file:
+        yield file
+
+
+@contextmanager
+def _replacing(path: str | os.PathLike[str], locks: list[int] | None) -> Iterator[BinaryIO]:
+    """`replacing`; with `locks`, the lock on the temporary file is handed to that list once
+    the file is in place, for `Together` to hold until it renames the file in its turn."""
     path = Path(path)
     try:
         mode: int | None = os.stat(path).st_mode
@@ -62,12 +87,15 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     target = Path(os.path.realpath(path))
     if mode is not None and not os.access(target, os.W_OK):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
-    temp = target.parent / f".{target.name}.{secrets.token_hex(6)}.partial"
+    remove_stale_partials(target.parent)
+    temp = _temporary(target)
     try:
         # 0o666: the umask decides the mode, as for any file the user saves.
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except OSError as error:
         raise _named(error, path) from None
+    lock = _lock(fd)  # held through the rename: the file is never unlocked while in use
+    placed = False
     try:
         with os.fdopen(fd, "wb") as file:
             yield file
@@ -77,6 +105,7 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
             with contextlib.suppress(OSError):
                 os.chmod(temp, stat.S_IMODE(mode))  # keep an existing file's mode
         os.replace(temp, target)
+        placed = True
         sync_directory(target.parent)
     except _ProbeError:
         with contextlib.suppress(OSError):
@@ -87,6 +116,80 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         if isinstance(error, OSError):
             raise _named(error, path) from None
         raise
+    finally:
+        if lock is not None and placed and locks is not None:
+            locks.append(lock)
+        elif lock is not None:
+            os.close(lock)
+
+
+def _temporary(target: Path) -> Path:
+    """A new name beside `target` that `_PARTIAL` matches."""
+    return target.parent / f".{target.name}.{secrets.token_hex(6)}.partial"
+
+
+def _lock(fd: int) -> int | None:
+    """A duplicate of `fd` holding an exclusive flock on its file, or None without flock.
+
+    A flock belongs to the open file, not the descriptor: held by the duplicate, it stays
+    after `fd` is closed, through the rename, until the caller closes the duplicate. The
+    kernel drops it when the process dies, which is what marks a file as left behind.
+    """
+    if fcntl is None:
+        return None
+    lock = os.dup(fd)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    except OSError:  # a file system without locks: no cleaner can lock it either
+        os.close(lock)
+        return None
+    return lock
+
+
+def remove_stale_partials(folder: str | os.PathLike[str]) -> None:
+    """Remove from `folder` the temporary files of saves that were killed before the rename.
+
+    A file is removed only if all of these hold, so that no other process's save in progress
+    (nor this one's) and nothing not made here is ever removed:
+    - its name is exactly ".NAME.<12 lower-case hex digits>.partial", as `_temporary` makes;
+    - it is a regular file (not a link, a folder or a pipe) of this user;
+    - nobody holds its flock: a save holds it from a moment after creating the file until the
+      file is renamed into place (a folder export until the last file is), and the kernel
+      drops it when the saving process dies;
+    - it was last written more than STALE_AFTER ago, which covers that first moment.
+    Without flock (Windows) nothing is removed. Any error leaves the file: tidying is never a
+    reason for a save to fail.
+    """
+    if fcntl is None:
+        return
+    try:
+        with os.scandir(folder) as entries:
+            names = [entry.path for entry in entries if _PARTIAL.fullmatch(entry.name)]
+    except OSError:
+        return
+    for name in names:
+        with contextlib.suppress(OSError):
+            _remove_if_stale(name)
+
+
+def _remove_if_stale(name: str) -> None:
+    # O_NOFOLLOW: a link is not followed (it fails); O_NONBLOCK: a pipe does not hang the open.
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+            return
+        if time.time() - info.st_mtime < STALE_AFTER:
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: a save in progress
+            return
+        now = os.lstat(name)  # still the file examined, not one renamed there since
+        if (now.st_dev, now.st_ino) == (info.st_dev, info.st_ino):
+            os.unlink(name)
+    finally:
+        os.close(fd)
 
 
 @contextmanager
@@ -121,15 +224,16 @@ class Together:
 
     def __init__(self) -> None:
         self._pending: list[tuple[Path, Path]] = []  # (temporary, target)
+        self._locks: list[int] = []  # held on the pending files until they are renamed
 
     @contextmanager
     def replacing(self, path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         path = Path(path)
         if path.is_dir():
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-        temp = path.parent / f".{path.name}.{secrets.token_hex(6)}.partial"
+        temp = _temporary(path)
         try:
-            with replacing(temp) as file:
+            with _replacing(temp, self._locks) as file:
                 yield file
         except OSError as error:
             raise _named(error, path) from None
@@ -152,6 +256,9 @@ class Together:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
         self._pending.clear()
+        for lock in self._locks:
+            os.close(lock)
+        self._locks.clear()
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
