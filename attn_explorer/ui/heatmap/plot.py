@@ -276,13 +276,18 @@ class MatrixPlot(pg.GraphicsLayout):
         # and tells the cell text which background it sits on.
         span = hi - lo if hi > lo else 1.0
         nan = np.isnan(display) if has_nan else None
-        index = (np.where(nan, lo, display) if has_nan else display) - lo
         scale = 255.0 / span
-        if scale > FLOAT32_MAX:  # a span below 1e-36 (scores of embeddings near 1e-20):
-            # in float32 the factor would be infinite, and every cell above the lowest would
-            # take the top colour, with numpy's overflow warnings on the console.
-            index = index.astype(np.float64)
-        np.multiply(index, scale, out=index)
+        if scale > FLOAT32_MAX or max(abs(lo), abs(hi)) > FLOAT32_MAX / 2:
+            # float32 cannot hold the factor of a span below 1e-36 (scores of embeddings near
+            # 1e-20), nor a level beyond its range or a span above it (embeddings of ±3e38,
+            # levels ±4e38): float64 holds them, and every cell gets its own colour.
+            display = display.astype(np.float64)
+        with np.errstate(over="ignore"):
+            # Within these levels an overflow is a cell far beyond one end of the scale (the
+            # levels given, shared with other matrices): ±inf, clipped to that end's colour,
+            # which is the cell's colour.
+            index = (np.where(nan, lo, display) if has_nan else display) - lo
+            np.multiply(index, scale, out=index)
         index = np.clip(index, 0, 255, out=index).astype(np.uint8)
         argb = self._lut[index]  # (h, w) uint32 = BGRA bytes on little-endian machines
         if has_nan:

@@ -1,0 +1,56 @@
+"""The matrix plot's cell colours: one LUT lookup per cell, from the colour levels."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from attn_explorer.engine.config import FLOAT32_MAX
+
+
+def _expected_argb(plot, values: np.ndarray) -> np.ndarray:
+    """The colours the cells must take, worked out in float64."""
+    lo, hi = plot.levels
+    index = np.clip((values.astype(np.float64) - lo) * 255.0 / (hi - lo), 0, 255)
+    return plot._lut[index.astype(np.uint8)]
+
+
+@pytest.mark.parametrize(
+    ("values", "levels"),
+    [
+        ([[3e38, -3e38], [0.0, 1.0]], None),
+        ([[FLOAT32_MAX, -FLOAT32_MAX], [1e38, -1e38]], None),
+        ([[3e38, -3e38], [0.5, -0.5]], (-1.0, 1.0)),  # shared levels far below the values
+    ],
+)
+def test_embeddings_near_the_float32_limit_are_coloured_without_a_warning(qapp, values, levels):
+    """Embeddings of ±3e38, which the app accepts and saves, printed "RuntimeWarning:
+    overflow encountered in subtract" on the console: the cell colours were worked out in
+    float32, where 3e38 minus the scale's bottom (-3e38) does not fit."""
+    from attn_explorer.ui.heatmap import MatrixPlot
+
+    matrix = np.array(values, dtype=np.float32)
+    plot = MatrixPlot()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plot.set_matrix(matrix, kind="signed", levels=levels)
+    assert np.array_equal(plot.image.image, _expected_argb(plot, matrix))
+
+
+def test_a_pooled_matrix_near_the_float32_limit_keeps_its_block_means(qapp):
+    """A matrix of more than 512 rows is shown as the means of blocks of cells: summed in
+    float32, four cells of 3e38 overflowed (a warning) to infinity, drawn as masked."""
+    from attn_explorer.ui.heatmap import MatrixPlot
+
+    matrix = np.full((1024, 1024), 3e38, dtype=np.float32)
+    matrix[512:] = -3e38
+    plot = MatrixPlot()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plot.set_matrix(matrix, kind="signed")
+    image = plot.image.image
+    assert image.shape == (512, 512)
+    assert (image != 0).all()  # no cell transparent, as a masked one is
+    means = np.full((512, 512), 3e38)
+    means[256:] = -3e38
+    assert np.array_equal(image, _expected_argb(plot, means))
