@@ -18,8 +18,33 @@ def shown_path(path: str | os.PathLike[str] | bytes) -> str:
     box as "\ufffd", each differently. The bytes themselves, escaped, say which file it is,
     the same on the command line and in the window. Every path in a user-facing message goes
     through here.
+
+    A path no file can have is shown too: a NUL as "\x00" (a terminal would show nothing),
+    a lone surrogate that is no escaped byte as "\ud800" (os.fsencode refuses it).
     """
-    return os.fsencode(path).decode("utf-8", "backslashreplace")
+    try:
+        shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        shown = os.fspath(path).encode("utf-8", "backslashreplace").decode("utf-8")
+    return shown.replace("\0", "\\x00")
+
+
+def impossible_path(path: str | os.PathLike[str]) -> str | None:
+    r"""Why no file can have `path` ("its path holds \x00 (a NUL character), which no path
+    can"), or None: the end of a sentence naming the file, said where the system call would
+    raise ValueError or UnicodeEncodeError rather than an OSError."""
+    text = os.fspath(path)
+    if "\0" in text:
+        return "its path holds \\x00 (a NUL character), which no path can"
+    try:
+        os.fsencode(text)
+    except UnicodeEncodeError as error:
+        char = error.object[error.start : error.end]
+        surrogate = "\ud800" <= char[0] <= "\udfff"
+        what = "half of a UTF-16 pair" if surrogate else "not in the system's encoding"
+        escaped = char.encode("utf-8", "backslashreplace").decode("utf-8")
+        return f"its path holds {escaped} ({what}), which no path can"
+    return None
 
 
 def cannot_write(

@@ -27,7 +27,7 @@ import numpy as np
 from attn_explorer import __version__
 from attn_explorer.engine.config import is_int
 from attn_explorer.io import atomic
-from attn_explorer.io.errors import folder_problem, shown_path
+from attn_explorer.io.errors import folder_problem, impossible_path, shown_path
 from attn_explorer.io.session_check import (
     VIEW_FIELDS,
     InvalidError,
@@ -139,6 +139,9 @@ def save_session(path: str | os.PathLike[str], state: ExplorerState) -> None:
     """Write a session atomically: the target is either the old file or the complete new one."""
     path = Path(path)
     name = shown_path(path.name or path)
+    impossible = impossible_path(path)
+    if impossible is not None:
+        raise SessionError(f"Cannot save {name}: {impossible}.")
     data = dumps(state, name=name).encode("utf-8")
     if len(data) > MAX_BYTES:  # never write what load_session would refuse
         raise SessionError(_too_big_to_save(name, len(data)))
@@ -158,6 +161,9 @@ def load_session(path: str | os.PathLike[str]) -> ExplorerState:
     """Read a session file; SessionError (and nothing else) for any file that is not one."""
     path = Path(path)
     name = shown_path(path.name or path)
+    impossible = impossible_path(path)
+    if impossible is not None:
+        raise SessionError(f"{name} cannot be read: {impossible}.")
     try:
         # A pipe or a device would block open() or read() until it is written to or
         # forever: only a regular file (or a link to one) is read.

@@ -50,3 +50,20 @@ def test_a_name_that_is_not_utf8_is_shown_by_its_escaped_bytes():
     assert missing_folder(os.fsdecode(b"/no\xff/s.json")) == (
         "Cannot write /no\\xff/s.json: the folder /no\\xff does not exist."
     )
+
+
+@pytest.mark.skipif(os.name == "nt", reason="Windows names may hold a lone surrogate")
+def test_a_path_no_file_can_have_is_shown_escaped_and_said_why():
+    """shown_path raised UnicodeEncodeError on a lone surrogate that is no escaped byte, and
+    showed a NUL as nothing at all."""
+    from attn_explorer.io.errors import impossible_path
+
+    assert shown_path("/x/a\ud800b.json") == "/x/a\\ud800b.json"
+    assert shown_path("/x/a\x00b.json") == "/x/a\\x00b.json"
+    assert impossible_path("/x/a\ud800b.json") == (
+        "its path holds \\ud800 (half of a UTF-16 pair), which no path can"
+    )
+    assert impossible_path("/x/a\x00b.json") == (
+        "its path holds \\x00 (a NUL character), which no path can"
+    )
+    assert impossible_path(os.fsdecode(b"/x/s\xff.json")) is None  # a byte, escaped

@@ -264,3 +264,27 @@ def test_io_modules_pull_in_neither_qt_nor_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("name", "shown", "reason"),
+    [
+        ("a\x00b.json", "a\\x00b.json", "its path holds \\x00 (a NUL character)"),
+        pytest.param(
+            "a\ud800b.json",
+            "a\\ud800b.json",
+            "its path holds \\ud800 (half of a UTF-16 pair)",
+            marks=pytest.mark.skipif(os.name == "nt", reason="Windows names may hold one"),
+        ),
+    ],
+)
+def test_a_path_no_file_can_have_is_refused_as_a_session_error(tmp_path, name, shown, reason):
+    """A NUL character or a lone surrogate in the path raised ValueError ("embedded null
+    byte") or UnicodeEncodeError out of load_session and save_session, where every other
+    bad path gives a SessionError."""
+    path = tmp_path / name
+    assert refused(path) == f"{shown} cannot be read: {reason}, which no path can."
+    with pytest.raises(SessionError) as caught:
+        save_session(path, preset_state("v1"))
+    assert str(caught.value) == f"Cannot save {shown}: {reason}, which no path can."
+    assert list(tmp_path.iterdir()) == []
