@@ -254,13 +254,13 @@ def test_document_to_state_refuses_python_values_json_cannot_hold(cross_doc):
         document_to_state(())
 
 
-def test_io_modules_pull_in_neither_qt_nor_torch():
-    """Sessions and exports work headless, and opening a session costs no torch import."""
+def test_io_modules_pull_in_no_torch():
+    """Opening a session or exporting costs no torch import (torch takes over a second to
+    load). That they import no Qt is a contract in pyproject.toml, checked by `lint-imports`."""
     code = (
         "import sys, attn_explorer.io.session, attn_explorer.io.data_export, "
         "attn_explorer.io.code_export; "
-        "print(sorted(m for m in sys.modules "
-        "if m.startswith(('PySide6', 'pyqtgraph', 'shiboken', 'torch'))))"
+        "print(sorted(m for m in sys.modules if m.startswith('torch')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
