@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from attn_explorer.engine import compute
-from benchmarks.bench import soak_actions
+from benchmarks.soak import soak_actions
 from tests.ui.conftest import assert_shows, settled
 
 pytestmark = [

@@ -1,0 +1,211 @@
+"""The latency of the live window against matplotlib, for four sizes of the computation.
+
+A seed typed into its spin box is timed until every heatmap it changed has been repainted:
+the engine thread, the views' update and the paint. matplotlib draws the same seven matrices
+(imshow, colour bar, tick labels, Agg canvas), which is what a notebook user has.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import asdict, dataclass, replace
+
+
+@dataclass(frozen=True)
+class Size:
+    tokens: int
+    d_in: int
+    heads: int
+    d_out: int
+    target_ms: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.tokens} tok × {self.heads} heads"
+
+
+SIZES = (
+    Size(6, 3, 2, 2, 16),
+    Size(64, 16, 4, 16, 33),
+    Size(256, 64, 8, 64, 100),
+    Size(1024, 64, 16, 64, 250),
+)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def state_of(size: Size):
+    from attn_explorer.model.state import ExplorerState, default_state, random_sequence
+
+    sequence = random_sequence(size.tokens, size.d_in, seed=1)
+    state = replace(default_state(), queries=sequence, kv=sequence)
+    assert isinstance(state, ExplorerState)
+    return state.with_controls(
+        num_heads=size.heads, d_out=size.d_out, causal=True, projection="linear", seed=100
+    )
+
+
+class _Pictures:
+    """Knows when a trace is fully on screen: shown, and every view it changed repainted.
+
+    `wait_until` runs a real event loop that checks after each paint, so the UI thread sleeps
+    in Qt (and releases the GIL to the engine thread) as it does in use; a busy loop of
+    processEvents() would starve the engine thread and measure itself.
+    """
+
+    def __init__(self, window: object) -> None:
+        from PySide6.QtCore import QEvent, QObject
+
+        pictures = self
+
+        class Filter(QObject):
+            def eventFilter(self, obj: object, event: object) -> bool:
+                if event.type() == QEvent.Type.Paint and obj in pictures.pending:
+                    pictures.pending.discard(obj)
+                    pictures.check()
+                return False
+
+        self.views = list(window.board.views.values())
+        self.drawn = {view: view.plot.matrix for view in self.views}
+        self.pending: set = set()
+        self.seed: int | None = None
+        self.condition = None
+        self.loop = None
+        self.filter = Filter()
+        for view in self.views:
+            view.viewport().installEventFilter(self.filter)
+        window.traceShown.connect(self._shown)
+
+    def _shown(self, trace: object) -> None:
+        # Views whose matrix was replaced repaint; one left alone (the mask on a seed move) not.
+        changed = [view for view in self.views if view.plot.matrix is not self.drawn[view]]
+        self.drawn = {view: view.plot.matrix for view in self.views}
+        self.pending = {view.viewport() for view in changed}
+        self.seed = trace.config.seed
+        self.check()
+
+    def on_screen(self, seed: int) -> bool:
+        return self.seed == seed and not self.pending
+
+    def check(self) -> None:
+        if self.loop is not None and self.condition():
+            self.loop.quit()
+
+    def wait_until(self, condition, timeout_ms: int = 120_000) -> None:
+        from PySide6.QtCore import QEventLoop, QTimer
+
+        self.condition = condition
+        if condition():
+            return
+        self.loop = QEventLoop()
+        QTimer.singleShot(timeout_ms, self.loop.quit)
+        self.loop.exec()
+        self.loop = None
+        if not condition():
+            raise TimeoutError("no picture")
+
+
+def measure_latency(size: Size, changes: int, width: int = 1500, height: int = 940) -> dict:
+    """Seed changes typed into the spin box, each timed until every heatmap it changed has
+    been repainted."""
+    from attn_explorer.ui.main_window import MainWindow
+
+    window = MainWindow(state_of(size))
+    window.resize(width, height)
+    window.show()
+    engine_ms: list[float] = []
+    window.bridge.computed.connect(lambda result: engine_ms.append(result.seconds * 1e3))
+    pictures = _Pictures(window)
+    pictures.wait_until(lambda: window.trace is not None and not pictures.pending)
+    latencies: list[float] = []
+    spin = window.controls.seed.spin
+    for i in range(changes + 5):
+        target = 1000 + i
+        start = time.perf_counter()
+        spin.setValue(target)
+        pictures.wait_until(lambda t=target: pictures.on_screen(t))
+        elapsed = (time.perf_counter() - start) * 1e3
+        if i >= 5:  # warm-up: first draws create caches
+            latencies.append(elapsed)
+    trace = window.trace
+    window.doc.undo_stack.setClean()
+    window.close()
+    return {
+        "latency_ms": latencies,
+        "engine_ms": engine_ms[-changes:],
+        "trace": trace,
+    }
+
+
+def matplotlib_ms(trace: object, repeats: int) -> float:
+    """The same seven matrices with matplotlib on an Agg canvas: imshow, colour bar, ticks."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    names = ["masked_scores", "mask", "weights", "queries", "keys", "values", "context"]
+    q, k = list(trace.q_tokens), list(trace.k_tokens)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        figure = Figure(figsize=(15, 9.4), dpi=100)
+        for index, name in enumerate(names):
+            axes = figure.add_subplot(2, 4, index + 1)
+            matrix = trace.matrix(name, 0).astype(float)
+            image = axes.imshow(matrix, cmap="RdBu_r" if name != "weights" else "Blues")
+            figure.colorbar(image, ax=axes)
+            axes.set_yticks(range(matrix.shape[0]), q if matrix.shape[0] == len(q) else None)
+            cols = k if matrix.shape[1] == len(k) else [str(i + 1) for i in range(matrix.shape[1])]
+            axes.set_xticks(range(matrix.shape[1]), cols, rotation=90)
+            axes.set_title(name)
+        figure.canvas.draw()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def run_latency(sizes: tuple[Size, ...], changes: int) -> list[dict]:
+    from attn_explorer.ui.app import create_app, quiet_offscreen_notices
+
+    quiet_offscreen_notices(create_app(["attn-explorer-bench"]))
+    rows = []
+    for size in sizes:
+        n = changes if size.tokens <= 256 else max(changes, 100)
+        measured = measure_latency(size, n)
+        latency = measured["latency_ms"]
+        mpl = matplotlib_ms(measured["trace"], 3 if size.tokens >= 256 else 5)
+        row = {
+            "size": asdict(size),
+            "changes": len(latency),
+            "latency_p50_ms": statistics.median(latency),
+            "latency_p95_ms": percentile(latency, 95),
+            "latency_max_ms": max(latency),
+            "engine_p50_ms": statistics.median(measured["engine_ms"]),
+            "matplotlib_ms": mpl,
+            "speedup_vs_matplotlib": mpl / statistics.median(latency),
+            "meets_target": percentile(latency, 95) <= size.target_ms,
+        }
+        rows.append(row)
+        print(_row_text(size, row), flush=True)
+    return rows
+
+
+def _row_text(size: Size, row: dict) -> str:
+    return (
+        f"{size.label:<22} {row['engine_p50_ms']:>9.1f} {row['latency_p50_ms']:>9.1f} "
+        f"{row['latency_p95_ms']:>9.1f} {row['latency_max_ms']:>9.1f} {size.target_ms:>8.0f} "
+        f"{'yes' if row['meets_target'] else 'NO':>5} {row['matplotlib_ms']:>10.0f} "
+        f"{row['speedup_vs_matplotlib']:>8.0f}×"
+    )
+
+
+HEADER = (
+    f"{'size':<22} {'engine':>9} {'p50':>9} {'p95':>9} {'max':>9} {'target':>8} {'met':>5} "
+    f"{'matplotlib':>10} {'faster':>9}\n"
+    f"{'':<22} {'ms':>9} {'ms':>9} {'ms':>9} {'ms':>9} {'p95 ms':>8} {'':>5} {'ms':>10}"
+)

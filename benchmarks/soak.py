@@ -1,0 +1,235 @@
+"""A restless user: a burst of 1,000 changes in a second, and thousands of random edits.
+
+`run_burst` reports the event loop's longest stall; `run_soak` reports resident memory.
+`soak_actions` is also what tests/ui/test_long_session.py replays, so the test and the
+benchmark make the same edits.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from benchmarks.latency import Size, state_of
+
+# `run_soak_fresh` starts `python -c "from benchmarks.soak import ..."`: from the checkout.
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def run_burst(size: Size, changes: int = 1000, seconds: float = 1.0) -> dict:
+    """`changes` seed changes sent by a timer over `seconds`; the event loop's longest stall,
+    and how long until the last change's picture is on screen."""
+    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
+
+    from attn_explorer.engine import compute
+    from attn_explorer.ui.app import create_app
+    from attn_explorer.ui.main_window import MainWindow
+
+    app = create_app(["attn-explorer-bench"])
+    window = MainWindow(state_of(size))
+    window.resize(1500, 940)
+    window.show()
+    while window.trace is None:
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+    # Let the first picture be painted before the clock starts: the window's first paint (fonts,
+    # text layouts, 50-90 ms on this host) is startup's cost, reported by --startup, not a stall
+    # that the burst caused.
+    settle = QElapsedTimer()
+    settle.start()
+    while settle.elapsed() < 300:
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+    clock = QElapsedTimer()
+    ticks: list[int] = []
+    heartbeat = QTimer()
+    heartbeat.setInterval(2)
+    heartbeat.timeout.connect(lambda: ticks.append(clock.elapsed()))
+    sent = {"n": 0}
+    before = window.bridge.computations
+    driver = QTimer()
+    driver.setInterval(max(1, round(seconds * 1000 / changes)))
+
+    def change() -> None:
+        # Keep to the schedule: a tick that comes late sends the changes it owes.
+        due = min(changes, math.ceil(changes * clock.elapsed() / (seconds * 1000)) + 1)
+        for _ in range(max(1, due - sent["n"])):
+            if sent["n"] >= changes:
+                driver.stop()
+                return
+            window.controls.seed.spin.setValue(2000 + sent["n"])
+            sent["n"] += 1
+            if sent["n"] == changes:
+                sent["ms"] = clock.elapsed()
+
+    driver.timeout.connect(change)
+    clock.start()
+    heartbeat.start()
+    driver.start()
+    final_seed = 2000 + changes - 1
+    while not (
+        sent["n"] >= changes and window.trace.config.seed == final_seed and not window.bridge.busy
+    ):
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+    app.processEvents()
+    heartbeat.stop()
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
+    import numpy as np
+
+    expected = compute(window.doc.config())
+    equal = all(
+        np.array_equal(view.plot.matrix, expected.matrix(view.plot.shown.name, window.board.head))
+        for view in window.board.views.values()
+    )
+    result = {
+        "size": asdict(size),
+        "changes": changes,
+        "seconds_to_send": sent["ms"] / 1000,
+        "seconds_to_final_picture": ticks[-1] / 1000 if ticks else 0,
+        "computations": window.bridge.computations - before,
+        "longest_stall_ms": max(gaps) if gaps else 0,
+        "final_picture_equals_compute": equal,
+    }
+    window.doc.undo_stack.setClean()
+    window.close()
+    return result
+
+
+def resident_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+WARM_UP_EDITS = 2000
+
+
+def run_soak(edits: int, seed: int = 0) -> dict:
+    """Random control and cell edits, as a restless user would make them.
+
+    Every 500 edits, resident memory is read twice: at once (`memory_mb`), and after the
+    user pauses for 1.5 s (`memory_at_rest_mb`), when the engine thread has handed freed
+    memory back to the system.
+    """
+    import random
+
+    from PySide6.QtCore import QEventLoop, QTimer, qInstallMessageHandler
+
+    from attn_explorer.ui.app import create_app
+    from attn_explorer.ui.engine_thread import TRIM_DELAY_MS
+    from attn_explorer.ui.main_window import MainWindow
+
+    warnings: list[str] = []
+    qInstallMessageHandler(lambda mode, context, message: warnings.append(message))
+    app = create_app(["attn-explorer-bench"])
+    window = MainWindow()
+    window.resize(1500, 940)
+    window.show()
+    rng = random.Random(seed)
+    memory: list[tuple[int, float]] = []
+    at_rest: list[tuple[int, float]] = []
+    actions = soak_actions(window, rng)
+
+    def read(done: int) -> None:
+        while window.bridge.busy:
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+        memory.append((done, resident_mb()))
+        pause = QEventLoop()
+        QTimer.singleShot(TRIM_DELAY_MS + 500, pause.quit)
+        pause.exec()
+        at_rest.append((done, resident_mb()))
+
+    for i in range(edits):
+        if i % 500 == 0:
+            read(i)
+        rng.choice(actions)()
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 2)
+    read(edits)
+    window.doc.undo_stack.setClean()
+    window.close()
+    # Warm-up: the undo history (1,000 steps) and the engine's parameter cache fill during the
+    # first 2,000 edits; memory after that must stay flat.
+    warm_edits = min(WARM_UP_EDITS, edits // 2)
+    warm = next(mb for i, mb in memory if i >= warm_edits)
+    warm_rest = next(mb for i, mb in at_rest if i >= warm_edits)
+    ignorable = ("does not support propagateSizeHints", "does not support raise")
+    real_warnings = [w for w in warnings if not any(s in w for s in ignorable)]
+    return {
+        "edits": edits,
+        "memory_mb": memory,
+        "memory_at_rest_mb": at_rest,
+        "warm_up_edits": warm_edits,
+        "growth_after_warmup_mb": memory[-1][1] - warm,
+        "growth_at_rest_after_warmup_mb": at_rest[-1][1] - warm_rest,
+        "qt_warnings": real_warnings[:20],
+    }
+
+
+def run_soak_fresh(edits: int) -> dict:
+    """`run_soak` in a new process, so memory freed by the runs before it does not count."""
+    code = (
+        f"import json; from benchmarks.soak import run_soak; print(json.dumps(run_soak({edits})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=CHECKOUT,
+        env=dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen")),
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def soak_actions(window: object, rng: object) -> list:
+    """Edits a restless user makes: every control, cells, tokens, undo and redo."""
+    c = window.controls
+    doc = window.doc
+    model = doc.queries
+
+    def cell() -> None:
+        if model.rowCount():
+            r, k = rng.randrange(model.rowCount()), rng.randrange(1, model.columnCount())
+            model.setData(model.index(r, k), rng.choice(["0.5", "-1.25", "x", "nan", "3e2", ""]))
+
+    def tokens() -> None:
+        if rng.random() < 0.5 and model.rowCount() < 24:
+            model.insert_tokens(rng.randrange(model.rowCount() + 1), 1)
+        elif model.rowCount() > 2:
+            model.remove_tokens([rng.randrange(model.rowCount())])
+
+    def combo(box) -> None:
+        box.setCurrentIndex(rng.randrange(box.count()))
+
+    return [
+        lambda: c.seed.spin.setValue(rng.randrange(10_000)),
+        lambda: c.d_out.spin.setValue(rng.randrange(1, 65)),
+        lambda: c.heads.spin.setValue(rng.randrange(1, 17)),
+        lambda: c.dropout.spin.setValue(rng.choice([0, 0.1, 0.5, 0.9])),
+        lambda: c.temperature.spin.setValue(rng.choice([0.1, 1.0, 2.0, 50.0])),
+        lambda: combo(c.projection),
+        lambda: combo(c.layout_box),
+        lambda: combo(c.mask_method),
+        lambda: c.causal.toggle(),
+        lambda: c.padding.toggle(),
+        lambda: c.valid_len.setValue(rng.randrange(1, 30)),
+        lambda: c.scale.toggle(),
+        lambda: c.training.toggle(),
+        lambda: c.reseed_dropout.toggle(),
+        lambda: c.dropout_seed.setValue(rng.randrange(10_000)),
+        lambda: c.out_proj.toggle(),
+        lambda: c.qkv_bias.toggle(),
+        cell,
+        cell,
+        tokens,
+        lambda: doc.undo_stack.undo(),
+        lambda: doc.undo_stack.redo(),
+        lambda: window.board.set_head(rng.randrange(4)),
+        lambda: window.tabs.setCurrentIndex(rng.randrange(2)),
+        lambda: window.stepper.step_by(rng.choice([-1, 1])),
+    ]
