@@ -2,8 +2,8 @@
 torch computes on one kernel thread, all before anything imports Qt or torch. The slow tests
 are marked here, in one list.
 
-`pytest` runs the whole suite on every core (pytest-xdist, `-n auto` in pyproject.toml);
-`pytest -m "not slow"` leaves out the tests below, for the loop after every change.
+`pytest` runs the whole suite (as CI does); `pytest -m "not slow"` leaves out the tests listed
+below, for the loop after every change. `-n auto` spreads either over the cores (pytest-xdist).
 """
 
 import contextlib
@@ -15,9 +15,8 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="attn-explorer-tests-")
-# The suite's traces are tiny, and xdist already runs one worker per core: a second kernel
-# thread per worker only spins against the other worker (the engine tests took twice the CPU
-# time with two threads). Read by torch's OpenMP when torch loads, so it is set before.
+# The suite's traces are tiny: a second kernel thread only spins, against the window's own
+# thread or, with `-n`, another worker. Read by torch's OpenMP when torch loads.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # Tests that take seconds each, by node id: a prefix names a whole file, or a test with all
