@@ -2,6 +2,9 @@
 
 That the engine imports no Qt is a contract in pyproject.toml, checked by `lint-imports`."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
