@@ -28,7 +28,6 @@ from attn_explorer.engine.trace import Step, Trace
 if TYPE_CHECKING:
     from attn_explorer.engine.attention import compute
     from attn_explorer.text.explain import explain
-    from attn_explorer.text.numbers import num
 
 
 def __getattr__(name: str) -> Any:
@@ -44,10 +43,6 @@ def __getattr__(name: str) -> Any:
         from attn_explorer.text.explain import explain
 
         return explain
-    if name == "num":
-        from attn_explorer.text.numbers import num
-
-        return num
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -66,7 +61,6 @@ __all__ = [
     "compute",
     "explain",
     "matching_preset",
-    "num",
     "preset",
     "step_keys",
 ]

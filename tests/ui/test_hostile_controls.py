@@ -193,7 +193,7 @@ def test_a_decimal_box_refuses_a_number_out_of_range_in_words(qtbot, text, messa
     """RangeDoubleSpinBox, for a float control such as dropout p (0 to 0.9)."""
     from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
 
-    from attn_explorer.ui.editing.range_spin import RangeDoubleSpinBox
+    from attn_explorer.ui.widgets.range_spin import RangeDoubleSpinBox
 
     holder = QWidget()
     qtbot.addWidget(holder)

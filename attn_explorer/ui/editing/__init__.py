@@ -1,1 +1,1 @@
-"""Editing: the document and its undo, the controls, the embedding tables, the spin boxes."""
+"""Editing: the document and its undo, the controls, the embedding tables."""

@@ -24,9 +24,9 @@ from attn_explorer.engine.config import mask_order_matters, seed_draws
 from attn_explorer.model.settings import SETTINGS
 from attn_explorer.text.examples import example_text
 from attn_explorer.ui.editing.document import Document
-from attn_explorer.ui.editing.range_spin import RangeSpinBox
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.widgets import CommandBox, ErrorLabel, SliderSpin, choice_box, shrinkable
+from attn_explorer.ui.widgets.range_spin import RangeSpinBox
 
 # What each choice of a choice setting is called in its box; the choices and their order
 # are the settings' (a choice without a label here is a KeyError when the panel is built).

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt, SignalInstance
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsItem
 
-if TYPE_CHECKING:
-    from attn_explorer.ui.heatmap.plot import MatrixPlot
+
+class CellOwner(Protocol):
+    """What the cells use of the matrix plot that owns them (a `MatrixPlot`): named here so
+    the plot imports the cells and not the other way round."""
+
+    matrix: np.ndarray | None
+    cellClicked: SignalInstance
+
+    def _hover(self, cell: tuple[int, int] | None, screen_pos: QPointF | None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,7 @@ class CellImage(QGraphicsItem):
 
     VECTOR_LIMIT = 128 * 128  # beyond this many cells a bitmap is the better file
 
-    def __init__(self, owner: MatrixPlot) -> None:
+    def __init__(self, owner: CellOwner) -> None:
         super().__init__()
         self._owner = owner
         self.vector_cells = False

@@ -7,7 +7,7 @@ import math
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QSlider, QSpinBox, QWidget
 
-from attn_explorer.ui.editing.range_spin import RangeDoubleSpinBox, RangeSpinBox
+from attn_explorer.ui.widgets.range_spin import RangeDoubleSpinBox, RangeSpinBox
 
 
 class SliderSpin(QWidget):
