@@ -8,7 +8,8 @@ undo step, so dragging a slider is undone in one Ctrl+Z.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
@@ -18,7 +19,7 @@ from PySide6.QtGui import QUndoStack
 from attn_explorer.engine import AttentionConfig
 from attn_explorer.model.state import MAX_DIMS, Controls, ExplorerState
 from attn_explorer.ui.editing.embedding_model import EmbeddingTableModel
-from attn_explorer.ui.editing.undo import record
+from attn_explorer.ui.editing.undo import group_steps, record
 from attn_explorer.ui.i18n import tr as _tr
 
 MERGE_SECONDS = 1.0
@@ -63,7 +64,12 @@ def undo_text(name: str | None, new: Controls) -> str:
 
 
 class Document(QObject):
-    """Everything the learner edits; emits `changed` whenever the engine's input may differ."""
+    """Everything the learner edits; emits `changed` whenever the engine's input may differ.
+
+    A change of several parts (an opened file, a loaded example, a dimension added to both
+    tables) emits `changed` once, when every part is in: the engine and the problems banner
+    never see the tables of one state with the controls of another.
+    """
 
     changed = Signal()
     controlsChanged = Signal()  # controls changed by undo/redo/load: widgets must re-sync
@@ -78,11 +84,14 @@ class Document(QObject):
         self.kv = EmbeddingTableModel(self.undo_stack, _tr("Keys & values"), self)
         self._controls = state.controls
         self.view = state.view
+        self._parts_open = 0  # depth of `_whole_change`s under way
+        self._part_changed = False  # a part changed inside them: emit `changed` at their end
         self.queries.restore(state.queries)
         self.kv.restore(state.kv or state.queries)
         self.queries.follow_rows = self._follow_query
-        self.queries.sequenceChanged.connect(self.changed)
-        self.kv.sequenceChanged.connect(self.changed)
+        self.queries.sequenceChanged.connect(self._changed_part)
+        self.kv.sequenceChanged.connect(self._changed_part)
+        group_steps(self.undo_stack, self._whole_change)
         self.undo_stack.setClean()
 
     # ------------------------------------------------------------------ reading
@@ -147,15 +156,34 @@ class Document(QObject):
     def _apply_controls(self, controls: Controls) -> None:
         self._controls = controls
         self.controlsChanged.emit()
-        self.changed.emit()
+        self._changed_part()
+
+    def _changed_part(self) -> None:
+        if self._parts_open:
+            self._part_changed = True
+        else:
+            self.changed.emit()
+
+    @contextmanager
+    def _whole_change(self) -> Iterator[None]:
+        """Hold back `changed` until the change made inside is complete, then emit it once."""
+        self._parts_open += 1
+        try:
+            yield
+        finally:
+            self._parts_open -= 1
+            if not self._parts_open and self._part_changed:
+                self._part_changed = False
+                self.changed.emit()
 
     def reset(self, state: ExplorerState) -> None:
         """Start over from `state` (an opened file): no undo history, nothing unsaved."""
         self.undo_stack.clear()
         self.view = state.view  # first: the new tables' recompute checks the view against them
-        self.queries.restore(state.queries)
-        self.kv.restore(state.kv or state.queries)
-        self._apply_controls(state.controls)
+        with self._whole_change():
+            self.queries.restore(state.queries)
+            self.kv.restore(state.kv or state.queries)
+            self._apply_controls(state.controls)
         self.undo_stack.setClean()
 
     def load_state(self, state: ExplorerState, text: str) -> None:

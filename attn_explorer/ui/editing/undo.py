@@ -13,7 +13,8 @@ re-pushing the newest ones onto a cleared stack without re-applying them.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Protocol
 
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -37,10 +38,17 @@ class Edit(Protocol):
 class EditCommand(QUndoCommand):
     """One undo step: its edits applied in order, reverted in reverse order."""
 
-    def __init__(self, text: str, edits: Sequence[Edit]) -> None:
+    def __init__(
+        self, text: str, edits: Sequence[Edit], group: weakref.WeakMethod | None = None
+    ) -> None:
         super().__init__(text)
         self.edits = list(edits)
+        self.group = group
         self._replaying = False
+
+    def _whole(self) -> AbstractContextManager[object]:
+        owner_group = self.group() if self.group is not None else None
+        return owner_group() if owner_group is not None else nullcontext()
 
     @property
     def nbytes(self) -> int:
@@ -49,14 +57,16 @@ class EditCommand(QUndoCommand):
     def redo(self) -> None:
         if self._replaying:
             return
-        for edit in self.edits:
-            edit.apply()
+        with self._whole():
+            for edit in self.edits:
+                edit.apply()
 
     def undo(self) -> None:
         if self._replaying:
             return
-        for edit in reversed(self.edits):
-            edit.revert()
+        with self._whole():
+            for edit in reversed(self.edits):
+                edit.revert()
 
 
 def record(
@@ -66,7 +76,7 @@ def record(
     kept = [edit for edit in edits if edit is not None]
     if not kept:
         return False
-    command = EditCommand(text, kept)
+    command = EditCommand(text, kept, _GROUPS.get(stack))
     size = command.nbytes
     stack.push(command)
     budget = UNDO_BUDGET_BYTES if budget is None else budget
@@ -82,6 +92,18 @@ def record(
 
 # Per undo stack, an upper bound of what its history keeps.
 _BOUNDS: weakref.WeakKeyDictionary[QUndoStack, int] = weakref.WeakKeyDictionary()
+# Per undo stack, its owner's method that wraps a step's edits (weak: the owner holds the stack).
+_GROUPS: weakref.WeakKeyDictionary[QUndoStack, weakref.WeakMethod] = weakref.WeakKeyDictionary()
+
+
+def group_steps(stack: QUndoStack, group: Callable[[], AbstractContextManager[object]]) -> None:
+    """Apply every step later recorded on `stack`, and its undo and redo, inside `group()`.
+
+    A step of several edits (a loaded example replaces both tables and the controls) passes
+    through states that are not the step's: `group` lets the stack's owner tell its
+    listeners once, when the step is whole, rather than after each edit.
+    """
+    _GROUPS[stack] = weakref.WeakMethod(group)
 
 
 def history_bytes(stack: QUndoStack) -> int:
@@ -104,13 +126,13 @@ def trim(stack: QUndoStack, budget: int) -> int:
     if drop == 0 or stack.index() != stack.count():
         return 0
     # Copied out before Qt deletes the commands (every step is an EditCommand: `record`).
-    kept = [(c.text(), c.edits) for c in map(stack.command, range(drop, stack.count()))]
+    kept = [(c.text(), c.edits, c.group) for c in map(stack.command, range(drop, stack.count()))]
     clean = stack.cleanIndex()
     stack.clear()
-    for position, (text, edits) in enumerate(kept):
+    for position, (text, edits, group) in enumerate(kept):
         if clean == drop + position:
             stack.setClean()
-        command = EditCommand(text, edits)
+        command = EditCommand(text, edits, group)
         command._replaying = True  # its edits are already applied
         stack.push(command)
         command._replaying = False
