@@ -163,7 +163,12 @@ class MatrixBoard(HeadChoice, QWidget):
         self.values_notice = NoticeLine()
         layout.addWidget(self.values_notice)
         self.controls_shown = True  # the window's left column (F9): see `set_controls_shown`
-        self._values_check_due = False
+        # A child timer, not QTimer.singleShot(0, self, ...): a pending single shot holds its
+        # callable, and with it this board and its window, after the window is closed.
+        self._values_check = QTimer(self)
+        self._values_check.setSingleShot(True)
+        self._values_check.setInterval(0)
+        self._values_check.timeout.connect(self._check_values)
 
         self.explanation = FormulaText(
             _tr(
@@ -207,9 +212,8 @@ class MatrixBoard(HeadChoice, QWidget):
     def _values_may_change(self) -> None:
         """Check the values' notice once the layout has settled (a resize moves every view
         in turn): on the next turn of the event loop, once however many ask."""
-        if not self._values_check_due:
-            self._values_check_due = True
-            QTimer.singleShot(0, self, self._check_values)
+        if not self._values_check.isActive():
+            self._values_check.start()
 
     def values_written(self) -> list[str]:
         """How each matrix on the page shown writes its values (`MatrixPlot.values_written`),
@@ -219,7 +223,6 @@ class MatrixBoard(HeadChoice, QWidget):
         return [how for how in (plot.values_written() for plot in plots) if how]
 
     def _check_values(self) -> None:
-        self._values_check_due = False
         written = self.values_written()
         if "hidden" in written:
             text = _tr("Values hidden where the cells are too small.")
