@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -176,7 +177,11 @@ def write_npy(trace: Trace, directory: str | Path) -> list[Path]:
 
 
 def write_json(trace: Trace, path: str | Path) -> Path:
-    """Everything in one strict JSON file (−∞ and NaN as null: JSON has neither)."""
+    """Everything in one strict JSON file (−∞ and NaN as null: JSON has neither).
+
+    Written as `json_text` lays it out, one row of numbers at a time: a whole trace turned
+    into Python lists first would take some twenty times the arrays' own memory.
+    """
     path = Path(path)
     arrays = {}
     for name in trace.names:
@@ -186,7 +191,7 @@ def write_json(trace: Trace, path: str | Path) -> Path:
             "rows": info.rows,
             "cols": info.cols,
             "per_head": info.per_head,
-            "data": _json_data(array),
+            "data": _JsonData(array),
         }
     doc = {
         "config": config_to_dict(trace.config),
@@ -195,7 +200,10 @@ def write_json(trace: Trace, path: str | Path) -> Path:
         "arrays": arrays,
         "notes": json_notes(trace.config),
     }
-    return _write_text(path, json_text(doc) + "\n")
+    with atomic.replacing(path) as raw, atomic.as_text(raw, "utf-8") as file:
+        _stream_json(doc, 0, file.write)
+        file.write("\n")
+    return path
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -206,27 +214,69 @@ def _write_matrix_csv(trace: Trace, name: str, head: int, raw: BinaryIO) -> None
     matrix = trace.matrix(name, head)
     columns = trace.axis_labels(info.cols)
     rows = (name,) if info.rows is None else trace.axis_labels(info.rows)
-    if matrix.dtype == bool:
-        cells = [["1" if v else "0" for v in row] for row in matrix.tolist()]
-    else:
-        # numpy's shortest float32 text: reads back as exactly that float32.
-        cells = [[str(v) for v in row] for row in matrix.astype(np.float32)]
     # utf-8-sig: the byte-order mark lets spreadsheets (Excel on Windows) read Vietnamese tokens;
     # backslashreplace: a lone surrogate in a token cannot be UTF-8; keep the file writable.
+    # One row's texts at a time: the whole matrix as strings takes ~60 bytes a cell.
     with atomic.as_text(raw, "utf-8-sig", "backslashreplace", newline="") as file:
         writer = csv.writer(file)
         writer.writerow(["", *columns])
-        for label, row in zip(rows, cells, strict=True):
-            writer.writerow([label, *row])
+        for label, row in zip(rows, matrix, strict=True):
+            writer.writerow([label, *_csv_cells(row)])
 
 
-def _json_data(array: np.ndarray) -> Any:
+def _csv_cells(row: np.ndarray) -> list[str]:
+    if row.dtype == bool:
+        return ["1" if v else "0" for v in row.tolist()]
+    # numpy's shortest float32 text: reads back as exactly that float32.
+    return [str(v) for v in row.astype(np.float32)]
+
+
+class _JsonData:
+    """An array to be written into a JSON export by `_stream_json`, row by row."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+
+def _stream_json(value: Any, indent: int, write: Callable[[str], object]) -> None:
+    """Write `value` exactly as `json_text(value, indent)` would, arrays row by row."""
+    if isinstance(value, _JsonData):
+        _stream_array(value.array, indent, write)
+    elif isinstance(value, dict) and value:
+        pad = " " * (indent + 1)
+        write("{\n")
+        for number, (key, item) in enumerate(value.items()):
+            write(f",\n{pad}" if number else pad)
+            write(f"{json_text(key)}: ")
+            _stream_json(item, indent + 1, write)
+        write("\n" + " " * indent + "}")
+    else:
+        write(json_text(value, indent))
+
+
+def _stream_array(array: np.ndarray, indent: int, write: Callable[[str], object]) -> None:
+    """`json_text` of the array's nested lists: a list of lists opens one line per item, a
+    list of numbers (or an empty list) is one line."""
+    if array.ndim >= 2 and len(array):
+        pad = " " * (indent + 1)
+        write("[\n")
+        for number, item in enumerate(array):
+            write(f",\n{pad}" if number else pad)
+            _stream_array(item, indent + 1, write)
+        write("\n" + " " * indent + "]")
+    else:
+        write(json.dumps(_json_values(array), allow_nan=False))
+
+
+def _json_values(array: np.ndarray) -> Any:
     if array.dtype == bool:
         return array.tolist()
     # float(str(float32)): the shortest decimal that reads back as the same float32.
     # JSON has neither -inf nor NaN (method 1's 0/0 in the window's comparison arrays).
-    flat = [float(str(v)) if np.isfinite(v) else None for v in array.astype(np.float32).ravel()]
-    return np.array(flat, dtype=object).reshape(array.shape).tolist()
+    values = array.astype(np.float32)
+    if values.ndim == 0:
+        return float(str(values)) if np.isfinite(values) else None
+    return [float(str(v)) if np.isfinite(v) else None for v in values]
 
 
 def _config_json(config: AttentionConfig) -> str:
