@@ -16,12 +16,17 @@ def test_status_bar_summarises_config_shapes_and_time(window, wait_settled):
     assert window.time_text.text().startswith("engine ")
 
 
-def test_the_shapes_show_whole_or_elided_never_cut_at_their_start(window, wait_settled):
+def test_the_shapes_show_whole_or_elided_never_cut_at_their_start(window, wait_settled, qtbot):
     """After "Why √dₖ? Show me" the shapes read "‹ 8×16 → Q,K,V …": a text a few pixels wider
-    than its fixed-width, right-aligned label lost its leading "X" with no sign of it."""
+    than its fixed-width, right-aligned label lost its leading "X" with no sign of it.
+
+    The bar gives the shapes their room in the layout pass after the picture (the timings
+    beside them change width with each computation): the test takes the label's own width
+    once that pass has given it the whole text."""
     window.stepper.softmax_panel.why.click()
     wait_settled(window)
     label, full = window.shape_text, "X 8×16 → Q,K,V 1×8×64 → α 1×8×8 → out 8×64"
+    qtbot.waitUntil(lambda: label.text() == full, timeout=2000)
 
     def shown_in_full_or_visibly_cut() -> bool:
         fits = label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width()
