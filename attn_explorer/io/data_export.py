@@ -10,10 +10,12 @@ both read) and JSON, which has no infinity, writes null and says so in the file.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -56,9 +58,8 @@ def write_csv(trace: Trace, directory: str | Path) -> list[Path]:
     Returns the files written, in computation order, config.json last.
     """
     directory = Path(directory)
-    _claim_folder(directory)
     written = []
-    with atomic.together() as files:
+    with _folder_export(directory) as files:
         for name in trace.names:
             info = ARRAY_INFO[name]
             heads = range(trace.arrays[name].shape[0]) if info.per_head else [None]
@@ -92,10 +93,27 @@ def file_for(path: str | Path, fmt: str) -> Path:
     return path.with_name(f"{stem}.{fmt}")
 
 
-def _claim_folder(directory: Path) -> None:
+@contextmanager
+def _folder_export(directory: Path) -> Iterator[atomic.Together]:
+    """The files of a folder export, put in place together (see `atomic.together`). If the
+    export fails, the folder is left as it was: one made for it is removed, so that a full
+    disk leaves no empty folder that reads as an export."""
+    made = _claim_folder(directory)
+    try:
+        with atomic.together() as files:
+            yield files
+    except BaseException:
+        if made:
+            with contextlib.suppress(OSError):  # emptied by `together`; anything else stays
+                directory.rmdir()
+        raise
+
+
+def _claim_folder(directory: Path) -> bool:
     """Make the folder an export writes into, refusing one that holds anything but an earlier
     export, so that a teacher's own scores.csv or config.json there is never replaced unasked.
-    An earlier export is known by its config.json, which this module reads back."""
+    An earlier export is known by its config.json, which this module reads back. True if the
+    folder was made here."""
     if directory.is_dir():
         entries = sorted(shown_path(path.name) for path in directory.iterdir())
         if entries and not _holds_export(directory):
@@ -107,7 +125,13 @@ def _claim_folder(directory: Path) -> None:
                 "which the export would replace: choose a new or empty folder, or one an earlier "
                 "export wrote."
             )
-    directory.mkdir(exist_ok=True)  # not its parents: a mistyped path made a trail of folders
+    try:
+        directory.mkdir()  # not its parents: a mistyped path would leave a trail of folders
+    except FileExistsError:
+        if not directory.is_dir():
+            raise
+        return False
+    return True
 
 
 def _holds_export(directory: Path) -> bool:
@@ -161,9 +185,8 @@ def write_npz(trace: Trace, path: str | Path) -> Path:
 def write_npy(trace: Trace, directory: str | Path) -> list[Path]:
     """One `<name>.npy` per array plus tokens.json and config.json, for `np.load` one by one."""
     directory = Path(directory)
-    _claim_folder(directory)
     written = []
-    with atomic.together() as files:
+    with _folder_export(directory) as files:
         for name in trace.names:
             path = directory / f"{name}.npy"
             with files.replacing(path) as file:

@@ -304,6 +304,20 @@ def test_an_export_the_disk_cannot_hold_fails_and_keeps_the_earlier_file(
     assert [p.name for p in tmp_path.iterdir()] == [out.name], "a temporary file stayed"
 
 
+@pytest.mark.parametrize("fmt", ["csv", "npy"])
+def test_a_folder_export_the_disk_cannot_hold_leaves_nothing_it_made(
+    tmp_path, capsys, fmt, disk_full_after
+):
+    """A full disk failed the export with status 1 but left its new folder behind, empty."""
+    out = tmp_path / f"data.{fmt}"
+    with disk_full_after(512):
+        status, printed, err = export_here(capsys, "--preset", "mha", "-o", out)
+    assert (status, printed) == (1, ""), err
+    assert err.startswith(f"attn-explorer export: Cannot write {tmp_path / 'data'}")
+    assert err.endswith(": file too large.\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_token_npz_cannot_hold_is_refused_in_one_line(tmp_path, capsys):
     state = ExplorerState.from_config(
         replace(preset("v1").config, tokens=("Your\0", *preset("v1").config.tokens[1:]))

@@ -344,6 +344,20 @@ def test_an_export_that_fails_half_way_leaves_the_earlier_one_whole(
     assert not [p for p in tmp_path.rglob("*") if ".partial" in p.name], "a temporary file stayed"
 
 
+@pytest.mark.parametrize("writer", [write_csv, write_npy])
+def test_a_folder_export_that_fails_leaves_no_folder_it_made(writer, tmp_path, disk_full_after):
+    """A full disk left the new, empty folder behind; a folder that was there (empty) stays."""
+    trace = compute(preset("mha").config)
+    with disk_full_after(512), pytest.raises(OSError, match="too large"):
+        writer(trace, tmp_path / "data")
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "mine").mkdir()
+    with disk_full_after(512), pytest.raises(OSError, match="too large"):
+        writer(trace, tmp_path / "mine")
+    assert [p.name for p in tmp_path.iterdir()] == ["mine"]
+    assert list((tmp_path / "mine").iterdir()) == []
+
+
 def test_a_token_ending_with_nul_is_refused_by_npz_not_read_back_as_another(tmp_path):
     """NumPy's text arrays drop trailing NUL characters: "a\\0" was read back as "a", and a
     token "\\0" as an empty name, without a word."""
