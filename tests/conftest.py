@@ -51,6 +51,7 @@ SLOW = (
     "tests/cli/test_export.py::test_an_export_the_disk_cannot_hold_fails_and_keeps_the_earlier",
     "tests/cli/test_export.py::test_stages_exported_again_in_the_other_order_replace",
     "tests/cli/test_export.py::test_stages_to_a_new_folder_make_that_folder_only",
+    "tests/cli/test_export_stdout.py::test_a_pipe_reads_the_export_from_a_process",
     # Figures of all ten stages, or of every stage at several sizes.
     "tests/ui/export/test_figures.py::test_the_size_advised_for_all_stages_fits_every_stage",
     "tests/ui/export/test_figures.py::test_a_size_too_small_for_the_figure_is_refused_not_cut",

@@ -6,6 +6,7 @@ For tutorial authors who regenerate their figures in batch:
     attn-explorer export --preset mha --all-steps -o steps.pdf
     attn-explorer export --preset v1 --format npz -o v1.npz
     attn-explorer export --tokens 8 -o random.png    # the default example, 8 random tokens
+    attn-explorer export --preset v1 --format json -o - | jq .config   # to standard output
 
 Without --view, --stage or --all-steps a session's figure is what its window showed.
 
@@ -19,6 +20,7 @@ cannot be read, its own configuration cannot be computed or the output cannot be
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -37,6 +39,10 @@ from attn_explorer.cli.arguments import (
 
 DATA_FORMATS = ("csv", "npz", "npy", "json")
 FORMATS = ("png", "svg", "pdf", *DATA_FORMATS, "py")
+# What `-o -` can write: the formats that are one file each. CSV and NPY are folders of
+# files, and the figures are written by Qt to a file it names.
+STREAM_FORMATS = ("json", "npz", "py")
+STANDARD_OUTPUT = ("-", "/dev/stdout")
 
 
 class ExportError(Exception):
@@ -82,7 +88,13 @@ def _parser() -> argparse.ArgumentParser:
         help="pixels per figure pixel, png only (default 1)",
     )
     parser.add_argument("--size", metavar="WxH", help="figure size in logical pixels")
-    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="file or folder")
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        help="file or folder; '-' is standard output (json, npz or py)",
+    )
     return parser
 
 
@@ -113,6 +125,17 @@ def _scale(text: str) -> int:
 def _choose_format(args: argparse.Namespace, out: Path) -> str:
     from attn_explorer.io.errors import shown_path
 
+    if args.output in STANDARD_OUTPUT:  # a stream has no extension to tell the format by
+        can = f"{', '.join(STREAM_FORMATS[:-1])} or {STREAM_FORMATS[-1]}"
+        if args.format is None:
+            raise UsageError(f"-o {args.output} writes to standard output: add --format {can}")
+        if args.format not in STREAM_FORMATS:
+            folder = args.format in ("csv", "npy")
+            raise UsageError(
+                f"--format {args.format} cannot go to standard output: only {can} can; "
+                f"name a {'folder' if folder else 'file'} with -o"
+            )
+        return args.format
     suffix = out.suffix.lower().lstrip(".")
     if args.format:
         # A file must be what its name says: "--format svg -o looks.png" is refused.
@@ -149,6 +172,8 @@ def _output_path(args: argparse.Namespace, fmt: str) -> Path:
     from attn_explorer.io.data_export import file_for, folder_for
 
     out = Path(args.output)
+    if args.output in STANDARD_OUTPUT:
+        return out
     if fmt in ("csv", "npy") or (args.all_steps and fmt != "pdf"):
         return folder_for(out, fmt)
     if args.output.endswith(("/", os.sep)) or out.is_dir():
@@ -262,9 +287,14 @@ def run(argv: list[str]) -> int:
                 f"{', '.join(figure_only)} only {verb} to figures (png, svg, pdf); "
                 f"{fmt} holds {held}"
             )
-        _check_folder(out)
         from attn_explorer.io.data_export import DataExportError
 
+        if args.output in STANDARD_OUTPUT:
+            try:
+                return _stream_data(trace, fmt)
+            except DataExportError as error:
+                raise ExportError(str(error)) from None
+        _check_folder(out)
         try:
             return _export_data(trace, fmt, out)
         except OSError as error:
@@ -355,6 +385,30 @@ def _export_data(trace: object, fmt: str, out: Path) -> int:
         written = [data_export.write_json(trace, out)]
     for path in written:
         print(path)
+    return 0
+
+
+def _stream_data(trace: object, fmt: str) -> int:
+    """Write a json, npz or py export to standard output, and nothing else there."""
+    from attn_explorer.io import code_export, data_export
+    from attn_explorer.io.errors import cannot_write
+
+    sys.stdout.flush()
+    raw = sys.stdout.buffer
+    try:
+        if fmt == "json":
+            data_export.stream_json(trace, raw)
+        elif fmt == "npz":
+            data_export.stream_npz(trace, raw)
+        else:
+            raw.write(code_export.pytorch_script(trace.config).encode("utf-8"))
+        raw.flush()
+    except OSError as error:  # a closed pipe ("| head"), a full disk behind "> file"
+        # Python's own flush at exit would fail again, with a traceback-like warning.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sentence = "Cannot write to standard output: {1}."
+        raise ExportError(cannot_write(error, "-", sentence=sentence)) from None
     return 0
 
 

@@ -9,8 +9,9 @@ A save killed half-way (power cut, `kill -9`) leaves its temporary file behind; 
 into that folder removes such files (see `remove_stale_partials` for which, and why no save
 in progress can be one of them).
 
-A target that exists but is no regular file (a device, a pipe: `-o /dev/stdout`) cannot be
-replaced and holds nothing to lose: it is written directly. A read-only file is refused, as
+A target that exists but is no regular file (a device, a pipe: `-o /dev/null`) cannot be
+replaced and holds nothing to lose: it is written directly. (`-o -` and `-o /dev/stdout` never
+get here: the export command streams to standard output itself.) A read-only file is refused, as
 writing into it would be: a rename would replace it all the same. Sessions are written the
 same way, but refuse a device or a pipe (see `save_session`).
 """

@@ -166,10 +166,23 @@ def write_npz(trace: Trace, path: str | Path) -> Path:
     them on reading): a token ending with one is refused rather than read back as another.
     """
     path = Path(path)
+    payload = _npz_payload(trace, shown_path(path))
+    with atomic.replacing(path) as file:  # a file: numpy would append ".npz" to a bare name
+        np.savez_compressed(file, **payload)
+    return path
+
+
+def stream_npz(trace: Trace, raw: BinaryIO) -> None:
+    """`write_npz` into an open binary stream (standard output); a pipe will do."""
+    np.savez_compressed(raw, **_npz_payload(trace, "to standard output"))
+
+
+def _npz_payload(trace: Trace, where: str) -> dict[str, np.ndarray]:
+    """The arrays of an .npz export, or DataExportError before anything is written."""
     for token in (*trace.q_tokens, *trace.k_tokens):
         if token.endswith("\0"):
             raise DataExportError(
-                f"Cannot write {shown_path(path)}: the token {_quote(token)} ends with a NUL "
+                f"Cannot write {where}: the token {_quote(token)} ends with a NUL "
                 "character (\\u0000), which a NumPy .npz archive drops; export as JSON, CSV or "
                 "NPY, which keep it, or rename the token."
             )
@@ -177,9 +190,7 @@ def write_npz(trace: Trace, path: str | Path) -> Path:
     payload["q_tokens"] = _token_array(trace.q_tokens)
     payload["k_tokens"] = _token_array(trace.k_tokens)
     payload["config_json"] = np.array(_config_json(trace.config), dtype=np.str_)
-    with atomic.replacing(path) as file:  # a file: numpy would append ".npz" to a bare name
-        np.savez_compressed(file, **payload)
-    return path
+    return payload
 
 
 def write_npy(trace: Trace, directory: str | Path) -> list[Path]:
@@ -206,6 +217,13 @@ def write_json(trace: Trace, path: str | Path) -> Path:
     into Python lists first would take some twenty times the arrays' own memory.
     """
     path = Path(path)
+    with atomic.replacing(path) as raw:
+        stream_json(trace, raw)
+    return path
+
+
+def stream_json(trace: Trace, raw: BinaryIO) -> None:
+    """`write_json` into an open binary stream (standard output): the same bytes."""
     arrays = {}
     for name in trace.names:
         array, info = trace.arrays[name], ARRAY_INFO[name]
@@ -223,10 +241,9 @@ def write_json(trace: Trace, path: str | Path) -> Path:
         "arrays": arrays,
         "notes": json_notes(trace.config),
     }
-    with atomic.replacing(path) as raw, atomic.as_text(raw, "utf-8") as file:
+    with atomic.as_text(raw, "utf-8") as file:
         _stream_json(doc, 0, file.write)
         file.write("\n")
-    return path
 
 
 # ---------------------------------------------------------------------------- helpers
