@@ -46,6 +46,7 @@ SLOW = (
     "tests/cli/test_export_stdout.py::test_a_pipe_reads_the_export_from_a_process",
     "tests/engine/test_trace.py::test_the_engine_computes_without_the_text_layer",
     "tests/io/test_code_export.py::test_any_token_text_gives_valid_python",
+    "tests/io/test_code_export.py::test_a_script_run_as_a_process_prints_what_it_prints_in_process",
     "tests/io/test_data_export_memory.py::test_export_memory_stays_near_the_arrays_size",
     "tests/io/test_session.py::test_arbitrary_json_never_crashes_loading",
     "tests/io/test_session.py::test_mutated_documents_load_or_are_refused",
@@ -180,24 +181,15 @@ SLOW = (
     "tests/ui/test_window_status_bar.py::test_the_shapes_show_whole_or_elided_never_cut_at_their_start",
 )
 
-# Fixtures that start processes: every test that uses one is slow. The generated PyTorch
-# scripts run once each (29 processes importing torch) for the whole module.
-SLOW_FIXTURES = ("printouts", "narrow_printouts")
 
-
-@pytest.hookimpl(tryfirst=True)  # before `-m` deselects, and before xdist renames groups
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     unmatched = set(SLOW)
     for item in items:
         entries = {entry for entry in SLOW if item.nodeid.startswith(entry)}
         unmatched -= entries
-        fixtures = [name for name in SLOW_FIXTURES if name in item.fixturenames]
-        if entries or fixtures:
+        if entries:
             item.add_marker(pytest.mark.slow)
-        if fixtures:
-            # A module-scoped fixture runs once in every worker that gets one of its tests:
-            # `--dist loadgroup` keeps its tests on one worker, so the scripts run once.
-            item.add_marker(pytest.mark.xdist_group(fixtures[0]))
     if unmatched and config.args_source == pytest.Config.ArgsSource.TESTPATHS:
         # A test was renamed or moved: its entry would silently leave it in the fast tier.
         warnings.warn(

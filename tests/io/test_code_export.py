@@ -1,11 +1,13 @@
 """Generated PyTorch scripts run on their own and print the engine's numbers."""
 
 import ast
+import contextlib
+import io
 import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
+import traceback
 from dataclasses import replace
 
 import numpy as np
@@ -75,7 +77,7 @@ CASES = {
 
 
 def run_script(path, encoding: str | None = None) -> subprocess.CompletedProcess:
-    """Run a script; `encoding` is its stdout's (a console that cannot show every letter)."""
+    """Run a script as `python script.py`; `encoding` is its stdout's (a narrow console)."""
     env = None if encoding is None else {**os.environ, "PYTHONIOENCODING": encoding}
     return subprocess.run(
         [sys.executable, str(path)],
@@ -87,17 +89,92 @@ def run_script(path, encoding: str | None = None) -> subprocess.CompletedProcess
     )
 
 
+def run_in_process(path, encoding: str | None = None) -> subprocess.CompletedProcess:
+    """What `run_script` returns, with the script run as __main__ in this process: starting a
+    Python that imports torch took ~1.5 s a script. Torch's global RNG (the script seeds it),
+    default dtype and threads are as a fresh process has them while it runs, and restored.
+
+    With `encoding`, stdout is what PYTHONIOENCODING=<encoding> makes of a pipe: that encoding,
+    errors "strict" until the script reconfigures them, bytes read back as subprocess.run's
+    text=True reads them. Without, a StringIO, as a UTF-8 console (which shows every letter;
+    the one test that runs a script as a process checks its printout is this one)."""
+    import torch  # on first use, as the engine imports it
+
+    code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    raw = io.BytesIO()
+    if encoding is None:
+        out = io.StringIO()
+    else:
+        out = io.TextIOWrapper(raw, encoding=encoding, errors="strict", write_through=True)
+    err = io.StringIO()
+    rng, dtype, threads = torch.get_rng_state(), torch.get_default_dtype(), torch.get_num_threads()
+    returncode = 0
+    try:
+        torch.set_default_dtype(torch.float32)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                exec(code, {"__name__": "__main__", "__file__": str(path)})
+            except SystemExit as stop:
+                if isinstance(stop.code, int) or stop.code is None:
+                    returncode = stop.code or 0
+                else:  # sys.exit("message"), as Python does
+                    print(stop.code, file=sys.stderr)
+                    returncode = 1
+            except BaseException:
+                traceback.print_exc()
+                returncode = 1
+    finally:
+        torch.set_rng_state(rng)
+        torch.set_default_dtype(dtype)
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
+    if encoding is None:
+        stdout = out.getvalue()
+    else:
+        out.flush()
+        stdout = raw.getvalue().decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
+    args = [sys.executable, str(path)]
+    return subprocess.CompletedProcess(args, returncode, stdout, err.getvalue())
+
+
 @pytest.fixture(scope="module")
 def printouts(tmp_path_factory) -> dict[str, subprocess.CompletedProcess]:
-    """Every case's script written to disk and run once, a few at a time (torch loads slowly)."""
+    """Every case's script written to disk and run once, in this process (torch loads slowly)."""
     directory = tmp_path_factory.mktemp("scripts")
-    paths = {}
+    done = {}
     for name, config in CASES.items():
-        paths[name] = directory / f"{name}.py"
-        paths[name].write_text(pytorch_script(config), encoding="utf-8")
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        done = dict(zip(paths, pool.map(run_script, paths.values()), strict=True))
+        path = directory / f"{name}.py"
+        path.write_text(pytorch_script(config), encoding="utf-8")
+        done[name] = run_in_process(path)
     return done
+
+
+def test_a_script_run_as_a_process_prints_what_it_prints_in_process(printouts, tmp_path):
+    """`python script.py`, as a user runs it, end to end: the printout the other tests read
+    from the scripts run in this process is the one a process of its own prints."""
+    path = tmp_path / "odd-tokens.py"
+    path.write_text(pytorch_script(CASES["odd-tokens"]), encoding="utf-8")
+    result = run_script(path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == printouts["odd-tokens"].stdout
+    assert "😀 مرحبا" in result.stdout
+
+
+def test_a_script_run_in_process_leaves_torch_as_it_was(tmp_path):
+    """The scripts seed torch's global RNG: the other tests in this process must not notice."""
+    import torch
+
+    path = tmp_path / "dropout.py"
+    path.write_text(pytorch_script(CASES["preset-dropout"]), encoding="utf-8")
+    dtype = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        before = torch.get_rng_state()
+        assert run_in_process(path).returncode == 0
+        assert torch.equal(torch.get_rng_state(), before)
+        assert torch.get_default_dtype() == torch.float64
+    finally:
+        torch.set_default_dtype(dtype)
 
 
 def parse_printout(text: str) -> dict[str, np.ndarray]:
@@ -148,9 +225,7 @@ def narrow_printouts(tmp_path_factory) -> dict[tuple[str, str], subprocess.Compl
     directory = tmp_path_factory.mktemp("narrow")
     for case in {case for case, _ in NARROW}:
         (directory / f"{case}.py").write_text(pytorch_script(CASES[case]), encoding="utf-8")
-    with ThreadPoolExecutor(max_workers=len(NARROW)) as pool:
-        runs = pool.map(lambda run: run_script(directory / f"{run[0]}.py", run[1]), NARROW)
-        return dict(zip(NARROW, runs, strict=True))
+    return {run: run_in_process(directory / f"{run[0]}.py", run[1]) for run in NARROW}
 
 
 @pytest.mark.parametrize(("case", "encoding"), NARROW)
