@@ -3,7 +3,7 @@ torch computes on one kernel thread, all before anything imports Qt or torch. Th
 are marked here, in one list.
 
 `pytest` runs the whole suite (as CI does); `pytest -m "not slow"` leaves out the tests listed
-below, for the loop after every change. `-n auto` spreads either over the cores (pytest-xdist).
+below, for the loop after every change; either runs a worker per core (`-n auto`, pytest-xdist).
 """
 
 import contextlib
