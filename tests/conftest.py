@@ -6,15 +6,26 @@ are marked here, in one list.
 below, for the loop after every change; either runs a worker per core (`-n auto`, pytest-xdist).
 """
 
+import atexit
 import contextlib
+import gettext
 import os
+import shutil
 import tempfile
 import warnings
 
 import pytest
 
+from attn_explorer.text import i18n
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="attn-explorer-tests-")
+atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], ignore_errors=True)
+# The tests read the English words unless they choose another language, whatever this
+# machine's own language is.
+for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(_name, None)
+os.environ["LANG"] = "C.UTF-8"
 # The suite's traces are tiny: a second kernel thread only spins, against the window's own
 # thread or, with `-n`, another worker. Read by torch's OpenMP when torch loads.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -214,3 +225,33 @@ def disk_full_after():
             resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
 
     return limit
+
+
+class PseudoTranslations(gettext.NullTranslations):
+    """Every marked string as ⟪string⟫: a text a user sees without the brackets escaped
+    translation."""
+
+    def gettext(self, message: str) -> str:
+        return f"⟪{message}⟫"
+
+    def pgettext(self, context: str, message: str) -> str:
+        return f"⟪{message}⟫"
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return f"⟪{singular if n == 1 else plural}⟫"
+
+
+@pytest.fixture
+def pseudo():
+    """Speak the pseudo-translation for one test, then English again."""
+    i18n.use_translations(PseudoTranslations(), "pseudo")
+    yield
+    i18n.set_language("en")
+
+
+@pytest.fixture
+def vietnamese():
+    """Speak Vietnamese for one test, then English again."""
+    i18n.set_language("vi")
+    yield
+    i18n.set_language("en")

@@ -9,7 +9,7 @@ from PySide6.QtCore import QMessageLogContext, QtMsgType, qFormatLogMessage, qIn
 from PySide6.QtWidgets import QApplication
 
 from attn_explorer import __version__
-from attn_explorer.ui.i18n import install_translator
+from attn_explorer.ui.i18n import chosen_language, use_language
 
 
 def configure_pyqtgraph() -> None:
@@ -19,13 +19,15 @@ def configure_pyqtgraph() -> None:
     )
 
 
-def create_app(argv: list[str] | None = None) -> QApplication:
+def create_app(argv: list[str] | None = None, language: str | None = None) -> QApplication:
+    """The application, speaking `language` ("en", "vi"), or the one chosen in an earlier run
+    (View → Language), or the system's."""
     app = QApplication.instance()
     if app is None:
         app = QApplication(argv if argv is not None else sys.argv[:1])
-        install_translator(app)  # the system language's, if attn_explorer has one
     app.setApplicationName("attn_explorer")
     app.setOrganizationName("attn_explorer")
+    use_language(language or chosen_language())
     app.setApplicationVersion(__version__)
     configure_pyqtgraph()
     return app

@@ -1,48 +1,78 @@
-"""The window's strings and their translation.
+"""The window's words and Qt's own, in the language the user chose.
 
-Every string the window shows goes through `tr` (imported as `_tr`), in one context, so that
-Qt's own tool finds them all:
-
-    pyside6-lupdate -tr-function-alias tr+=_tr -extensions py attn_explorer \
-        -ts attn_explorer/translations/attn_explorer_vi.ts
-
-lupdate gives such calls no class context, so `tr` looks them up in that same empty context.
-Strings kept in tables and translated where they are shown are marked with QT_TR_NOOP. A
-string built inside an f-string is invisible to lupdate: translate it outside, then format.
-
-Texts written by the engine (array and stage titles, formulas, explanations, problems) are
-Qt-free and stay English.
+Our strings go through `tr` (imported as `_tr`), which is the Qt-free layer's gettext lookup
+(`text/i18n.py`): one catalogue and one language for the window, the figures it exports and the
+words about the computation. Qt's own words (dialog buttons, a text field's menu) come from
+`translations/qt_<language>.qm`, which we carry because Qt ships no Vietnamese translation.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLocale, QSettings, QTranslator
 
-TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations"
+from attn_explorer.text import i18n
+from attn_explorer.text.i18n import LANGUAGES, SOURCE_LANGUAGE, TRANSLATIONS
+
+SETTING = "language"
 
 
 def tr(text: str) -> str:
-    return QCoreApplication.translate("", text)
+    return i18n._(text)
 
 
-def install_translator(
-    app: QCoreApplication, locale: QLocale | None = None, folder: Path = TRANSLATIONS
-) -> QTranslator | None:
-    """Load `attn_explorer_<language>.qm` for `locale` (the system's by default) from `folder`,
-    if there is one; English, the source language, needs none."""
-    locale = locale or QLocale()
-    translator = QTranslator(app)
-    if not translator.load(locale, "attn_explorer", "_", str(folder)):
-        translator.deleteLater()
-        return None
-    app.installTranslator(translator)
-    # Qt's own words (dialog buttons, a text field's menu) in the same language, where Qt
-    # ships them; without ours they would be the only words translated, so only with ours.
-    qt_words = QTranslator(app)
-    if qt_words.load(
-        locale, "qtbase", "_", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
-    ):
-        app.installTranslator(qt_words)
-    return translator
+def system_language(locale: QLocale | None = None) -> str:
+    """The first of the desktop's preferred languages that we have, English otherwise."""
+    for name in (locale or QLocale.system()).uiLanguages():
+        code = name.replace("_", "-").split("-")[0].lower()
+        if code in LANGUAGES:
+            return code
+    return SOURCE_LANGUAGE
+
+
+def chosen_language() -> str:
+    """The language chosen in View → Language in an earlier run, else the system's."""
+    saved = QSettings().value(SETTING, "", type=str)
+    return saved if saved in LANGUAGES else system_language()
+
+
+def remember_language(code: str) -> None:
+    QSettings().setValue(SETTING, code)
+
+
+class QtWords:
+    """Qt's own words in the current language: one translator, swapped on every change."""
+
+    def __init__(self, app: QCoreApplication, folder: Path = TRANSLATIONS) -> None:
+        self.app = app
+        self.folder = folder
+        self.translator: QTranslator | None = None
+
+    def use(self, code: str) -> None:
+        if self.translator is not None:
+            self.app.removeTranslator(self.translator)
+            self.translator.deleteLater()
+            self.translator = None
+        if code == SOURCE_LANGUAGE:
+            return
+        translator = QTranslator(self.app)
+        if translator.load(str(self.folder / f"qt_{code}.qm")):
+            self.app.installTranslator(translator)
+            self.translator = translator
+        else:
+            translator.deleteLater()
+
+
+_qt_words: QtWords | None = None
+
+
+def use_language(code: str) -> None:
+    """Speak `code` everywhere: our catalogue and Qt's own words."""
+    global _qt_words
+    i18n.set_language(code)
+    app = QCoreApplication.instance()
+    if app is not None:
+        if _qt_words is None or _qt_words.app is not app:
+            _qt_words = QtWords(app)
+        _qt_words.use(code)
