@@ -15,12 +15,13 @@ from __future__ import annotations
 import time
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QMainWindow, QTabWidget, QWidget
+from PySide6.QtGui import QAction, QCloseEvent
+from PySide6.QtWidgets import QMainWindow, QMenuBar, QStatusBar, QTabWidget, QWidget
 
 from attn_explorer.engine import PRESETS, AttentionConfig, Preset, Problem, Trace, matching_preset
 from attn_explorer.model.state import ExplorerState, ViewState, default_state, scaling_demo
 from attn_explorer.model.views import TABS
+from attn_explorer.text import i18n
 from attn_explorer.text.examples import example_text
 from attn_explorer.text.steps import step_text
 from attn_explorer.text.summaries import config_summary, shapes_summary
@@ -30,8 +31,10 @@ from attn_explorer.ui.editing.embedding_editor import EmbeddingEditor
 from attn_explorer.ui.engine_thread import EngineBridge, Failure, Result
 from attn_explorer.ui.export.figures import FigureSpec
 from attn_explorer.ui.export.file_actions import FileActions
+from attn_explorer.ui.i18n import remember_language, use_language
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import commit_typed_edits, keep_own_keys, send_undo_to_document
+from attn_explorer.ui.language_menu import language_menu
 from attn_explorer.ui.matrices.board import MatrixBoard
 from attn_explorer.ui.menus import WindowMenus
 from attn_explorer.ui.shortcuts_dialog import ShortcutsDialog
@@ -48,6 +51,7 @@ class MainWindow(QMainWindow):
     firstPicture = Signal()
     traceShown = Signal(object)  # the Trace now on screen
     problemsShown = Signal()  # the config cannot be computed; the problems are on screen
+    languageChanged = Signal(str)  # every word was written again in this language
 
     def __init__(self, state: ExplorerState | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -63,6 +67,28 @@ class MainWindow(QMainWindow):
         self._turn_edited = False  # an edit was sent to the engine in this event-loop turn
         self._recompute_pending = False  # and more edits came after it
 
+        self._example: Preset | None = None
+        self._build_views()
+        text_size.changed.connect(self._text_size_changed)
+        send_undo_to_document(self)  # the step-through's panels, built later, do the same
+        self.doc.changed.connect(self._edited)
+        self.bridge.computed.connect(self._result_arrived)
+        self.bridge.failed.connect(self._show_failure)
+        self.doc.queryFollowed.connect(self._query_followed)
+        self.doc.weightsShownChanged.connect(self._weights_shown)
+        self._lesson = ""  # the lesson text while the explanation strip shows it
+        self._show_example(self.doc.config())
+        self.apply_view(self.doc.view)
+        # The first computation, and with it the engine thread's import of torch (seconds of
+        # loading, holding the interpreter lock), starts once the window has been painted:
+        # the learner sees the window first. A window never painted starts after a second.
+        self._engine_started = False
+        QTimer.singleShot(1000, self._start_engine)
+        self._status(_tr("Starting the engine (loading PyTorch)…"))
+
+    def _build_views(self) -> None:
+        """Build every piece that shows words: the columns, the tabs, the menus and the status
+        bar. Built again, around the same document, when the language changes."""
         self.controls = ControlsPanel(self.doc)
         self.editor = EmbeddingEditor(self.doc)
         self.board = MatrixBoard()
@@ -83,7 +109,6 @@ class MainWindow(QMainWindow):
         self.stale_reason: str | None = None  # why the picture is not of the current settings
         self.tabs.setCornerWidget(self.stale_banner, Qt.Corner.TopRightCorner)
         self.window_layout = WindowLayout(self, self.controls, self.editor, self.tabs)
-        text_size.changed.connect(self._text_size_changed)
 
         self.status_line = StatusLine(self.statusBar())
         self.status_text = self.status_line.status_text  # the summary, or what is wrong
@@ -96,16 +121,11 @@ class MainWindow(QMainWindow):
         self.controls_action = self.menus.controls_action
         self.full_screen_action = self.menus.full_screen_action
         self.why_scaling_action = self.menus.why_scaling_action
+        self.language_actions = language_menu(self, self.menus.view_menu, self.set_language)
 
-        send_undo_to_document(self)  # the step-through's panels, built later, do the same
         keep_own_keys(self.stepper)
         self.window_layout.controlsShown.connect(self._controls_shown)
         self.window_layout.fullScreenChanged.connect(self._full_screen_shown)
-        self.doc.changed.connect(self._edited)
-        self.bridge.computed.connect(self._result_arrived)
-        self.bridge.failed.connect(self._show_failure)
-        self.doc.queryFollowed.connect(self._query_followed)
-        self.doc.weightsShownChanged.connect(self._weights_shown)
         self.board.querySelected.connect(self._query_chosen)
         self.stepper.querySelected.connect(self._query_chosen)
         self.board.head_box.headChosen.connect(self.stepper.set_head)
@@ -117,16 +137,42 @@ class MainWindow(QMainWindow):
         # The example on screen, named in the examples' box and its lesson under the matrices
         # (in place of the hover help, below it) until an edit leaves it or a hover replaces it.
         self._hover_help = self.board.explanation.text()
-        self._example: Preset | None = None
-        self._lesson = ""  # the lesson text while the explanation strip shows it
-        self._show_example(self.doc.config())
+
+    def set_language(self, code: str) -> None:
+        """Speak `code` (View → Language): every word of the window is written again in it,
+        at once; the document, its undo history, the file, the followed query, the stage and
+        the picture on screen stay as they are. Remembered for the next run."""
+        if code == i18n.language():
+            return
+        commit_typed_edits(self)
+        self._sync_view()
+        old_layout, old_files, old_menus = self.window_layout, self.files, self.menus
+        old_actions = self.findChildren(QAction, options=Qt.FindChildOption.FindDirectChildrenOnly)
+        use_language(code)
+        remember_language(code)
+        # A new menu bar and status bar: the old ones go with their widgets and words.
+        self.setMenuBar(QMenuBar())
+        self.setStatusBar(QStatusBar())
+        self._build_views()  # a new central widget: the old one is deleted by Qt
+        self.window_layout.adopt(old_layout)
+        self.files.path = old_files.path
+        self.files.update_title()
+        for old in (*old_actions, old_layout, old_files, old_menus):
+            old.deleteLater()
+        send_undo_to_document(self)
+        self._lesson = ""
+        self._show_example(self.doc.config(), again=True)
         self.apply_view(self.doc.view)
-        # The first computation, and with it the engine thread's import of torch (seconds of
-        # loading, holding the interpreter lock), starts once the window has been painted:
-        # the learner sees the window first. A window never painted starts after a second.
-        self._engine_started = False
-        QTimer.singleShot(1000, self._start_engine)
-        self._status(_tr("Starting the engine (loading PyTorch)…"))
+        if self.trace is not None:
+            self.board.set_trace(self.trace)
+            self.stepper.set_trace(self.trace, config_summary(self.trace.config))
+            self.status_line.show_shapes(shapes_summary(self.trace))
+        self.window_layout.fit_controls()
+        if self._engine_started:
+            self.recompute()  # the summary, or the problems, in the new words
+        else:
+            self._status(_tr("Starting the engine (loading PyTorch)…"))
+        self.languageChanged.emit(code)
 
     # ------------------------------------------------------------------ the pieces' commands
     def notify(self, text: str) -> None:

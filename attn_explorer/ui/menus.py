@@ -102,6 +102,7 @@ class WindowMenus(QObject):
     def _view_menu(self) -> None:
         window, board = self.window, self.window.board
         view = window.menuBar().addMenu(_tr("&View"))
+        self.view_menu = view
         for index, label in enumerate((_tr("&Matrices"), _tr("&Step through"))):
             action = self._action(label, f"Ctrl+{index + 1}")
             action.triggered.connect(lambda _=False, i=index: window.show_tab(i))

@@ -81,6 +81,17 @@ class WindowLayout(QObject):
         self._editor_scroll.setMinimumWidth(min(editor_need, room))
         self._editor_scroll.setMinimumHeight(self._editor.minimumSizeHint().height())
 
+    def adopt(self, old: WindowLayout) -> None:
+        """Take over the columns' widths, the hidden column and the full-screen memory of the
+        layout this one replaces (the window built again in another language)."""
+        self._before_full_screen = old._before_full_screen
+        self._side_width = old._side_width
+        self._remember_geometry = old._remember_geometry
+        self.side.setSizes(old.side.sizes())
+        self.splitter.setSizes(old.splitter.sizes())
+        self.side.setVisible(not old.side.isHidden())
+        self.controlsShown.emit(not old.side.isHidden() and old.splitter.sizes()[0] > 0)
+
     def show_controls(self, on: bool) -> None:
         """Show or hide the controls and the embeddings' table. Shown again, the column has
         the width it had (one the user gave it), or its usual width if it was dragged shut."""
