@@ -5,6 +5,10 @@ labels; the function itself takes 0-based indices, like numpy. The last number o
 derivation is the trace's own (float32) value, so a tooltip always agrees with the cell.
 Each group of arrays is derived in a module of its own (`explain_inputs`, `explain_scores`,
 `explain_softmax`, `explain_outputs`).
+
+The words are translated (text.i18n), each sentence whole with named placeholders; a line that
+is a formula alone ("ω[2,1] = q2·k1 = … = 1.2705") is not, as its symbols are the same in every
+language. The errors below are a caller's mistake, never shown to a learner, and stay English.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 from attn_explorer.engine.arrays import ARRAY_INFO
 from attn_explorer.engine.trace import Trace
 from attn_explorer.text import explain_inputs, explain_outputs, explain_scores, explain_softmax
+from attn_explorer.text.i18n import _
 
 _EXPLAINERS = {
     **explain_inputs.EXPLAINERS,
@@ -38,5 +43,5 @@ def explain(trace: Trace, name: str, head: int, i: int, j: int) -> str:
     h = head if info.per_head else 0
     text = _EXPLAINERS[name](trace, name, h, i, j)
     if info.per_head and trace.heads > 1:
-        text += f"\n(head {h + 1} of {trace.heads})"
+        text += "\n" + _("(head {head} of {heads})").format(head=h + 1, heads=trace.heads)
     return text

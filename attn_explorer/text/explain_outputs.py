@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from attn_explorer.engine.trace import Trace
-from attn_explorer.text.explain_inputs import columns
+from attn_explorer.text.i18n import _, ngettext
 from attn_explorer.text.numbers import NB, factor, num, sum_of_products
 from attn_explorer.text.titles import array_symbol
 from attn_explorer.text.tokens import quoted
@@ -32,17 +32,26 @@ def _head_context(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     text = f"{context_lead(alpha, i, j)}{NB}= {sum_of_products(pairs)} = {num(value)}"
     skipped = weights.size - len(used)
     if skipped:
-        keys = "1 key with weight 0 is" if skipped == 1 else f"{skipped} keys with weight 0 are"
-        text += f"\n{keys} left out of the sum."
-    kind = (
-        "a weighted sum of the values (after dropout the weights sum to "
-        f"{num(float(weights.astype(np.float64).sum()))}, not 1)"
-        if dropped
-        else "a weighted average of the values"
-    )
-    return (
-        f"{text}\nDimension {j + 1} of the context of query {i + 1} {quoted(trace.q_tokens, i)}: "
-        f"{kind}."
+        text += "\n" + ngettext(
+            "{count} key with weight 0 is left out of the sum.",
+            "{count} keys with weight 0 are left out of the sum.",
+            skipped,
+        ).format(count=skipped)
+    if dropped:
+        about = _(
+            "Dimension {dim} of the context of query {query} {query_token}: a weighted sum of"
+            " the values (after dropout the weights sum to {sum}, not 1)."
+        )
+    else:
+        about = _(
+            "Dimension {dim} of the context of query {query} {query_token}: a weighted average"
+            " of the values."
+        )
+    return f"{text}\n" + about.format(
+        dim=j + 1,
+        query=i + 1,
+        query_token=quoted(trace.q_tokens, i),
+        sum=num(float(weights.astype(np.float64).sum())),
     )
 
 
@@ -51,12 +60,24 @@ def _concat(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     head, dim = divmod(j, d_head)
     value = trace["concat"][i, j]
     if trace.heads == 1:
-        return f"Z_cat[{i + 1},{j + 1}] = z{i + 1}[{j + 1}] = {num(value)}\nOne head: Z_cat is Z."
-    span = columns(head * d_head + 1, (head + 1) * d_head)
-    hold = "holds" if d_head == 1 else "hold"
+        return f"Z_cat[{i + 1},{j + 1}] = z{i + 1}[{j + 1}] = {num(value)}\n" + _(
+            "One head: Z_cat is Z."
+        )
+    # A range of one column is that column, not "Columns 2–2" (one column per head).
+    if d_head == 1:
+        span = _("Column {column} holds head {head}'s context.")
+    else:
+        span = _("Columns {first}–{last} hold head {head}'s context.")
+    first = head * d_head + 1
     return (
-        f"Z_cat[{i + 1},{j + 1}] = z{i + 1}[{dim + 1}] of head {head + 1} = {num(value)}\n"
-        f"{span.capitalize()} {hold} head {head + 1}'s context."
+        _("{cell} = {entry} of head {head} = {value}").format(
+            cell=f"Z_cat[{i + 1},{j + 1}]",
+            entry=f"z{i + 1}[{dim + 1}]",
+            head=head + 1,
+            value=num(value),
+        )
+        + "\n"
+        + span.format(column=first, first=first, last=(head + 1) * d_head, head=head + 1)
     )
 
 
@@ -67,16 +88,16 @@ def _context(trace: Trace, name: str, h: int, i: int, j: int) -> str:
         # the Matrices tab does not show.
         head, dim = divmod(j, trace.config.d_head)
         derivation = _head_context(trace, "head_contexts", head, i, dim)
+        cell, entry = f"out{i + 1}[{j + 1}]", f"z{i + 1}[{dim + 1}]"
         if trace.heads == 1:
-            lead = (
-                f"out{i + 1}[{j + 1}] = z{i + 1}[{dim + 1}]: no output projection, the output is Z."
+            lead = _("{cell} = {entry}: no output projection, the output is Z.").format(
+                cell=cell, entry=entry
             )
         else:
-            lead = (
-                f"out{i + 1}[{j + 1}] = Z_cat[{i + 1},{j + 1}] = z{i + 1}[{dim + 1}] of head "
-                f"{head + 1}: no output projection, the output is Z_cat, the heads' contexts "
-                "side by side."
-            )
+            lead = _(
+                "{cell} = {concat} = {entry} of head {head}: no output projection, the output"
+                " is Z_cat, the heads' contexts side by side."
+            ).format(cell=cell, concat=f"Z_cat[{i + 1},{j + 1}]", entry=entry, head=head + 1)
         return f"{lead}\n{derivation}"
     pairs = list(zip(trace["concat"][i].tolist(), trace["w_out"][:, j].tolist(), strict=True))
     bias = trace["b_out"][j]

@@ -4,19 +4,51 @@ the scores softmax reads, in either order of mask and scaling and under either m
 from __future__ import annotations
 
 from attn_explorer.engine.trace import Trace
+from attn_explorer.text.i18n import _
 from attn_explorer.text.numbers import division, num, operand, sum_of_products
 from attn_explorer.text.titles import divisor_symbol, score_symbols
 from attn_explorer.text.tokens import quoted
 
 
+def both(first: str, second: str) -> str:
+    """Two reasons (or two divisors) in one clause: "A and B"."""
+    return _("{first} and {second}").format(first=first, second=second)
+
+
+def hidden_because(cell: str, value: str, reason: str) -> str:
+    """The one sentence every array writes about a hidden cell, its value however that array
+    holds it: α[2,4] = 0: hidden, because key 4 comes after query 2 (causal mask)."""
+    return _("{cell} = {value}: hidden, because {reason}.").format(
+        cell=cell, value=value, reason=reason
+    )
+
+
 def mask_reason(trace: Trace, i: int, j: int) -> str:
+    """Why key j is hidden from query i, as a clause after "because"; "" where it is not."""
     cfg = trace.config
     reasons = []
     if cfg.causal and j > i:
-        reasons.append(f"key {j + 1} comes after query {i + 1} (causal mask)")
+        reasons.append(
+            _("key {key} comes after query {query} (causal mask)").format(key=j + 1, query=i + 1)
+        )
     if cfg.valid_len is not None and j >= cfg.valid_len:
-        reasons.append(f"key {j + 1} is padding, beyond the valid length {cfg.valid_len}")
-    return " and ".join(reasons)
+        reasons.append(
+            _("key {key} is padding, beyond the valid length {length}").format(
+                key=j + 1, length=cfg.valid_len
+            )
+        )
+    return both(*reasons) if len(reasons) == 2 else "".join(reasons)
+
+
+def _why_divided(trace: Trace) -> str:
+    """What a score is divided by, in words: "√d_k with d_k = 2, the width of a key"."""
+    cfg = trace.config
+    why = []
+    if cfg.scale:
+        why.append(_("√d_k with d_k = {d_k}, the width of a key").format(d_k=cfg.d_head))
+    if cfg.temperature != 1:
+        why.append(_("temperature T = {t}").format(t=f"{cfg.temperature:g}"))
+    return both(*why) if len(why) == 2 else "".join(why)
 
 
 def _scores(trace: Trace, name: str, h: int, i: int, j: int) -> str:
@@ -26,8 +58,12 @@ def _scores(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     pairs = list(zip(q.tolist(), k.tolist(), strict=True))
     return (
         f"ω[{i + 1},{j + 1}] = q{i + 1}·k{j + 1} = {sum_of_products(pairs)} = {num(value)}\n"
-        f"How much query {i + 1} {quoted(trace.q_tokens, i)} matches key {j + 1} "
-        f"{quoted(trace.k_tokens, j)}."
+        + _("How much query {query} {query_token} matches key {key} {key_token}.").format(
+            query=i + 1,
+            query_token=quoted(trace.q_tokens, i),
+            key=j + 1,
+            key_token=quoted(trace.k_tokens, j),
+        )
     )
 
 
@@ -49,21 +85,15 @@ def _scaled(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     value = trace["scaled_scores"][h, i, j]
     symbolic = _divisor_text(trace)[0]
     if not symbolic:  # no ω̃: the scores go on as ω, as every stage after writes them
-        return (
-            f"ω[{i + 1},{j + 1}] = {num(value)}\n"
+        return f"ω[{i + 1},{j + 1}] = {num(value)}\n" + _(
             "Not scaled: √d_k scaling is off and T = 1, so the score goes on as it is."
         )
     if " · " in symbolic:
         symbolic = f"({symbolic})"
-    why = []
-    if trace.config.scale:
-        why.append(f"√d_k with d_k = {trace.config.d_head}, the width of a key")
-    if trace.config.temperature != 1:
-        why.append(f"temperature T = {trace.config.temperature:g}")
     dividend, divisor = division(float(raw), trace.config.scale_divisor, float(value))
     return (
         f"ω̃[{i + 1},{j + 1}] = ω[{i + 1},{j + 1}] / {symbolic} = {dividend} / {divisor} = "
-        f"{num(value)}\nDivided by {' and '.join(why)}."
+        f"{num(value)}\n" + _("Divided by {why}.").format(why=_why_divided(trace))
     )
 
 
@@ -78,31 +108,30 @@ def _scaled_masked(trace: Trace, h: int, i: int, j: int) -> str:
     lead = f"ω̃ₘ{cell} = ωₘ{cell} / {symbolic}"
     reason = mask_reason(trace, i, j)
     if reason:
-        return (
-            f"{lead} = −∞ / {symbolic} = −∞\nHidden, because {reason}: masked before the "
-            "division, and −∞ divided by a positive number stays −∞; softmax gives it 0."
-        )
+        return f"{lead} = −∞ / {symbolic} = −∞\n" + _(
+            "Hidden, because {reason}: masked before the division, and −∞ divided by a positive"
+            " number stays −∞; softmax gives it 0."
+        ).format(reason=reason)
     raw = trace["masked_scores"][h, i, j]
     value = trace["scaled_scores"][h, i, j]
-    why = []
-    if cfg.scale:
-        why.append(f"√d_k with d_k = {cfg.d_head}, the width of a key")
-    if cfg.temperature != 1:
-        why.append(f"temperature T = {cfg.temperature:g}")
     dividend, divisor = division(float(raw), cfg.scale_divisor, float(value))
-    return (
-        f"{lead} = {dividend} / {divisor} = {num(value)}\n"
-        f"The masked score divided by {' and '.join(why)}: what softmax reads."
-    )
+    return f"{lead} = {dividend} / {divisor} = {num(value)}\n" + _(
+        "The masked score divided by {why}: what softmax reads."
+    ).format(why=_why_divided(trace))
 
 
 def _mask(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     reason = mask_reason(trace, i, j)
     if reason:
-        return f"M[{i + 1},{j + 1}] = True: hidden, because {reason}."
-    return (
-        f"M[{i + 1},{j + 1}] = False: query {i + 1} {quoted(trace.q_tokens, i)} may attend to "
-        f"key {j + 1} {quoted(trace.k_tokens, j)}."
+        return hidden_because(f"M[{i + 1},{j + 1}]", "True", reason)
+    return _(
+        "{cell} = False: query {query} {query_token} may attend to key {key} {key_token}."
+    ).format(
+        cell=f"M[{i + 1},{j + 1}]",
+        query=i + 1,
+        query_token=quoted(trace.q_tokens, i),
+        key=j + 1,
+        key_token=quoted(trace.k_tokens, j),
     )
 
 
@@ -112,40 +141,58 @@ def _masked(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     if not trace.config.has_mask:  # softmax reads the scores of the stage before as they are
         if scaled == "ω":
             text = _scores(trace, "scores", h, i, j).split("\n")[0]
-            return f"{text}\nNot scaled, no mask: softmax reads ω as it is."
+            return f"{text}\n" + _("Not scaled, no mask: softmax reads ω as it is.")
         text = _scaled(trace, "scaled_scores", h, i, j).split("\n")[0]
-        return f"{text}\nNo mask: softmax reads ω̃ as it is."
+        return f"{text}\n" + _("No mask: softmax reads ω̃ as it is.")
+    cell = f"[{i + 1},{j + 1}]"
     if trace.config.mask_first:  # tutorial 000's order: the raw scores are masked
         if reason:
             return (
-                f"ωₘ[{i + 1},{j + 1}] = −∞: hidden, because {reason}.\n"
-                "The raw score is masked before it is divided (masked_fill, then "
-                f"softmax(masked / {divisor_symbol(trace.config)})): −∞ stays −∞, and "
-                "exp(−∞) = 0 gives it weight 0."
+                hidden_because(f"ωₘ{cell}", "−∞", reason)
+                + "\n"
+                + _(
+                    "The raw score is masked before it is divided (masked_fill, then"
+                    " softmax(masked / {divisor})): −∞ stays −∞, and exp(−∞) = 0 gives it"
+                    " weight 0."
+                ).format(divisor=divisor_symbol(trace.config))
             )
         value = trace["masked_scores"][h, i, j]
         return (
-            f"ωₘ[{i + 1},{j + 1}] = ω[{i + 1},{j + 1}] = {num(value)} (visible).\n"
-            "The raw score, masked before it is divided."
+            visible_cell(f"ωₘ{cell} = ω{cell} = {num(value)}")
+            + "\n"
+            + _("The raw score, masked before it is divided.")
         )
     if trace.config.method_1:  # the scores go to softmax unmasked; its output is masked
         value = trace["masked_scores"][h, i, j]
-        text = f"{scaled}[{i + 1},{j + 1}] = {num(value)}: fed to softmax as it is"
+        formula = f"{scaled}{cell} = {num(value)}"
         if not reason:
-            return f"{text} (method 1 does not mask the scores)."
+            return _(
+                "{formula}: fed to softmax as it is (method 1 does not mask the scores)."
+            ).format(formula=formula)
         zeroed = trace["weights_unmasked"][h, i, j]
         return (
-            f"{text}, though hidden, because {reason}.\n"
-            f"Method 1 masks after softmax: its weight softmax({scaled})[{i + 1},{j + 1}] = "
-            f"{num(zeroed)} is then zeroed, and the row divided by its visible sum."
+            _("{formula}: fed to softmax as it is, though hidden, because {reason}.").format(
+                formula=formula, reason=reason
+            )
+            + "\n"
+            + _(
+                "Method 1 masks after softmax: its weight {weight} = {value} is then zeroed,"
+                " and the row divided by its visible sum."
+            ).format(weight=f"softmax({scaled}){cell}", value=num(zeroed))
         )
     if reason:
         return (
-            f"{fed}[{i + 1},{j + 1}] = −∞: hidden, because {reason}.\n"
-            "exp(−∞) = 0, so its attention weight will be exactly 0."
+            hidden_because(f"{fed}{cell}", "−∞", reason)
+            + "\n"
+            + _("exp(−∞) = 0, so its attention weight will be exactly 0.")
         )
     value = trace["masked_scores"][h, i, j]
-    return f"{fed}[{i + 1},{j + 1}] = {scaled}[{i + 1},{j + 1}] = {num(value)} (visible)."
+    return visible_cell(f"{fed}{cell} = {scaled}{cell} = {num(value)}")
+
+
+def visible_cell(formula: str) -> str:
+    """A cell the mask lets through: ω̃ₘ[2,1] = ω̃[2,1] = 0.8984 (visible)."""
+    return _("{formula} (visible).").format(formula=formula)
 
 
 EXPLAINERS = {

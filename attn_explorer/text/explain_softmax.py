@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from attn_explorer.engine.trace import Trace
-from attn_explorer.text.explain_scores import mask_reason
+from attn_explorer.text.explain_scores import hidden_because, mask_reason, visible_cell
+from attn_explorer.text.i18n import _, ngettext
 from attn_explorer.text.numbers import MAX_TERMS, NB, division, factor, num, operand
 from attn_explorer.text.titles import score_symbols
 from attn_explorer.text.tokens import quoted
@@ -51,7 +52,9 @@ def _softmax_terms(row: np.ndarray, j: int, lead: str, value: float) -> str:
         f"{top}{NB}/{NB}{bottom}{NB}= {num(value)}"
     )
     if shifted:
-        text += f"\nThe row maximum {num(shift)} is subtracted first; softmax does not change."
+        text += "\n" + _(
+            "The row maximum {maximum} is subtracted first; softmax does not change."
+        ).format(maximum=num(shift))
     return text
 
 
@@ -70,8 +73,12 @@ def _softmax_neg_inf(trace: Trace, h: int, i: int, j: int, value: float) -> str:
     hidden = int(row.size - np.isfinite(row).sum())
     if hidden:
         first, *rest = text.split("\n", 1)
-        keys = "The hidden key adds" if hidden == 1 else f"The {hidden} hidden keys add"
-        text = "\n".join([first, f"{keys} exp(−∞) = 0 to the sum.", *rest])
+        keys = ngettext(
+            "The hidden key adds exp(−∞) = 0 to the sum.",
+            "The {count} hidden keys add exp(−∞) = 0 to the sum.",
+            hidden,
+        ).format(count=hidden)
+        text = "\n".join([first, keys, *rest])
     return text
 
 
@@ -96,7 +103,7 @@ def _softmax_renormalize(trace: Trace, h: int, i: int, j: int, value: float) -> 
     return (
         f"α[{i + 1},{j + 1}] = softmax({s})[{i + 1},{j + 1}] / Σ_visible softmax({s})[{i + 1},j'] "
         f"= {top} / {bottom} = {num(value)}\n"
-        "Method 1: softmax over the whole row, zero the hidden cells, divide by what is left."
+        + _("Method 1: softmax over the whole row, zero the hidden cells, divide by what is left.")
     )
 
 
@@ -105,18 +112,25 @@ def _weights(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     reason = mask_reason(trace, i, j)
     method = trace.config.mask_method if name == "weights" else name.removeprefix("weights_")
     if reason:
-        text = f"α[{i + 1},{j + 1}] = 0: hidden, because {reason}."
+        text = hidden_because(f"α[{i + 1},{j + 1}]", "0", reason)
         if trace.config.has_mask and method == "renormalize":
             gave = _unmasked_softmax(trace, h, i)[j]
-            text += f"\nMethod 1: softmax gave it {num(gave)}, zeroed before renormalizing."
+            text += "\n" + _(
+                "Method 1: softmax gave it {value}, zeroed before renormalizing."
+            ).format(value=num(gave))
         return text
     if trace.config.has_mask and method == "renormalize":
         text = _softmax_renormalize(trace, h, i, j, value)
     else:
         text = _softmax_neg_inf(trace, h, i, j, value)
-    return (
-        f"{text}\nQuery {i + 1} {quoted(trace.q_tokens, i)} gives this share of its attention "
-        f"to key {j + 1} {quoted(trace.k_tokens, j)}; the row sums to 1."
+    return f"{text}\n" + _(
+        "Query {query} {query_token} gives this share of its attention to key {key}"
+        " {key_token}; the row sums to 1."
+    ).format(
+        query=i + 1,
+        query_token=quoted(trace.q_tokens, i),
+        key=j + 1,
+        key_token=quoted(trace.k_tokens, j),
     )
 
 
@@ -137,19 +151,27 @@ def _weights_unmasked(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     reason = mask_reason(trace, i, j)
     hidden = int(trace["mask"][i].sum())
     if row.size == 1:
-        text += "\nMethod 1, first step: softmax over the row's one key."
+        step = _("Method 1, first step: softmax over the row's one key.")
+    elif hidden == 1:
+        step = _(
+            "Method 1, first step: softmax over all {keys} keys of the row, the hidden one"
+            " included."
+        )
     elif hidden:
-        text += (
-            f"\nMethod 1, first step: softmax over all {row.size} keys of the row, the "
-            f"{'hidden one' if hidden == 1 else f'{hidden} hidden ones'} included."
+        step = _(
+            "Method 1, first step: softmax over all {keys} keys of the row, the {hidden} hidden"
+            " ones included."
         )
     else:  # a row without hidden keys ("the hidden ones included" where there are none)
-        text += (
-            f"\nMethod 1, first step: softmax over all {row.size} keys of the row; none of "
-            f"them is hidden from query {i + 1}."
+        step = _(
+            "Method 1, first step: softmax over all {keys} keys of the row; none of them is"
+            " hidden from query {query}."
         )
+    text += "\n" + step.format(keys=row.size, hidden=hidden, query=i + 1)
     if reason:
-        text += f"\nHidden, because {reason}: this weight is zeroed next."
+        text += "\n" + _("Hidden, because {reason}: this weight is zeroed next.").format(
+            reason=reason
+        )
     return text
 
 
@@ -160,20 +182,24 @@ def _weights_zeroed(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     s = score_symbols(trace.config)[0]
     lead = (
         f"softmax({s})[{i + 1},{j + 1}] × (1 − M[{i + 1},{j + 1}]) = {operand(soft)} × "
-        f"{0 if reason else 1} = "
+        f"{0 if reason else 1}"
     )
     if reason:
-        return f"{lead}0: hidden, because {reason}.\nMethod 1, second step: zero the hidden."
+        return (
+            hidden_because(lead, "0", reason) + "\n" + _("Method 1, second step: zero the hidden.")
+        )
     row_sum = trace["row_sums"][h, i, 0]
     if not trace["mask"][i].any():  # not "now sums to 1.0000, not 1"
-        return (
-            f"{lead}{num(value)} (visible).\nMethod 1, second step: no key of row {i + 1} is "
-            "hidden, so none of its weights is zeroed; it still sums to 1."
+        step = _(
+            "Method 1, second step: no key of row {row} is hidden, so none of its weights is"
+            " zeroed; it still sums to 1."
         )
-    return (
-        f"{lead}{num(value)} (visible).\nMethod 1, second step: the hidden weights are zeroed; "
-        f"row {i + 1} now sums to {num(row_sum)}, not 1."
-    )
+    else:
+        step = _(
+            "Method 1, second step: the hidden weights are zeroed; row {row} now sums to {sum},"
+            " not 1."
+        )
+    return visible_cell(f"{lead} = {num(value)}") + "\n" + step.format(row=i + 1, sum=num(row_sum))
 
 
 def _row_sums(trace: Trace, name: str, h: int, i: int, j: int) -> str:
@@ -187,31 +213,45 @@ def _row_sums(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     sum_line = f"Σ_visible[{i + 1}] = {' + '.join(terms)} = {num(value)}"
     hidden = trace["mask"][i].size - visible.size
     if not hidden:  # not "the hidden keys had taken 0.0000"
-        return (
-            f"{sum_line}\nMethod 1, third step: no key of row {i + 1} is hidden, so its "
-            f"{visible.size} weights already sum to 1 and dividing by the sum changes nothing."
-            if visible.size > 1
-            else f"{sum_line}\nMethod 1, third step: row {i + 1}'s one weight is 1 already."
-        )
+        if visible.size > 1:
+            step = _(
+                "Method 1, third step: no key of row {row} is hidden, so its {count} weights"
+                " already sum to 1 and dividing by the sum changes nothing."
+            )
+        else:
+            step = _("Method 1, third step: row {row}'s one weight is 1 already.")
+        return f"{sum_line}\n" + step.format(row=i + 1, count=visible.size)
     if visible.size == 1:
-        divided = f"row {i + 1}'s one visible weight is divided by this sum, which makes it 1"
+        divided = _(
+            "row {row}'s one visible weight is divided by this sum, which makes it 1"
+        ).format(row=i + 1)
     else:
-        divided = (
-            f"row {i + 1}'s {visible.size} visible weights are divided by this sum, so that "
-            "they add up to 1 again"
+        divided = _(
+            "row {row}'s {count} visible weights are divided by this sum, so that they add up"
+            " to 1 again"
+        ).format(row=i + 1, count=visible.size)
+    if hidden == 1:
+        taken = _("the hidden key had taken {share}").format(share=num(hidden_share))
+    else:
+        taken = _("the {hidden} hidden keys had taken {share}").format(
+            hidden=hidden, share=num(hidden_share)
         )
-    taken = "the hidden key had" if hidden == 1 else f"the {hidden} hidden keys had"
-    return f"{sum_line}\nMethod 1, third step: {divided}; {taken} taken {num(hidden_share)}."
+    return f"{sum_line}\n" + _("Method 1, third step: {divided}; {taken}.").format(
+        divided=divided, taken=taken
+    )
 
 
 def _keep(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     p = trace.config.dropout
+    cell = f"keep[{i + 1},{j + 1}]"
     if trace["dropout_keep"][h, i, j]:
-        return (
-            f"keep[{i + 1},{j + 1}] = 1: kept (probability 1 − p = {1 - p:g}), "
-            f"then multiplied by 1/(1 − p) = {num(1 / (1 - p))}."
-        )
-    return f"keep[{i + 1},{j + 1}] = 0: dropped (probability p = {p:g}); the weight becomes 0."
+        return _(
+            "{cell} = 1: kept (probability 1 − p = {probability}), then multiplied by"
+            " 1/(1 − p) = {scale}."
+        ).format(cell=cell, probability=f"{1 - p:g}", scale=num(1 / (1 - p)))
+    return _("{cell} = 0: dropped (probability p = {p}); the weight becomes 0.").format(
+        cell=cell, p=f"{p:g}"
+    )
 
 
 def _dropped(trace: Trace, name: str, h: int, i: int, j: int) -> str:
@@ -219,20 +259,24 @@ def _dropped(trace: Trace, name: str, h: int, i: int, j: int) -> str:
     value = trace["weights_dropped"][h, i, j]
     cfg = trace.config
     reason = mask_reason(trace, i, j)
+    cell = f"[{i + 1},{j + 1}]"
     if not cfg.dropout_active:  # the cell is α's, and is named so (as its matrix is)
-        why = "evaluation mode" if not cfg.training else "p = 0"
+        why = _("evaluation mode") if not cfg.training else "p = 0"
         if reason:
-            return f"α[{i + 1},{j + 1}] = 0: hidden, because {reason} (no dropout: {why})."
-        return (
-            f"α[{i + 1},{j + 1}] = {num(value)}: no dropout ({why}), the softmax weight "
-            "is used as it is."
-        )
+            return _("{cell} = 0: hidden, because {reason} (no dropout: {why}).").format(
+                cell=f"α{cell}", reason=reason, why=why
+            )
+        return _(
+            "{cell} = {value}: no dropout ({why}), the softmax weight is used as it is."
+        ).format(cell=f"α{cell}", value=num(value), why=why)
     keep = int(trace["dropout_keep"][h, i, j])
     if reason:  # α is 0 there already: whatever the keep-mask says, the cell stays 0
         return (
-            f"α_d[{i + 1},{j + 1}] = 0: hidden, because {reason}.\n"
-            f"Its softmax weight α[{i + 1},{j + 1}] is 0, and dropout (keep = {keep}) "
-            "leaves it 0."
+            hidden_because(f"α_d{cell}", "0", reason)
+            + "\n"
+            + _(
+                "Its softmax weight {weight} is 0, and dropout (keep = {keep}) leaves it 0."
+            ).format(weight=f"α{cell}", keep=keep)
         )
     # The weight as its matrix shows it (4 decimals), unless the shown product would then
     # miss the shown result: 0.3800 × 1 / 0.5000 is not 0.7599, 0.37997 × 1 / 0.5000 is.
@@ -245,7 +289,9 @@ def _dropped(trace: Trace, name: str, h: int, i: int, j: int) -> str:
         f"{keep} / {operand(1 - cfg.dropout)} = {num(value)}"
     )
     if not keep:
-        text += f"\nDropped by the keep-mask (probability p = {cfg.dropout:g})."
+        text += "\n" + _("Dropped by the keep-mask (probability p = {p}).").format(
+            p=f"{cfg.dropout:g}"
+        )
     return text
 
 

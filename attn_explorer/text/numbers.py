@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+from attn_explorer.text.i18n import _
+
 MAX_TERMS = 8  # longer sums show their first terms, an ellipsis and the last term
 # A no-break space: a long derivation wraps between its terms, never inside a term or a
 # fraction such as "2.4556 / 16.3685".
@@ -42,7 +44,7 @@ def sum_of_products(pairs: list[tuple[float, float]]) -> str:
     terms = [f"{factor(a) if k else num(a)}×{factor(b)}" for k, (a, b) in enumerate(pairs)]
     if len(terms) > MAX_TERMS:
         terms = [*terms[: MAX_TERMS - 2], "…", terms[-1]]
-        return " + ".join(terms) + f"  ({len(pairs)} terms)"
+        return " + ".join(terms) + "  " + _("({count} terms)").format(count=len(pairs))
     return " + ".join(terms) if terms else "0"
 
 
