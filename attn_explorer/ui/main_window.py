@@ -390,6 +390,16 @@ class MainWindow(QMainWindow):
         # The lesson is under the matrices and in the examples' box: here only its name.
         self.notify(_tr("Loaded example “{0}”").format(example_text(name).title))
 
+    def open_lesson(self, preset: str, stage: str | None) -> None:
+        """Help → Lessons: a tutorial section's example, on the stage the section is about
+        (`stage` a step-through stage key), or on the matrices (None)."""
+        self.load_preset(preset)
+        if stage is None:
+            self.show_tab(TABS.index("matrices"))
+        else:
+            self.stepper.set_stage(stage)
+            self.show_tab(TABS.index("steps"))
+
     def _preset_chosen(self, index: int) -> None:
         name = self.controls.preset.itemData(index)
         if name:

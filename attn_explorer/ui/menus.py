@@ -19,6 +19,7 @@ from attn_explorer.ui.editing.embedding_editor import table_entry
 from attn_explorer.ui.heatmap import MatrixView
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import commit_typed_edits
+from attn_explorer.ui.lessons_dialog import LessonsDialog
 from attn_explorer.ui.shortcuts_dialog import (
     ShortcutsDialog,
     action_rows,
@@ -50,6 +51,7 @@ class MenuHost(Protocol):
     def show_controls(self, on: bool) -> None: ...
     def set_full_screen(self, on: bool) -> None: ...
     def load_preset(self, name: str) -> None: ...
+    def open_lesson(self, preset: str, stage: str | None) -> None: ...
     def why_scaling_from_menu(self) -> None: ...
 
 
@@ -62,6 +64,7 @@ class WindowMenus(QObject):
         super().__init__(window)
         self.window = window
         self.shortcuts_dialog: ShortcutsDialog | None = None  # built when first opened
+        self.lessons_dialog: LessonsDialog | None = None  # built when first opened
         self._quit(file_menu)
         self._edit_menu()
         self._view_menu()
@@ -165,6 +168,10 @@ class WindowMenus(QObject):
 
     def _help_menu(self) -> None:
         help_menu = self.window.menuBar().addMenu(_tr("&Help"))
+        lessons = self._action(_tr("&Lessons…"), "Ctrl+L")
+        lessons.setStatusTip(_tr("The tutorials' sections, their numbers, and their examples"))
+        lessons.triggered.connect(self.show_lessons)
+        help_menu.addAction(lessons)
         keys = self._action(_tr("&Keyboard Shortcuts"), QKeySequence.StandardKey.HelpContents)
         keys.triggered.connect(self.show_shortcuts)
         help_menu.addAction(keys)
@@ -196,6 +203,17 @@ class WindowMenus(QObject):
         self.shortcuts_dialog.raise_()
         self.shortcuts_dialog.activateWindow()
         return self.shortcuts_dialog
+
+    def show_lessons(self) -> LessonsDialog:
+        """The tutorials' sections, beside the window (not modal); one opens its example in
+        the window, on the stage it is about."""
+        if self.lessons_dialog is None:
+            self.lessons_dialog = LessonsDialog(self.window)
+            self.lessons_dialog.lessonChosen.connect(self.window.open_lesson)
+        self.lessons_dialog.show()
+        self.lessons_dialog.raise_()
+        self.lessons_dialog.activateWindow()
+        return self.lessons_dialog
 
     def _about(self) -> None:
         QMessageBox.about(
