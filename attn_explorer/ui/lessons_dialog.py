@@ -12,14 +12,16 @@ section it was left on.
 from __future__ import annotations
 
 import html
+import math
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QFont, QShowEvent
+from PySide6.QtCore import QEvent, QRect, Qt, Signal
+from PySide6.QtGui import QFont, QShowEvent, QTextDocument
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QPushButton,
     QSplitter,
+    QStyle,
     QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
@@ -31,7 +33,15 @@ from attn_explorer.engine import PRESETS, step_keys
 from attn_explorer.text import i18n
 from attn_explorer.text.examples import example_text
 from attn_explorer.text.i18n import ngettext
-from attn_explorer.text.lessons import TUTORIALS, Printed, Section, Tutorial, exact_rows, rows
+from attn_explorer.text.lessons import (
+    TUTORIALS,
+    Printed,
+    Section,
+    Tutorial,
+    exact_rows,
+    rows,
+    sections,
+)
 from attn_explorer.text.lessons import slips as find_slips
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.steps.stage_tabs import STAGE_LABEL
@@ -43,6 +53,7 @@ SLIP_STYLE = f"color: {SLIP_COLOUR}; text-decoration: underline;"
 # The size the dialog opens at, within the screen: the tree's longest section titles and a
 # 6 × 6 matrix of the numbers beside them, on a 1024 × 768 projector with room to spare.
 OPEN_SIZE = (900, 600)
+TREE_LEAST = 240  # the tree keeps room for a number and the start of its title
 
 
 def section_label(section: Section) -> str:
@@ -162,6 +173,8 @@ class LessonsDialog(QDialog):
         super().changeEvent(event)
         if event.type() == QEvent.Type.LanguageChange and self._language != i18n.language():
             self._write()
+        elif event.type() == QEvent.Type.FontChange:  # a new text size while it is open
+            self._split(self.splitter.width())
 
     def _write(self) -> None:
         """Every word of the dialog in the current language."""
@@ -262,10 +275,41 @@ class LessonsDialog(QDialog):
 
     # ------------------------------------------------------------------ size
     def _size_to_screen(self) -> None:
-        width, height = OPEN_SIZE
-        room = self.screen().availableGeometry() if self.screen() else None
-        if room is not None:
-            width, height = min(width, room.width() - 40), min(height, room.height() - 80)
+        screen = self.screen()
+        self.fit_to(screen.availableGeometry() if screen else QRect(0, 0, 1024, 768))
+
+    def fit_to(self, room: QRect) -> None:
+        """Open at OPEN_SIZE, or smaller on a screen of `room` that leaves less."""
+        width = min(OPEN_SIZE[0], room.width() - 40)
+        height = min(OPEN_SIZE[1], room.height() - 80)
         self.resize(width, height)
-        tree = width * 9 // 20  # the longer titles, against a 6 × 6 matrix beside them
+        margins = self.layout().contentsMargins()
+        self._split(width - margins.left() - margins.right())
+
+    def _split(self, width: int) -> None:
+        """Share the splitter's `width` out: the tree gets the larger share (its long titles
+        are cut), unless the widest row of numbers needs more beside it: numbers are what
+        the dialog is for, and a row that scrolls sideways hides its last columns (a 6 × 6
+        matrix at 150 % text)."""
+        width -= self.splitter.handleWidth()
+        numbers = self._numbers_width()
+        tree = max(min(width * 9 // 20, width - numbers), min(TREE_LEAST, width // 2))
         self.splitter.setSizes([tree, width - tree])
+
+    def _numbers_width(self) -> int:
+        """The width the details need for the longest row any section prints, unscrolled."""
+        longest = max(
+            (
+                line
+                for printed in (p for _t, s in sections() for p in s.printed)
+                for line in matrix_text(exact_rows(printed)).splitlines()
+            ),
+            key=len,
+        )
+        document = QTextDocument()
+        document.setDefaultFont(self.details.font())
+        document.setHtml(f"<pre>{longest}</pre>")
+        scroll = self.details.style().pixelMetric(
+            QStyle.PixelMetric.PM_ScrollBarExtent, None, self.details
+        )
+        return math.ceil(document.size().width()) + 2 * self.details.frameWidth() + scroll + 2
