@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from attn_explorer.engine import AttentionConfig, ConfigError, Trace
 from attn_explorer.engine.memory import release_freed_memory
+from attn_explorer.ui.i18n import tr as _tr
 
 if TYPE_CHECKING:
     from attn_explorer.engine.buffers import BufferPool
@@ -88,9 +89,8 @@ class _Worker(QObject):
         except ConfigError as error:
             self.done.emit(Failure(generation, str(error), error.field))
         except Exception as error:  # the window must survive any engine bug, and say so
-            self.done.emit(
-                Failure(generation, f"Engine error: {type(error).__name__}: {error}", None)
-            )
+            message = _tr("Engine error: {0}: {1}").format(type(error).__name__, error)
+            self.done.emit(Failure(generation, message, None))
         else:
             self.done.emit(Result(generation, trace, time.perf_counter() - start))
 

@@ -12,6 +12,7 @@ from attn_explorer.io import atomic
 from attn_explorer.io.errors import cannot_write, shown_path
 from attn_explorer.ui.engine_thread import Failure
 from attn_explorer.ui.export.figures import encoded
+from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.main_window import MainWindow
 
 SETTLE_MS = 400  # let layouts and the first paint finish after the trace is drawn
@@ -54,10 +55,8 @@ def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
         # reason when the disk fills, and leaves half a picture in place of the earlier one.
         data = encoded(window.grab().toImage(), Path(path).suffix.lstrip(".").lower())
         if data is None:
-            print(
-                f"attn-explorer: could not encode the screenshot {shown_path(path)}",
-                file=sys.stderr,
-            )
+            words = _tr("could not encode the screenshot {0}").format(shown_path(path))
+            print(f"attn-explorer: {words}", file=sys.stderr)
         else:
             try:
                 atomic.write_bytes(path, data)
@@ -73,8 +72,9 @@ def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
         elif window.problems:
             reason = window.problems[0].message
         else:
-            reason = "no picture was computed"
-        print(f"attn-explorer: no screenshot: {reason}", file=sys.stderr)
+            reason = _tr("no picture was computed")
+        words = _tr("no screenshot: {0}").format(reason)
+        print(f"attn-explorer: {words}", file=sys.stderr)
         window.close()
         app.exit(1)
 

@@ -17,9 +17,17 @@ from attn_explorer.ui.widgets import ElidedLabel, elide_words
 
 NOTICE_MS = 15_000  # the longest a notice stays, if no edit comes first
 
-# The widths the shapes and the time ask for at the least: their usual texts.
+# The width the shapes ask for at the least: their usual text.
 USUAL_SHAPES = "X 6×3 → Q,K,V 2×6×2 → α 2×6×6 → out 6×2"
-USUAL_TIME = "engine 9.9 ms · drawn in 99.9 ms"
+# The time's usual numbers: its least width is theirs, written in the current language.
+USUAL_SECONDS = (0.0099, 0.0999)
+
+
+def times_text(engine_seconds: float, drawn_seconds: float) -> str:
+    """How long the engine took and how long drawing took, as the status bar writes it."""
+    return _tr("engine {0:.1f} ms · drawn in {1:.1f} ms").format(
+        engine_seconds * 1e3, drawn_seconds * 1e3
+    )
 
 
 class StatusLine(QObject):
@@ -84,11 +92,7 @@ class StatusLine(QObject):
 
     def show_times(self, engine_seconds: float, drawn_seconds: float) -> None:
         """How long the engine took, and drawing its picture."""
-        self.time_text.setText(
-            _tr("engine {0:.1f} ms · drawn in {1:.1f} ms").format(
-                engine_seconds * 1e3, drawn_seconds * 1e3
-            )
-        )
+        self.time_text.setText(times_text(engine_seconds, drawn_seconds))
 
     def clear_notice(self) -> None:
         """Take away a notice (an edit came: it was about the state before)."""
@@ -162,7 +166,7 @@ class StatusLine(QObject):
             metrics.horizontalAdvance(self.shape_text.full_text()),
         )
         self._shapes_need = shapes + gap
-        usual_time = metrics.horizontalAdvance(USUAL_TIME) + gap
+        usual_time = metrics.horizontalAdvance(times_text(*USUAL_SECONDS)) + gap
         summary = metrics.horizontalAdvance(self._summary) + gap
         time = usual_time
         shapes = self._shapes_need

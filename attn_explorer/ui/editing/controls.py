@@ -7,7 +7,7 @@ tooltip saying why, but keeps its value.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TR_NOOP, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
@@ -23,6 +23,7 @@ from attn_explorer.engine import PRESETS, Preset, Problem
 from attn_explorer.engine.config import mask_order_matters, seed_draws
 from attn_explorer.model.settings import SETTINGS
 from attn_explorer.text.examples import example_text
+from attn_explorer.text.i18n import N_
 from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.widgets import CommandBox, ErrorLabel, SliderSpin, choice_box, shrinkable
@@ -31,13 +32,13 @@ from attn_explorer.ui.widgets.range_spin import RangeSpinBox
 # What each choice of a choice setting is called in its box; the choices and their order
 # are the settings' (a choice without a label here is a KeyError when the panel is built).
 CHOICE_LABELS = {
-    "none": QT_TR_NOOP("none: Q = K = V = X"),
-    "rand": QT_TR_NOOP("rand: torch.rand (v1)"),
-    "linear": QT_TR_NOOP("linear: nn.Linear (v2)"),
-    "stacked": QT_TR_NOOP("stacked: one W per head"),
-    "split": QT_TR_NOOP("split: one W, split"),
-    "neg_inf": QT_TR_NOOP("−∞, then softmax"),
-    "renormalize": QT_TR_NOOP("softmax, zero, renormalize"),
+    "none": N_("none: Q = K = V = X"),
+    "rand": N_("rand: torch.rand (v1)"),
+    "linear": N_("linear: nn.Linear (v2)"),
+    "stacked": N_("stacked: one W per head"),
+    "split": N_("split: one W, split"),
+    "neg_inf": N_("−∞, then softmax"),
+    "renormalize": N_("softmax, zero, renormalize"),
 }
 
 
@@ -95,7 +96,7 @@ class ControlsPanel(QWidget):
             _tr("Projection"),
             self.projection,
             _tr(
-                "none: Q = K = V = X (tutorial 003). rand: each W is torch.rand(d_in, d_out) "
+                "none: Q = K = V = X, as in Day 43. rand: each W is torch.rand(d_in, d_out) "
                 "(SelfAttention_v1). linear: each W is nn.Linear(d_in, d_out) "
                 "(SelfAttention_v2, CausalAttention)."
             ),
@@ -183,7 +184,7 @@ class ControlsPanel(QWidget):
             _tr("the valid length"),
             _tr(
                 "Keys at positions after the valid length are padding and are masked, as "
-                "valid_lens in tutorial 002."
+                "valid_lens in Dive into Deep Learning's multi-head attention."
             ),
         )
         self.mask_method = choice_box(_choices("mask_method"))
@@ -195,15 +196,16 @@ class ControlsPanel(QWidget):
             _tr(
                 "Method 2: fill hidden scores with −∞, then softmax. Method 1: softmax, "
                 "zero the hidden weights, divide each row by its sum. Both give the same "
-                "weights (tutorial 000, 3.5.1)."
+                "weights, as §3.5.1 of Build a Large Language Model (From Scratch) shows."
             ),
         )
         self.mask_before_scaling = QCheckBox(_tr("Mask the raw scores, then scale"))
         self.mask_before_scaling.setToolTip(
             _tr(
-                "Tutorial 000's order: masked = ω.masked_fill(mask, −∞), printed, then "
-                "softmax(masked / √d_k). Off: divide by √d_k first, then mask (tutorial 002). "
-                "The weights are the same; the matrix between the two stages is not."
+                "The order of Build a Large Language Model (From Scratch), chapter 3: masked = "
+                "ω.masked_fill(mask, −∞), printed, then softmax(masked / √d_k). Off: divide by "
+                "√d_k first, then mask, as Dive into Deep Learning does. The weights are the "
+                "same; the matrix between the two stages is not."
             )
         )
         mask.addRow(self.mask_before_scaling)
@@ -237,9 +239,10 @@ class ControlsPanel(QWidget):
             "dropout_seed",
             _tr("the dropout seed"),
             _tr(
-                "Draw the dropout mask right after torch.manual_seed(seed), as tutorial 000 "
-                "§3.5.2 does before dropping the seed-789 weights. Off: the mask continues the "
-                "random stream after the projections, as a module's forward pass does."
+                "Draw the dropout mask right after torch.manual_seed(seed), as §3.5.2 of Build "
+                "a Large Language Model (From Scratch) does before dropping the seed-789 "
+                "weights. Off: the mask continues the random stream after the projections, as "
+                "a module's forward pass does."
             ),
         )
 
@@ -261,7 +264,7 @@ class ControlsPanel(QWidget):
         self.sync()
         self.doc.controlsChanged.connect(self.sync)
 
-    EXAMPLES_TIP = QT_TR_NOOP("Replace tokens, embeddings and settings with a tutorial's example.")
+    EXAMPLES_TIP = N_("Replace tokens, embeddings and settings with a tutorial's example.")
 
     def show_example(self, example: Preset | None) -> None:
         """Name the example whose settings these are (None: an edit has left every one), so

@@ -13,11 +13,12 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import QT_TR_NOOP, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from attn_explorer.engine import AttentionConfig
 from attn_explorer.model.state import MAX_DIMS, Controls, ExplorerState
+from attn_explorer.text.i18n import N_, pgettext
 from attn_explorer.ui.editing.embedding_model import EmbeddingTableModel
 from attn_explorer.ui.editing.undo import group_steps, record
 from attn_explorer.ui.i18n import tr as _tr
@@ -29,38 +30,43 @@ UNDO_LIMIT = 1000
 
 # What the Edit menu's "Undo …" calls each control: the words on the controls, not field names.
 CONTROL_NAMES = {
-    "projection": QT_TR_NOOP("projection"),
-    "d_out": QT_TR_NOOP("d_out"),
-    "num_heads": QT_TR_NOOP("heads"),
-    "head_layout": QT_TR_NOOP("head layout"),
-    "out_proj": QT_TR_NOOP("output projection"),
-    "qkv_bias": QT_TR_NOOP("q/k/v bias"),
-    "causal": QT_TR_NOOP("causal mask"),
-    "mask_method": QT_TR_NOOP("mask method"),
-    "mask_before_scaling": QT_TR_NOOP("masking before scaling"),
-    "padding": QT_TR_NOOP("padding"),
-    "valid_len": QT_TR_NOOP("valid length"),
-    "scale": QT_TR_NOOP("division by √d_k"),
-    "temperature": QT_TR_NOOP("temperature"),
-    "dropout": QT_TR_NOOP("dropout p"),
-    "training": QT_TR_NOOP("training mode"),
-    "seed": QT_TR_NOOP("seed"),
-    "cross": QT_TR_NOOP("cross-attention"),
-    "reseed_dropout": QT_TR_NOOP("reseeding before dropout"),
-    "dropout_seed": QT_TR_NOOP("dropout seed"),
+    "projection": N_("projection"),
+    "d_out": N_("d_out"),
+    "num_heads": N_("heads"),
+    "head_layout": N_("head layout"),
+    "out_proj": N_("output projection"),
+    "qkv_bias": N_("q/k/v bias"),
+    "causal": N_("causal mask"),
+    "mask_method": N_("mask method"),
+    "mask_before_scaling": N_("masking before scaling"),
+    "padding": N_("padding"),
+    "valid_len": N_("valid length"),
+    "scale": N_("division by √d_k"),
+    "temperature": N_("temperature"),
+    "dropout": N_("dropout p"),
+    "training": N_("training mode"),
+    "seed": N_("seed"),
+    "cross": N_("cross-attention"),
+    "reseed_dropout": N_("reseeding before dropout"),
+    "dropout_seed": N_("dropout seed"),
 }
 
 
 def undo_text(name: str | None, new: Controls) -> str:
     """The undo step's name: "Change heads", "Turn on causal mask", or "Change settings"
-    for several controls at once."""
+    for several controls at once.
+
+    Every step's name is looked up in the context "undo": it follows the Edit menu's
+    "Undo"/"Redo" ("&Undo Change heads"), so a language may write it as the second half of a
+    sentence ("Hoàn tác thay đổi số đầu"), unlike the same words on a button."""
     if name is None:
-        return _tr("Change settings")
+        return pgettext("undo", "Change settings")
     label = _tr(CONTROL_NAMES[name])
     value = getattr(new, name)
     if isinstance(value, bool):
-        return (_tr("Turn on {0}") if value else _tr("Turn off {0}")).format(label)
-    return _tr("Change {0}").format(label)
+        turned = pgettext("undo", "Turn on {0}") if value else pgettext("undo", "Turn off {0}")
+        return turned.format(label)
+    return pgettext("undo", "Change {0}").format(label)
 
 
 class Document(QObject):
@@ -223,7 +229,7 @@ class Document(QObject):
             )
         rng = rng or np.random.default_rng()
         edits = [model.dimension_added(rng) for model in (self.queries, self.kv)]
-        record(self.undo_stack, _tr("Add dimension"), edits)
+        record(self.undo_stack, pgettext("undo", "Add dimension"), edits)
         return None
 
     def remove_dimension(self, col: int) -> str | None:
@@ -234,7 +240,7 @@ class Document(QObject):
         edits = [
             model.dimension_removed(col) for model in (self.queries, self.kv) if col < model.d_in
         ]
-        record(self.undo_stack, _tr("Remove dimension"), edits)
+        record(self.undo_stack, pgettext("undo", "Remove dimension"), edits)
         return None
 
     def set_view(self, **changes: object) -> None:

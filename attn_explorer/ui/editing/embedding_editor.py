@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import (
-    QT_TR_NOOP,
     QItemSelection,
     QItemSelectionModel,
     QModelIndex,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from attn_explorer.engine import Problem
 from attn_explorer.io.textinput import join_block
+from attn_explorer.text.i18n import N_
 from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.editing.embedding_model import MAX_ROWS, EmbeddingTableModel
 from attn_explorer.ui.i18n import tr as _tr
@@ -42,9 +42,9 @@ from attn_explorer.ui.widgets import ErrorLabel
 # Keys the table answers to in keyPressEvent, listed in Help > Keyboard Shortcuts. Made into
 # QKeySequences when listed: a standard key needs the running application's platform.
 TABLE_KEYS: tuple[tuple[str, tuple[QKeySequence.StandardKey | Qt.Key, ...]], ...] = (
-    (QT_TR_NOOP("Copy the selected cells (tab-separated)"), (QKeySequence.StandardKey.Copy,)),
-    (QT_TR_NOOP("Paste a block at the current cell"), (QKeySequence.StandardKey.Paste,)),
-    (QT_TR_NOOP("Set the selected values to 0"), (Qt.Key.Key_Delete, Qt.Key.Key_Backspace)),
+    (N_("Copy the selected cells (tab-separated)"), (QKeySequence.StandardKey.Copy,)),
+    (N_("Paste a block at the current cell"), (QKeySequence.StandardKey.Paste,)),
+    (N_("Set the selected values to 0"), (Qt.Key.Key_Delete, Qt.Key.Key_Backspace)),
 )
 
 

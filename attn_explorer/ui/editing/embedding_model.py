@@ -31,6 +31,7 @@ from attn_explorer.io.textinput import (
     split_block,
 )
 from attn_explorer.model.state import MAX_TOKENS, TokenSequence
+from attn_explorer.text.i18n import pgettext
 from attn_explorer.text.numbers import num
 from attn_explorer.text.tokens import label_token
 from attn_explorer.ui.editing.undo import Edit, record
@@ -145,9 +146,8 @@ class EmbeddingTableModel(QAbstractTableModel):
         if repr(new) == repr(old):  # the same type and value; -0.0 is not 0.0
             return True
         label = _tr("token") if col == 0 else f"x{row + 1}[{col}]"
-        record(
-            self.undo_stack, _tr("Edit {0}").format(label), [_CellEdit(self, row, col, old, new)]
-        )
+        text = pgettext("undo", "Edit {0}").format(label)
+        record(self.undo_stack, text, [_CellEdit(self, row, col, old, new)])
         return True
 
     # ------------------------------------------------------------------ used by edits
@@ -215,7 +215,7 @@ class EmbeddingTableModel(QAbstractTableModel):
         fresh = _Rows(tuple(self._new_names(count)), _random_values(rng, (count, self.d_in)))
         splice = _Splice(self, row, self._rows(row, row), fresh)
         self._record_rows(
-            _tr("Add token"),
+            pgettext("undo", "Add token"),
             [splice],
             lambda r: r + count if r >= row else r,
             lambda r: r if r < row else max(r - count, row),  # a new one: the one after it
@@ -243,7 +243,10 @@ class EmbeddingTableModel(QAbstractTableModel):
         empty = _Rows((), np.zeros((0, self.d_in)))
         # Last run first, so that the earlier runs' row numbers still hold when applied.
         edits = [_Splice(self, a, self._rows(a, b), empty) for a, b in reversed(runs)]
-        text = _tr("Remove token") if len(drop) == 1 else _tr("Remove tokens")
+        if len(drop) == 1:
+            text = pgettext("undo", "Remove token")
+        else:
+            text = pgettext("undo", "Remove tokens")
         # A row keeps its token; a removed row goes to the token that took its place.
         dropped = set(drop)
         kept = [r for r in range(len(self._tokens)) if r not in dropped]
@@ -265,7 +268,7 @@ class EmbeddingTableModel(QAbstractTableModel):
         moved = {row: target, target: row}
         splice = _Splice(self, top, pair, swapped)
         swap = lambda r: moved.get(r, r)  # noqa: E731 (its own inverse)
-        self._record_rows(_tr("Move token"), [splice], swap, swap)
+        self._record_rows(pgettext("undo", "Move token"), [splice], swap, swap)
         return target
 
     def _record_rows(self, text: str, edits: list[Edit], moved: RowMap, back: RowMap) -> None:
@@ -280,7 +283,7 @@ class EmbeddingTableModel(QAbstractTableModel):
         n = len(self._tokens)
         after = _Rows(tuple(self._tokens), _random_values(rng, self._values.shape))
         edit = _Splice(self, 0, self._rows(0, n), after)
-        record(self.undo_stack, _tr("Randomize embeddings"), [edit])
+        record(self.undo_stack, pgettext("undo", "Randomize embeddings"), [edit])
 
     def clear(self, ranges: Iterable[tuple[int, int, int, int]]) -> str | None:
         """Set the values in `ranges` (top, left, bottom, right, inclusive; column 0 is the
@@ -314,7 +317,7 @@ class EmbeddingTableModel(QAbstractTableModel):
             if after != before:
                 edits.append(_Splice(self, first, before, after))
         if edits:
-            record(self.undo_stack, _tr("Clear values"), edits)
+            record(self.undo_stack, pgettext("undo", "Clear values"), edits)
         return None
 
     def dimension_added(self, rng: np.random.Generator) -> Edit:
@@ -390,7 +393,7 @@ class EmbeddingTableModel(QAbstractTableModel):
                     return where + _tr(" Nothing was pasted.")
         after = _Rows(tuple(tokens), values)
         if after != block:
-            record(self.undo_stack, _tr("Paste"), [_Splice(self, top, block, after)])
+            record(self.undo_stack, pgettext("undo", "Paste"), [_Splice(self, top, block, after)])
         return None
 
 

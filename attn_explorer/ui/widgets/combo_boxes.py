@@ -14,7 +14,7 @@ from attn_explorer.ui.widgets.labels import elide_words
 
 
 def choice_box(items: list[tuple[str, str]], shrink_to: int | None = None) -> QComboBox:
-    """A combo box of (value, label) items, labels marked QT_TR_NOOP and translated here.
+    """A combo box of (value, label) items, labels marked N_ and translated here.
 
     `shrink_to` characters: the box may be that narrow (its labels elided), see `shrinkable`.
     """
