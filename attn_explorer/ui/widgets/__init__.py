@@ -16,6 +16,7 @@ from attn_explorer.ui.widgets.labels import (
     NoticeLabel,
     elide_words,
 )
+from attn_explorer.ui.widgets.range_spin import PointDoubleSpinBox, PointSpinBox
 from attn_explorer.ui.widgets.slider_spin import SliderSpin
 
 __all__ = [
@@ -27,6 +28,8 @@ __all__ = [
     "FormulaText",
     "HeadBox",
     "NoticeLabel",
+    "PointDoubleSpinBox",
+    "PointSpinBox",
     "ShrinkButton",
     "SliderSpin",
     "choice_box",

@@ -1,18 +1,68 @@
-"""Spin boxes that refuse an out-of-range number in words instead of cutting it short.
+"""Spin boxes that write numbers with a decimal point in every language, and that refuse an
+out-of-range number in words instead of cutting it short.
+
+A plain spin box writes numbers as the system's language does: "1,00" for the temperature on a
+Vietnamese desktop, beside matrices, formulas and tutorials that all write 0.1. Every box here
+writes and reads a decimal point, never a group separator, whatever the system's language;
+a decimal comma typed out of habit ("0,5") is read as 0.5 and shown as 0.5.
 
 A plain QSpinBox drops the keystroke that takes its text past the range: "5000" typed into a
-box of 1 to 4096 becomes 500, "-1" into a seed becomes 1, silently. These boxes keep what was
-typed until Enter or leaving the box, then restore the previous value and say why
+box of 1 to 4096 becomes 500, "-1" into a seed becomes 1, silently. The `Range` boxes keep what
+was typed until Enter or leaving the box, then restore the previous value and say why
 (`refused`), as the embedding table does with a bad cell.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QLocale, Qt, Signal
 from PySide6.QtGui import QFocusEvent, QKeyEvent, QValidator
 from PySide6.QtWidgets import QDoubleSpinBox, QSpinBox
 
 from attn_explorer.ui.i18n import tr as _tr
+
+
+def point_locale() -> QLocale:
+    """The locale a number box writes and reads in: a decimal point, no group separators."""
+    locale = QLocale.c()
+    locale.setNumberOptions(
+        QLocale.NumberOption.OmitGroupSeparator | QLocale.NumberOption.RejectGroupSeparator
+    )
+    return locale
+
+
+class _DecimalPoint:
+    """For a QSpinBox or QDoubleSpinBox: a decimal point whatever the system's language.
+
+    First among a box's bases: what the others validate has its comma made a point already.
+    """
+
+    def init_decimal_point(self) -> None:
+        self.setLocale(point_locale())
+
+    def validate(self, text: str, pos: int) -> object:
+        # No group separators are written or read, so a comma can only be a decimal comma.
+        text = text.replace(",", ".")
+        result = super().validate(text, pos)
+        return result if isinstance(result, tuple) else (result, text, pos)
+
+    def valueFromText(self, text: str) -> float:
+        return super().valueFromText(text.replace(",", "."))
+
+
+class PointSpinBox(_DecimalPoint, QSpinBox):
+    """A QSpinBox that never writes a group separator (4096, not 4.096)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.init_decimal_point()
+
+
+class PointDoubleSpinBox(_DecimalPoint, QDoubleSpinBox):
+    """A QDoubleSpinBox that writes 0.50, not 0,50, in every language."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.init_decimal_point()
 
 
 class _RefusesOutOfRange:
@@ -89,17 +139,19 @@ class _RefusesOutOfRange:
         super().focusOutEvent(event)
 
 
-class RangeSpinBox(_RefusesOutOfRange, QSpinBox):
+class RangeSpinBox(_DecimalPoint, _RefusesOutOfRange, QSpinBox):
     refused = Signal(str)
 
     def __init__(self, what: str, parent=None) -> None:
         super().__init__(parent)
+        self.init_decimal_point()
         self.init_refusal(what)
 
 
-class RangeDoubleSpinBox(_RefusesOutOfRange, QDoubleSpinBox):
+class RangeDoubleSpinBox(_DecimalPoint, _RefusesOutOfRange, QDoubleSpinBox):
     refused = Signal(str)
 
     def __init__(self, what: str, parent=None) -> None:
         super().__init__(parent)
+        self.init_decimal_point()
         self.init_refusal(what)

@@ -7,7 +7,12 @@ import math
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QSlider, QSpinBox, QWidget
 
-from attn_explorer.ui.widgets.range_spin import RangeDoubleSpinBox, RangeSpinBox
+from attn_explorer.ui.widgets.range_spin import (
+    PointDoubleSpinBox,
+    PointSpinBox,
+    RangeDoubleSpinBox,
+    RangeSpinBox,
+)
 
 
 class SliderSpin(QWidget):
@@ -39,12 +44,12 @@ class SliderSpin(QWidget):
         self.slider = QSlider(Qt.Orientation.Horizontal)
         if self._is_int:
             self.spin: QSpinBox | QDoubleSpinBox = (
-                QSpinBox() if what is None else RangeSpinBox(what)
+                PointSpinBox() if what is None else RangeSpinBox(what)
             )
             self.spin.setRange(int(minimum), int(maximum))
             self.spin.setSingleStep(int(step))
         else:
-            self.spin = QDoubleSpinBox() if what is None else RangeDoubleSpinBox(what)
+            self.spin = PointDoubleSpinBox() if what is None else RangeDoubleSpinBox(what)
             self.spin.setDecimals(decimals)
             self.spin.setRange(minimum, maximum)
             self.spin.setSingleStep(step)
