@@ -19,7 +19,7 @@ def language_menu(
     """Add the Language submenu to `view_menu`; `choose(code)` is called with the language
     picked. Returns the actions by language code."""
     view_menu.addSeparator()
-    menu = view_menu.addMenu(_tr("&Language"))
+    menu = view_menu.addMenu(_tr("Lan&guage"))
     menu.setToolTipsVisible(True)
     group = QActionGroup(menu)
     group.setExclusive(True)

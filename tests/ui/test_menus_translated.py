@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from attn_explorer.engine import PRESETS
 from attn_explorer.text.examples import example_text
+from attn_explorer.text.i18n import LANGUAGES
 from attn_explorer.text.summaries import config_summary, shapes_summary
 from attn_explorer.ui.i18n import use_language
 from attn_explorer.ui.widgets import ElidedLabel
@@ -93,6 +94,7 @@ def foreign_words(window) -> set[str]:
         text = example_text(name)
         words |= {text.title, text.source}
     words |= {config_summary(window.doc.config()), shapes_summary(window.trace)}
+    words |= set(LANGUAGES.values())  # each language named in itself, to be found by all
     return {w for w in words if "⟪" not in w}
 
 
@@ -146,6 +148,7 @@ def test_the_menus_the_list_of_keys_and_the_status_bar_read_vietnamese(in_vietna
     assert view[:2] == ["&Ma trận", "&Từng bước"]
     assert "Cỡ chữ &bình thường" in view and "Toàn màn &hình" in view
     assert [a.text() for a in menus["Trợ &giúp"].actions()] == [
+        "&Bài học…",
         "&Phím tắt",
         "&Giới thiệu attn_explorer",
     ]
