@@ -17,6 +17,7 @@ from attn_explorer.engine import PRESETS, preset
 from attn_explorer.engine.config import MAX_ATTENTION_CELLS, or_list
 from attn_explorer.model.settings import MAX_DIMS, MAX_TOKENS, SETTINGS
 from attn_explorer.model.state import Controls, ExplorerState, default_state, random_sequence
+from attn_explorer.text.problems import problem_text
 
 if TYPE_CHECKING:
     from attn_explorer.engine import AttentionConfig
@@ -357,7 +358,7 @@ def _check_fits(
             said = f"--tokens {tokens}"
         else:
             said = f"--set {blamed}: {typed.get(blamed, changes[blamed])!r}"
-        reason = problem.message.rstrip(".")
+        reason = problem_text(problem).rstrip(".")
         raise UsageError(
             f"{said} does not fit the other settings: {reason}; allowed here: "
             f"{_allowed_here(blamed, config)}"

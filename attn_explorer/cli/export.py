@@ -254,6 +254,7 @@ def run(argv: list[str]) -> int:
     size = _size(args.size)
     from attn_explorer.engine import ConfigError, compute
     from attn_explorer.engine.threads import use_threads_for
+    from attn_explorer.text.problems import problem_text
 
     # As many kernel threads as the window's engine thread uses: matrix products round
     # differently on one thread and on two, and the export must hold the window's numbers.
@@ -261,7 +262,7 @@ def run(argv: list[str]) -> int:
     try:
         trace = compute(config)
     except ConfigError as error:
-        raise ExportError(f"this configuration cannot be computed: {error}") from None
+        raise ExportError(f"this configuration cannot be computed: {problem_text(error)}") from None
     # The session's query; one the tokens lack (--tokens fewer) is the last, as the window
     # shows it: drawn as it is, it would outline no row.
     query = query_number - 1 if args.query is not None else min(state.view.query, config.n_q - 1)

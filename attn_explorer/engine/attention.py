@@ -72,18 +72,10 @@ def _check_finite(
     if hidden is not None:
         scaled = scaled.masked_fill(hidden, 0.0)
     if not torch.isfinite(scaled).all() and torch.isfinite(scores).all():
-        raise ConfigError(
-            f"The temperature {temperature:g} is so small that the scaled scores overflow "
-            "float32: raise it.",
-            "temperature",
-        )
+        raise ConfigError.coded("temperature", "temperature_overflow", temperature=temperature)
     if not torch.isfinite(scores).all() or not torch.isfinite(context).all():
         biggest = max(x.abs().max().item() for x in inputs)
-        raise ConfigError(
-            "The numbers overflowed float32 while multiplying (largest embedding magnitude "
-            f"{biggest:.3g}): use smaller embedding values.",
-            "embeddings",
-        )
+        raise ConfigError.coded("embeddings", "overflow", biggest=biggest)
 
 
 @torch.inference_mode()
@@ -186,12 +178,8 @@ def _compute(
             if own and bool((kept == 0).any()):
                 # The hidden keys took all of softmax's weight and the visible ones underflow
                 # to 0: renormalizing would divide 0 by 0.
-                raise ConfigError(
-                    "With method 1 (softmax, zero the hidden, renormalize) a row's visible "
-                    "weights all underflow to 0, the hidden keys having taken all the weight: "
-                    f"raise the temperature ({config.temperature:g}) or use method 2 "
-                    "(−∞, then softmax).",
-                    "mask_method",
+                raise ConfigError.coded(
+                    "mask_method", "method_1_underflow", temperature=config.temperature
                 )
             arrays["weights_renormalize"] = torch.div(zeroed, kept, out=new(big))
             if own:

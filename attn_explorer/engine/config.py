@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from attn_explorer.engine.words import Params, english
+from attn_explorer.engine.words import or_list as or_list
+
 PROJECTIONS = ("none", "rand", "linear")
 HEAD_LAYOUTS = ("stacked", "split")
 MASK_METHODS = ("neg_inf", "renormalize")
@@ -31,20 +34,44 @@ class ConfigError(ValueError):
     """An attention config that cannot be computed, with a message meant for a learner.
 
     `field` names the config field the message is about (the UI shows the message next to
-    that control); it is None when the problem is not tied to one field.
+    that control); it is None when the problem is not tied to one field. The message is
+    English; `code` and `params` are what `attn_explorer.text.problems.problem_text` writes
+    it from in the learner's language (see `attn_explorer.engine.words`).
     """
 
-    def __init__(self, message: str, field: str | None = None) -> None:
+    def __init__(
+        self, message: str, field: str | None = None, code: str = "", params: Params = ()
+    ) -> None:
         super().__init__(message)
         self.field = field
+        self.code = code
+        self.params = params
+
+    @classmethod
+    def of(cls, problem: Problem) -> ConfigError:
+        return cls(problem.message, problem.field, problem.code, problem.params)
+
+    @classmethod
+    def coded(cls, field: str, code: str, **params: Any) -> ConfigError:
+        return cls.of(problem(field, code, **params))
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One reason a config cannot be computed."""
+    """One reason a config cannot be computed: `message` in English, and the `code` and
+    `params` it was written from (`attn_explorer.engine.words`), empty for a problem made
+    with a message of its own."""
 
     field: str
     message: str
+    code: str = ""
+    params: Params = ()
+
+
+def problem(field: str, code: str, **params: Any) -> Problem:
+    """Problem `code` of `field`, with its English message."""
+    given = tuple(params.items())
+    return Problem(field, english(code, given), code, given)
 
 
 def _as_tuple(value: Any) -> Any:
@@ -228,23 +255,15 @@ class AttentionConfig:
         out += _sequence_problems("tokens", "embeddings", self.tokens, self.embeddings, "")
         if self.is_cross:
             if self.kv_tokens is None or self.kv_embeddings is None:
-                out.append(
-                    Problem(
-                        "kv_tokens",
-                        "Cross-attention needs both key/value tokens and their embeddings.",
-                    )
-                )
+                out.append(problem("kv_tokens", "cross_incomplete"))
             else:
                 out += _sequence_problems(
-                    "kv_tokens", "kv_embeddings", self.kv_tokens, self.kv_embeddings, "key/value "
+                    "kv_tokens", "kv_embeddings", self.kv_tokens, self.kv_embeddings, "kv_"
                 )
                 if not out and len(self.kv_embeddings[0]) != self.d_in:
                     out.append(
-                        Problem(
-                            "kv_embeddings",
-                            f"The key/value embeddings have {len(self.kv_embeddings[0])} "
-                            f"dimensions but the query embeddings have {self.d_in}: both "
-                            "sequences must live in the same embedding space.",
+                        problem(
+                            "kv_embeddings", "kv_width", kv=len(self.kv_embeddings[0]), q=self.d_in
                         )
                     )
         out += self._choice_problems()
@@ -257,7 +276,7 @@ class AttentionConfig:
         """Raise ConfigError with the first problem, if any."""
         found = self.problems()
         if found:
-            raise ConfigError(found[0].message, found[0].field)
+            raise ConfigError.of(found[0])
 
     def _choice_problems(self) -> list[Problem]:
         out = []
@@ -268,42 +287,24 @@ class AttentionConfig:
         ):
             value = getattr(self, name)
             if value not in allowed:
-                label = name.replace("_", " ")
-                out.append(
-                    Problem(
-                        name,
-                        f"Unknown {label} {value!r}: choose {or_list(allowed)}.",
-                    )
-                )
+                out.append(problem(name, f"unknown_{name}", value=repr(value), choices=allowed))
         for name in ("out_proj", "qkv_bias", "causal", "scale", "training", "mask_before_scaling"):
             if not isinstance(getattr(self, name), bool):
-                out.append(Problem(name, f"{name} must be True or False."))
+                out.append(problem(name, "not_bool", name=name))
         return out
 
     def _number_problems(self) -> list[Problem]:
-        out = []
+        out: list[Problem] = []
         if not is_int(self.d_out):
-            out.append(Problem("d_out", f"d_out must be a whole number (it is {self.d_out!r})."))
+            out.append(problem("d_out", "d_out_not_int", value=repr(self.d_out)))
         elif self.d_out < 1:
-            out.append(Problem("d_out", f"d_out must be at least 1 (it is {self.d_out})."))
+            out.append(problem("d_out", "d_out_below_1", value=self.d_out))
         if not is_int(self.num_heads):
-            out.append(
-                Problem(
-                    "num_heads", f"The number of heads must be a whole number ({self.num_heads!r})."
-                )
-            )
+            out.append(problem("num_heads", "heads_not_int", value=repr(self.num_heads)))
         elif self.num_heads < 1:
-            out.append(
-                Problem("num_heads", f"There must be at least one head (it is {self.num_heads}).")
-            )
+            out.append(problem("num_heads", "heads_below_1", value=self.num_heads))
         elif self.projection == "none" and self.num_heads > 1:
-            out.append(
-                Problem(
-                    "num_heads",
-                    f"Without projections (Q = K = V = X) all {self.num_heads} heads would be "
-                    "identical: use one head, or the rand or linear projection.",
-                )
-            )
+            out.append(problem("num_heads", "heads_without_projection", heads=self.num_heads))
         elif (
             self.head_layout == "split"
             and self.projection != "none"
@@ -312,68 +313,28 @@ class AttentionConfig:
             and self.d_out % self.num_heads
         ):
             out.append(
-                Problem(
-                    "num_heads",
-                    f"d_out {self.d_out} cannot be split into {self.num_heads} heads: with the "
-                    "split layout d_out must be a multiple of the number of heads.",
-                )
+                problem("num_heads", "heads_do_not_split", d_out=self.d_out, heads=self.num_heads)
             )
         if not is_number(self.dropout) or not 0 <= self.dropout < 1:
-            out.append(
-                Problem(
-                    "dropout",
-                    f"Dropout must be at least 0 and below 1 (it is {self.dropout!r}): "
-                    "p is the chance of dropping each attention weight.",
-                )
-            )
+            out.append(problem("dropout", "dropout_range", value=repr(self.dropout)))
         if not is_number(self.temperature) or not 0 < self.temperature < math.inf:
             out.append(
-                Problem(
-                    "temperature",
-                    f"The temperature must be a positive number (it is {self.temperature!r}).",
-                )
+                problem("temperature", "temperature_not_positive", value=repr(self.temperature))
             )
         if self.valid_len is not None:
             n_k = self.n_k
             if not is_int(self.valid_len):
-                out.append(
-                    Problem(
-                        "valid_len",
-                        f"The valid length must be a whole number ({self.valid_len!r}).",
-                    )
-                )
+                out.append(problem("valid_len", "valid_len_not_int", value=repr(self.valid_len)))
             elif not 1 <= self.valid_len <= max(n_k, 1):
-                out.append(
-                    Problem(
-                        "valid_len",
-                        f"Valid length {self.valid_len} is outside 1 to {n_k}: at least one key "
-                        f"must stay visible and there are {n_k} keys.",
-                    )
-                )
+                out.append(problem("valid_len", "valid_len_range", value=self.valid_len, keys=n_k))
         if self.causal is True and self.n_q != self.n_k:
-            out.append(
-                Problem(
-                    "causal",
-                    f"A causal mask needs as many queries as keys ({self.n_q} queries, "
-                    f"{self.n_k} keys): switch causal off for cross-attention.",
-                )
-            )
+            out.append(problem("causal", "causal_cross", queries=self.n_q, keys=self.n_k))
         if not is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
-            out.append(
-                Problem(
-                    "seed", f"The seed must be a whole number from 0 to 2^63-1 ({self.seed!r})."
-                )
-            )
+            out.append(problem("seed", "seed_range", value=repr(self.seed)))
         if self.dropout_seed is not None and (
             not is_int(self.dropout_seed) or not 0 <= self.dropout_seed <= MAX_SEED
         ):
-            out.append(
-                Problem(
-                    "dropout_seed",
-                    "The dropout seed must be a whole number from 0 to 2^63-1 "
-                    f"({self.dropout_seed!r}).",
-                )
-            )
+            out.append(problem("dropout_seed", "dropout_seed_range", value=repr(self.dropout_seed)))
         return out
 
     def _size_problems(self) -> list[Problem]:
@@ -381,66 +342,46 @@ class AttentionConfig:
         cells = self.attention_cells
         if cells <= MAX_ATTENTION_CELLS:
             return []
-        heads = f"{self.heads} heads × " if self.heads > 1 else ""
-        return [
-            Problem(
-                "num_heads" if self.heads > 1 else "tokens",
-                f"{heads}{self.n_q} queries × {self.n_k} keys is {cells:,} attention weights, "
-                f"more than the {MAX_ATTENTION_CELLS:,} this explorer computes: "
-                "use fewer tokens or heads.",
-            )
-        ]
+        sizes = dict(queries=self.n_q, keys=self.n_k, cells=cells, limit=MAX_ATTENTION_CELLS)
+        if self.heads > 1:
+            return [problem("num_heads", "too_big_heads", heads=self.heads, **sizes)]
+        return [problem("tokens", "too_big", **sizes)]
 
 
 def _sequence_problems(
-    tokens_field: str, emb_field: str, tokens: Any, embeddings: Any, what: str
+    tokens_field: str, emb_field: str, tokens: Any, embeddings: Any, kind: str
 ) -> list[Problem]:
-    """Problems of one token sequence and its embedding rows (`what` says which sequence)."""
+    """Problems of one token sequence and its embedding rows: `kind` "" for the queries,
+    "kv_" for the keys and values, the start of each problem's code."""
     if not isinstance(tokens, tuple) or not all(isinstance(t, str) for t in tokens):
-        return [Problem(tokens_field, f"The {what}tokens must be a list of strings.")]
+        return [problem(tokens_field, f"{kind}tokens_not_strings")]
     if not tokens:
-        return [Problem(tokens_field, f"There are no {what}tokens: add at least one.")]
+        return [problem(tokens_field, f"{kind}no_tokens")]
     if not isinstance(embeddings, tuple) or not all(isinstance(r, tuple) for r in embeddings):
-        return [Problem(emb_field, f"The {what}embeddings must be a table of numbers.")]
+        return [problem(emb_field, f"{kind}embeddings_not_table")]
     if len(tokens) != len(embeddings):
         return [
-            Problem(
-                emb_field,
-                f"There are {len(tokens)} {what}tokens but {len(embeddings)} embedding rows: "
-                "each token needs exactly one row.",
-            )
+            problem(emb_field, f"{kind}rows_mismatch", tokens=len(tokens), rows=len(embeddings))
         ]
     width = len(embeddings[0])
     if width == 0:
-        return [Problem(emb_field, f"The {what}embeddings need at least one dimension.")]
+        return [problem(emb_field, f"{kind}no_dimension")]
     if _all_finite_numbers(embeddings, width):
         return []
     for i, (token, row) in enumerate(zip(tokens, embeddings, strict=True)):
-        name = f"{what}token {i + 1} ({token!r})"
+        name = dict(index=i + 1, token=repr(token))
         if len(row) != width:
-            return [
-                Problem(
-                    emb_field,
-                    f"{name[0].upper()}{name[1:]} has {len(row)} numbers but token 1 has "
-                    f"{width}: every embedding needs the same number of dimensions.",
-                )
-            ]
+            return [problem(emb_field, f"{kind}row_width", **name, numbers=len(row), width=width)]
         for j, value in enumerate(row):
-            where = f"{name[0].upper()}{name[1:]}, dimension {j + 1}"
+            where = dict(name, dimension=j + 1)
             if not is_number(value):
-                return [Problem(emb_field, f"{where} is not a number ({value!r}).")]
+                return [problem(emb_field, f"{kind}not_a_number", **where, value=repr(value))]
             if math.isnan(value):
-                return [Problem(emb_field, f"{where} is NaN: every value must be a number.")]
+                return [problem(emb_field, f"{kind}nan", **where)]
             if math.isinf(value):
-                return [Problem(emb_field, f"{where} is infinite: every value must be finite.")]
+                return [problem(emb_field, f"{kind}infinite", **where)]
             if abs(value) > FLOAT32_MAX:
-                return [
-                    Problem(
-                        emb_field,
-                        f"{where} is {value:g}, too large for float32 (about ±3.4e38), "
-                        "the precision the engine computes in.",
-                    )
-                ]
+                return [problem(emb_field, f"{kind}too_large", **where, value=value)]
     return []
 
 
@@ -475,8 +416,3 @@ def is_int(value: object) -> bool:
 def is_number(value: object) -> bool:
     """An int or a float, not a bool."""
     return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def or_list(items: tuple[str, ...]) -> str:
-    """Choices in a message, "a, b or c", as given: quote the items first to quote them."""
-    return ", ".join(items[:-1]) + " or " + items[-1] if len(items) > 1 else items[0]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from attn_explorer.engine.arrays import ARRAY_INFO, ArrayInfo
 from attn_explorer.engine.config import AttentionConfig
+from attn_explorer.engine.words import N_, ROW_SUM
 
 
 @dataclass(frozen=True)
@@ -97,8 +98,12 @@ class Trace:
                 return step
         raise KeyError(key)
 
-    def axis_labels(self, axis: str | None) -> tuple[str, ...]:
-        """Labels along one axis kind of `ArrayInfo` (tokens, or 1-based dimension numbers)."""
+    def axis_labels(self, axis: str | None, words: Callable[[str], str] = N_) -> tuple[str, ...]:
+        """Labels along one axis kind of `ArrayInfo` (tokens, or 1-based dimension numbers).
+
+        The one label in words, method 1's "Σ visible", is in English unless `words`
+        translates it (the window passes its `tr`): the labels of a data file stay as they
+        are in every language, and a token is never looked up as if it were a word."""
         cfg = self.config
         if axis is None:
             return ("",)
@@ -111,7 +116,7 @@ class Trace:
         if axis == "d_head":
             return tuple(str(i + 1) for i in range(cfg.d_head))
         if axis == "row_sum":
-            return ("Σ visible",)
+            return (words(ROW_SUM),)
         if axis in ("concat", "width"):
             if axis == "concat" or not cfg.out_proj:
                 if cfg.heads == 1:

@@ -23,6 +23,7 @@ from attn_explorer.model.state import ExplorerState, ViewState, default_state, s
 from attn_explorer.model.views import TABS
 from attn_explorer.text import i18n
 from attn_explorer.text.examples import example_text
+from attn_explorer.text.problems import problem_text
 from attn_explorer.text.steps import step_text
 from attn_explorer.text.summaries import config_summary, shapes_summary
 from attn_explorer.ui.editing.controls import ControlsPanel
@@ -277,8 +278,8 @@ class MainWindow(QMainWindow):
         self.editor.show_problems(self.problems)
         if self.problems:
             self.bridge.cancel_pending()
-            self._status(self.problems[0].message, error=True)
-            self._mark_stale(self.problems[0].message)
+            self._status(problem_text(self.problems[0]), error=True)
+            self._mark_stale(problem_text(self.problems[0]))
             self.problemsShown.emit()
             return
         self.bridge.request(config, self._wants_comparison(config))

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from attn_explorer.io import atomic
 from attn_explorer.io.errors import cannot_write, shown_path
+from attn_explorer.text.problems import problem_text
 from attn_explorer.ui.engine_thread import Failure
 from attn_explorer.ui.export.figures import encoded
 from attn_explorer.ui.i18n import tr as _tr
@@ -70,7 +71,7 @@ def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
         if failure is not None:
             reason = failure.message  # the engine refused the config (e.g. float32 overflow)
         elif window.problems:
-            reason = window.problems[0].message
+            reason = problem_text(window.problems[0])
         else:
             reason = _tr("no picture was computed")
         words = _tr("no screenshot: {0}").format(reason)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from attn_explorer.engine import STEP_KEYS, Trace
 from attn_explorer.io import atomic, code_export, data_export
 from attn_explorer.io.errors import cannot_write, missing_folder, shown_path
+from attn_explorer.text.problems import problem_text
 from attn_explorer.ui.export.dialogs import ExportFigureDialog
 from attn_explorer.ui.export.host import FileHost
 from attn_explorer.ui.export.render import export_figure
@@ -150,7 +151,7 @@ class ExportActions:
         window = self.window
         if window.trace is not None and window.trace.config == window.doc.config():
             return False
-        reason = window.problems[0].message if window.problems else window.stale_reason
+        reason = problem_text(window.problems[0]) if window.problems else window.stale_reason
         if reason is None:
             text = _tr("The current settings are still being computed: export in a moment.")
         else:

@@ -158,10 +158,10 @@ def show_array(
         matrix,
         kind=kind_of(name),
         # A vector's one row is named by its symbol: an empty label would read "␣", a token.
-        rows=trace.axis_labels(info.rows)
+        rows=trace.axis_labels(info.rows, _tr)
         if info.rows is not None
         else (array_symbol(trace.config, name),),
-        cols=trace.axis_labels(info.cols),
+        cols=trace.axis_labels(info.cols, _tr),
         hidden=hidden_cells(trace, name),
         name=name,
         levels=levels,
