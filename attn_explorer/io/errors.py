@@ -9,6 +9,8 @@ from __future__ import annotations
 import errno
 import os
 
+from attn_explorer.text.i18n import _
+
 
 def shown_path(path: str | os.PathLike[str] | bytes) -> str:
     r"""`path` as a message shows it: bytes that are not UTF-8 as escapes of the bytes, "\xff".
@@ -35,15 +37,17 @@ def impossible_path(path: str | os.PathLike[str]) -> str | None:
     raise ValueError or UnicodeEncodeError rather than an OSError."""
     text = os.fspath(path)
     if "\0" in text:
-        return "its path holds \\x00 (a NUL character), which no path can"
+        return _("its path holds \\x00 (a NUL character), which no path can")
     try:
         os.fsencode(text)
     except UnicodeEncodeError as error:
         char = error.object[error.start : error.end]
-        surrogate = "\ud800" <= char[0] <= "\udfff"
-        what = "half of a UTF-16 pair" if surrogate else "not in the system's encoding"
         escaped = char.encode("utf-8", "backslashreplace").decode("utf-8")
-        return f"its path holds {escaped} ({what}), which no path can"
+        if "\ud800" <= char[0] <= "\udfff":
+            said = _("its path holds {char} (half of a UTF-16 pair), which no path can")
+        else:
+            said = _("its path holds {char} (not in the system's encoding), which no path can")
+        return said.format(char=escaped)
     return None
 
 
@@ -51,52 +55,61 @@ def cannot_write(
     error: OSError,
     path: str | os.PathLike[str] | None = None,
     *,
-    sentence: str = "Cannot write {0}: {1}.",
-    in_the_way: str = "a file of that name is in the way",
+    sentence: str | None = None,
+    in_the_way: str | None = None,
     lower: bool = True,
 ) -> str:
     """ "Cannot write /x/y: permission denied." from the system's reason and the file it names
     (else `path`, the file being written). An OSError raised with a sentence of its own (a
     folder holding other files) is said as it is.
 
-    The window passes `sentence` and `in_the_way` translated, and `lower=False`: the system's
-    reason is then kept as the system spelled it (in the user's language, where a noun may
-    need its capital); the command line starts it lower-case, mid-sentence.
+    `sentence` ({0} the file, {1} the reason) and `in_the_way` are by default "Cannot write
+    {0}: {1}." and "a file of that name is in the way", in the current language. The window
+    passes `lower=False`: the system's reason is then kept as the system spelled it (in the
+    user's language, where a noun may need its capital); the command line starts it
+    lower-case, mid-sentence.
     """
     if error.strerror is None:
         return str(error)
     if error.errno == errno.EEXIST:
         # A file where a folder is to be made, or a new file is to be created.
-        reason = in_the_way
+        reason = in_the_way if in_the_way is not None else _("a file of that name is in the way")
     else:
         reason = error.strerror.rstrip(".")
         if lower and reason[:1].isupper() and reason[1:2].islower():
             reason = reason[0].lower() + reason[1:]  # "Permission …", not "I/O …"
     where = error.filename if error.filename is not None else path
     if where is None:
-        return f"Cannot write: {reason}."
+        return _("Cannot write: {0}.").format(reason)
+    if sentence is None:
+        sentence = _("Cannot write {0}: {1}.")
     return sentence.format(shown_path(where), reason)
 
 
 def missing_folder(
     target: str | os.PathLike[str],
     *,
-    missing: str = "Cannot write {0}: the folder {1} does not exist.",
-    not_a_folder: str = "Cannot write {0}: {1} is a file, not a folder.",
+    missing: str | None = None,
+    not_a_folder: str | None = None,
 ) -> str | None:
     """Why `target` cannot be written because of its folder, or None if the folder is there.
 
     Said before anything is computed or drawn: the command line's exports and screenshots
     would otherwise fail at the end with "no such file or directory", naming the file, or
-    (Qt's image writer) with no reason at all. The window passes `missing` and `not_a_folder`
-    translated ({0} the target, {1} its folder).
+    (Qt's image writer) with no reason at all. `missing` and `not_a_folder` ({0} the target,
+    {1} its folder) are by default "Cannot write {0}: the folder {1} does not exist." and
+    "Cannot write {0}: {1} is a file, not a folder.", in the current language.
     """
     path = os.fspath(target)
     parent = os.path.dirname(path) or "."
     if os.path.isdir(parent):
         return None
     if os.path.exists(parent):
+        if not_a_folder is None:
+            not_a_folder = _("Cannot write {0}: {1} is a file, not a folder.")
         return not_a_folder.format(shown_path(path), shown_path(parent))
+    if missing is None:
+        missing = _("Cannot write {0}: the folder {1} does not exist.")
     return missing.format(shown_path(path), shown_path(parent))
 
 
@@ -108,5 +121,7 @@ def folder_problem(target: str | os.PathLike[str]) -> str | None:
     the file alone were missing.
     """
     return missing_folder(
-        target, missing="the folder {1} does not exist", not_a_folder="{1} is a file, not a folder"
+        target,
+        missing=_("the folder {1} does not exist"),
+        not_a_folder=_("{1} is a file, not a folder"),
     )

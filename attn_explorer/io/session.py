@@ -36,8 +36,10 @@ from attn_explorer.io.session_check import (
     repeated,
     short_int,
     state_from_document,
+    the_document,
 )
 from attn_explorer.model.state import Controls, ExplorerState, TokenSequence
+from attn_explorer.text.i18n import N_, _
 
 FORMAT = "attn_explorer.session"
 # 2 added the view's scores_array, weights_array and all_heads; 3 the controls'
@@ -87,49 +89,66 @@ def state_to_document(state: ExplorerState) -> dict[str, Any]:
     }
 
 
-def document_to_state(doc: object, *, name: str = "The document") -> ExplorerState:
+def document_to_state(doc: object, *, name: str | None = None) -> ExplorerState:
     """The state a parsed document describes; SessionError on anything wrong with it.
 
-    `name` starts the error message: the file name when loading a file.
+    `name` starts the error message: the file name when loading a file ("The document" by
+    default).
     """
+    if name is None:
+        name = _("The document")
     if not isinstance(doc, dict):
         raise SessionError(
-            f"{name} is not an attn_explorer session: it holds {describe(doc)}, not a JSON object."
+            _(
+                "{name} is not an attn_explorer session: it holds {value}, not a JSON object."
+            ).format(name=name, value=describe(doc))
         )
-    problem = repeated(doc, "it")  # before reading "format" or "version": which one is meant?
+    # Before reading "format" or "version": which one is meant?
+    problem = repeated(doc, the_document())
     if problem is not None:
-        raise SessionError(f"{name} is not a valid session: {problem}")
+        raise SessionError(_invalid(name, problem))
     if "format" not in doc:
-        raise SessionError(f'{name} is not an attn_explorer session: it has no "format" field.')
+        raise SessionError(
+            _('{name} is not an attn_explorer session: it has no "format" field.').format(name=name)
+        )
     if doc["format"] != FORMAT:
         raise SessionError(
-            f'{name} is not an attn_explorer session: its "format" is '
-            f"{describe(doc['format'])}, not {json.dumps(FORMAT)}."
+            _(
+                '{name} is not an attn_explorer session: its "format" is {value}, not {format}.'
+            ).format(name=name, value=describe(doc["format"]), format=json.dumps(FORMAT))
         )
     _check_version(doc.get("version", _MISSING), name)
     try:
         return state_from_document(doc)
     except InvalidError as problem:
-        raise SessionError(f"{name} is not a valid session: {problem}") from None
+        raise SessionError(_invalid(name, problem)) from None
 
 
-def dumps(state: ExplorerState, *, name: str = "the session") -> str:
-    """The session text of a state, checked so that what is written can always be read back."""
+def dumps(state: ExplorerState, *, name: str | None = None) -> str:
+    """The session text of a state, checked so that what is written can always be read back.
+    `name` is what a refusal calls it ("the session" by default)."""
+    if name is None:
+        name = _("the session")
     doc = state_to_document(state)
     try:
         state_from_document(doc)
     except InvalidError as problem:
-        raise SessionError(f"Cannot save {name}: {problem}") from None
+        raise SessionError(
+            _("Cannot save {name}: {problem}").format(name=name, problem=problem)
+        ) from None
     text = json_text(doc) + "\n"
     if len(text) > MAX_BYTES:
         raise SessionError(_too_big_to_save(name, len(text)))
     return text
 
 
-def loads(text: str, *, name: str = "The text") -> ExplorerState:
-    """The state in a session's text; SessionError (and nothing else) when it is not one."""
+def loads(text: str, *, name: str | None = None) -> ExplorerState:
+    """The state in a session's text; SessionError (and nothing else) when it is not one.
+    `name` starts the error message ("The text" by default)."""
+    if name is None:
+        name = _("The text")
     if not isinstance(text, str):
-        raise SessionError(f"{name} is not text.")
+        raise SessionError(_("{name} is not text.").format(name=name))
     if len(text) > MAX_BYTES:
         raise SessionError(_too_big(name, len(text)))
     return document_to_state(_parse(text.removeprefix("\ufeff"), name), name=name)
@@ -141,7 +160,7 @@ def save_session(path: str | os.PathLike[str], state: ExplorerState) -> None:
     name = shown_path(path.name or path)
     impossible = impossible_path(path)
     if impossible is not None:
-        raise SessionError(f"Cannot save {name}: {impossible}.")
+        raise SessionError(_cannot_save(name, impossible))
     data = dumps(state, name=name).encode("utf-8")
     if len(data) > MAX_BYTES:  # never write what load_session would refuse
         raise SessionError(_too_big_to_save(name, len(data)))
@@ -149,12 +168,16 @@ def save_session(path: str | os.PathLike[str], state: ExplorerState) -> None:
     # /dev/full); `atomic.replacing` would write into one, which a session must not do.
     target = Path(os.path.realpath(path))  # through a link: the file it points to
     if target.exists() and not target.is_file() and not target.is_dir():
-        raise SessionError(f"Cannot save {name}: it is not a regular file (a device or a pipe).")
+        raise SessionError(
+            _("Cannot save {name}: it is not a regular file (a device or a pipe).").format(
+                name=name
+            )
+        )
     try:
         atomic.write_bytes(path, data)  # the old file, or the complete new one
     except OSError as error:
         reason = folder_problem(path) or _reason(error)
-        raise SessionError(f"Cannot save {name}: {reason}.") from error
+        raise SessionError(_cannot_save(name, reason)) from error
 
 
 def load_session(path: str | os.PathLike[str]) -> ExplorerState:
@@ -163,12 +186,14 @@ def load_session(path: str | os.PathLike[str]) -> ExplorerState:
     name = shown_path(path.name or path)
     impossible = impossible_path(path)
     if impossible is not None:
-        raise SessionError(f"{name} cannot be read: {impossible}.")
+        raise SessionError(_cannot_read(name, impossible))
     try:
         # A pipe or a device would block open() or read() until it is written to or
         # forever: only a regular file (or a link to one) is read.
         if path.exists() and not path.is_dir() and not path.is_file():
-            raise SessionError(f"{name} is not a session: it is not a regular file.")
+            raise SessionError(
+                _("{name} is not a session: it is not a regular file.").format(name=name)
+            )
         with open(path, "rb") as file:
             size = os.fstat(file.fileno()).st_size
             if size > MAX_BYTES:
@@ -176,12 +201,16 @@ def load_session(path: str | os.PathLike[str]) -> ExplorerState:
             data = file.read(MAX_BYTES + 1)  # a device or a growing file can outrun st_size
     except OSError as error:
         reason = folder_problem(path) or _reason(error)
-        raise SessionError(f"{name} cannot be read: {reason}.") from error
+        raise SessionError(_cannot_read(name, reason)) from error
     if len(data) > MAX_BYTES:
         raise SessionError(_too_big(name, len(data), at_least=True))
     encoding = _wide_unicode(data)
     if encoding is not None:
-        raise SessionError(f"{name} is not a session: it is {encoding} text; save it as UTF-8.")
+        raise SessionError(
+            _("{name} is not a session: it is {encoding} text; save it as UTF-8.").format(
+                name=name, encoding=encoding
+            )
+        )
     try:
         text = data.decode("utf-8-sig")  # tolerate the BOM some Windows editors add
     except UnicodeDecodeError as error:
@@ -190,8 +219,10 @@ def load_session(path: str | os.PathLike[str]) -> ExplorerState:
         before = error.object[: error.start].decode("utf-8")
         line, column = _position(before, len(before))
         raise SessionError(
-            f"{name} is not a session: it is not UTF-8 text "
-            f"(byte 0x{error.object[error.start]:02x} at line {line}, column {column})."
+            _(
+                "{name} is not a session: it is not UTF-8 text (byte 0x{byte:02x} at line "
+                "{line}, column {column})."
+            ).format(name=name, byte=error.object[error.start], line=line, column=column)
         ) from None
     return document_to_state(_parse(text, name), name=name)
 
@@ -229,34 +260,63 @@ def _parse(text: str, name: str) -> object:
         raise _NotFiniteError(literal)
 
     if not text.strip():
-        raise SessionError(f"{name} is empty: there is no session in it.")
+        raise SessionError(_("{name} is empty: there is no session in it.").format(name=name))
     try:
         return json.loads(text, parse_constant=refuse_constant, object_pairs_hook=json_object)
     except _NotFiniteError as literal:
         line, column = _position(text, _first_constant(text))
         raise SessionError(
-            f"{name} is not a valid session: it contains {literal} at line {line}, column "
-            f"{column}, and every value must be a finite number."
+            _(
+                "{name} is not a valid session: it contains {literal} at line {line}, column "
+                "{column}, and every value must be a finite number."
+            ).format(name=name, literal=literal, line=line, column=column)
         ) from None
     except json.JSONDecodeError as error:
         if error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string"):
-            hint = " (the file ends too soon: was it cut off?)"
+            sentence = _(
+                "{name} is not valid JSON: {error} at line {line}, column {column} (the file "
+                "ends too soon: was it cut off?)."
+            )
         else:
-            hint = ""
+            sentence = _("{name} is not valid JSON: {error} at line {line}, column {column}.")
         # json's "Unterminated string starting at" already ends with the "at".
+        said = error.msg.removesuffix(" at")
         raise SessionError(
-            f"{name} is not valid JSON: {error.msg.removesuffix(' at')} at line {error.lineno}, "
-            f"column {error.colno}{hint}."
+            sentence.format(
+                name=name,
+                error=_(said) if said in _JSON_ERRORS else said,
+                line=error.lineno,
+                column=error.colno,
+            )
         ) from None
     except RecursionError:
         raise SessionError(
-            f"{name} is not a session: its lists and objects are nested too deeply."
+            _("{name} is not a session: its lists and objects are nested too deeply.").format(
+                name=name
+            )
         ) from None
     except ValueError:
         # int() refuses numbers of more than 4300 digits, json passes that on as ValueError.
         raise SessionError(
-            f"{name} is not a session: a number in it has far too many digits."
+            _("{name} is not a session: a number in it has far too many digits.").format(name=name)
         ) from None
+
+
+# What Python's JSON reader says is wrong (its C scanner's words, and 3.13's trailing
+# commas), translated where it says one of these; anything else it says is kept as said.
+_JSON_ERRORS = (
+    N_("Expecting value"),
+    N_("Expecting property name enclosed in double quotes"),
+    N_("Expecting ':' delimiter"),
+    N_("Expecting ',' delimiter"),
+    N_("Extra data"),
+    N_("Unterminated string starting"),
+    N_("Invalid control character"),
+    N_("Invalid \\escape"),
+    N_("Invalid \\uXXXX escape"),
+    N_("Illegal trailing comma before end of object"),
+    N_("Illegal trailing comma before end of array"),
+)
 
 
 # Everything before the first NaN or Infinity outside a string: the text before the literal
@@ -280,22 +340,30 @@ def _position(text: str, pos: int) -> tuple[int, int]:
 
 def _check_version(version: object, name: str) -> None:
     if version is _MISSING:
-        raise SessionError(f'{name} has no format version (its "version" field is missing).')
+        raise SessionError(
+            _('{name} has no format version (its "version" field is missing).').format(name=name)
+        )
     if not is_int(version):
         raise SessionError(
-            f'{name} has a bad format version: "version" must be a whole number, '
-            f"not {describe(version)}."
+            _(
+                '{name} has a bad format version: "version" must be a whole number, not {value}.'
+            ).format(name=name, value=describe(version))
         )
     assert isinstance(version, int)
+    formats = dict(name=name, version=short_int(version), oldest=OLDEST_VERSION)
     if version > SCHEMA_VERSION:
         raise SessionError(
-            f"{name} was saved by a newer attn_explorer (format {short_int(version)}); "
-            f"this one reads formats {OLDEST_VERSION} to {SCHEMA_VERSION}."
+            _(
+                "{name} was saved by a newer attn_explorer (format {version}); this one reads "
+                "formats {oldest} to {newest}."
+            ).format(**formats, newest=SCHEMA_VERSION)
         )
     if version < OLDEST_VERSION:
         raise SessionError(
-            f"{name} has format version {short_int(version)}, which no attn_explorer wrote; "
-            f"this one reads formats {OLDEST_VERSION} to {SCHEMA_VERSION}."
+            _(
+                "{name} has format version {version}, which no attn_explorer wrote; this one "
+                "reads formats {oldest} to {newest}."
+            ).format(**formats, newest=SCHEMA_VERSION)
         )
 
 
@@ -346,18 +414,34 @@ def _scalar_json_text(value: Any) -> str:
 # ---------------------------------------------------------------------------- messages
 
 
+def _invalid(name: str, problem: object) -> str:
+    return _("{name} is not a valid session: {problem}").format(name=name, problem=problem)
+
+
+def _cannot_save(name: str, reason: str) -> str:
+    return _("Cannot save {name}: {reason}.").format(name=name, reason=reason)
+
+
+def _cannot_read(name: str, reason: str) -> str:
+    return _("{name} cannot be read: {reason}.").format(name=name, reason=reason)
+
+
 def _too_big(name: str, size: int, at_least: bool = False) -> str:
     limit = MAX_BYTES // 2**20
     if at_least or round(size / 2**20, 1) <= limit:  # read up to the limit, or just over it
-        return f"{name} is too big for a session (more than the {limit} MB limit)."
-    return f"{name} is too big for a session ({size / 2**20:.1f} MB; the limit is {limit} MB)."
+        return _("{name} is too big for a session (more than the {limit} MB limit).").format(
+            name=name, limit=limit
+        )
+    return _("{name} is too big for a session ({size:.1f} MB; the limit is {limit} MB).").format(
+        name=name, size=size / 2**20, limit=limit
+    )
 
 
 def _too_big_to_save(name: str, size: int) -> str:
-    return (
-        f"Cannot save {name}: it would take {size / 2**20:.1f} MB, more than the "
-        f"{MAX_BYTES // 2**20} MB a session may hold; use fewer tokens or dimensions."
-    )
+    return _(
+        "Cannot save {name}: it would take {size:.1f} MB, more than the {limit} MB a session "
+        "may hold; use fewer tokens or dimensions."
+    ).format(name=name, size=size / 2**20, limit=MAX_BYTES // 2**20)
 
 
 def _reason(error: OSError) -> str:

@@ -23,11 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from attn_explorer.engine.config import FLOAT32_MAX, is_int, is_number, or_list
+from attn_explorer.engine.config import FLOAT32_MAX, is_int, is_number
 from attn_explorer.engine.steps import STEP_KEYS
 from attn_explorer.model.settings import MAX_DIMS, MAX_HEAD, MAX_TOKENS, SETTINGS
 from attn_explorer.model.state import Controls, ExplorerState, TokenSequence, ViewState
 from attn_explorer.model.views import HEADS_ARRAYS, SCORES_ARRAYS, TABS, WEIGHTS_ARRAYS
+from attn_explorer.text.i18n import _, ngettext, pgettext
+from attn_explorer.text.problems import or_list
 
 TOP_FIELDS = ("format", "version", "saved_by", "queries", "kv", "controls", "view")
 _SEQUENCE_FIELDS = ("tokens", "embeddings")
@@ -69,22 +71,35 @@ def repeated(value: object, where: str) -> str | None:
     """The problem with an object naming a field more than once, if it does."""
     if not isinstance(value, _Repeated):
         return None
-    return f"{where} has the field {quote(value.repeated)} more than once."
+    return _("{where} has the field {field} more than once.").format(
+        where=where, field=quote(value.repeated)
+    )
+
+
+def the_document() -> str:
+    """What a message calls the whole document, where it would name a field: "it"."""
+    return pgettext("the session document, as the subject of a sentence", "it")
 
 
 def state_from_document(doc: Mapping[str, Any]) -> ExplorerState:
-    _fields(doc, "it", TOP_FIELDS, optional=("saved_by",))
+    _fields(doc, the_document(), TOP_FIELDS, optional=("saved_by",))
     if "saved_by" in doc and not isinstance(doc["saved_by"], str):
-        raise InvalidError(f'"saved_by" must be text, not {describe(doc["saved_by"])}.')
+        raise InvalidError(
+            _('"saved_by" must be text, not {value}.').format(value=describe(doc["saved_by"]))
+        )
     queries = _sequence(doc["queries"], "queries")
     kv = None
     if doc["kv"] is not None:
         kv = _sequence(doc["kv"], "kv")
         if kv.d_in != queries.d_in:
             raise InvalidError(
-                f"the key/value embeddings (kv) have {count(kv.d_in, 'dimension')} but the "
-                f"query embeddings have {queries.d_in}: both must live in the same embedding "
-                "space."
+                ngettext(
+                    "the key/value embeddings (kv) have {kv} dimension but the query embeddings "
+                    "have {q}: both must live in the same embedding space.",
+                    "the key/value embeddings (kv) have {kv} dimensions but the query embeddings "
+                    "have {q}: both must live in the same embedding space.",
+                    kv.d_in,
+                ).format(kv=kv.d_in, q=queries.d_in)
             )
     version = doc["version"]  # checked by the caller
     controls = _controls(doc["controls"], version)
@@ -97,20 +112,33 @@ def _fields(
 ) -> Mapping[str, Any]:
     """`value` as an object with exactly these fields: unknown or missing ones are named."""
     if not isinstance(value, dict):
-        raise InvalidError(f"{where} must be an object, not {describe(value)}.")
+        raise InvalidError(
+            _("{where} must be an object, not {value}.").format(where=where, value=describe(value))
+        )
     problem = repeated(value, where)
     if problem is not None:
         raise InvalidError(problem)
     unknown = [key for key in value if key not in names]
     if unknown:
         listed = ", ".join(quote(k if isinstance(k, str) else repr(k)) for k in unknown[:3])
-        more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
-        plural = "s" if len(unknown) > 1 else ""
-        raise InvalidError(f"{where} has unknown field{plural} {listed}{more}.")
+        if len(unknown) > 3:
+            sentence = _("{where} has unknown fields {listed} and {more} more.")
+        else:
+            sentence = ngettext(
+                "{where} has unknown field {listed}.",
+                "{where} has unknown fields {listed}.",
+                len(unknown),
+            )
+        raise InvalidError(sentence.format(where=where, listed=listed, more=len(unknown) - 3))
     missing = [key for key in names if key not in value and key not in optional]
     if missing:
-        plural = "s" if len(missing) > 1 else ""
-        raise InvalidError(f"{where} lacks the field{plural} {', '.join(missing)}.")
+        raise InvalidError(
+            ngettext(
+                "{where} lacks the field {fields}.",
+                "{where} lacks the fields {fields}.",
+                len(missing),
+            ).format(where=where, fields=", ".join(missing))
+        )
     return value
 
 
@@ -118,34 +146,63 @@ def _sequence(value: object, where: str) -> TokenSequence:
     doc = _fields(value, where, _SEQUENCE_FIELDS)
     tokens, rows = doc["tokens"], doc["embeddings"]
     if not isinstance(tokens, list):
-        raise InvalidError(f"{where}.tokens must be a list of texts, not {describe(tokens)}.")
+        raise InvalidError(
+            _("{where}.tokens must be a list of texts, not {value}.").format(
+                where=where, value=describe(tokens)
+            )
+        )
     if not tokens:
-        raise InvalidError(f"{where}.tokens is empty: a sequence needs at least one token.")
+        raise InvalidError(
+            _("{where}.tokens is empty: a sequence needs at least one token.").format(where=where)
+        )
     if len(tokens) > MAX_TOKENS:
         raise InvalidError(
-            f"{where} has {len(tokens)} tokens; the most the window holds is {MAX_TOKENS}."
+            _("{where} has {n} tokens; the most the window holds is {most}.").format(
+                where=where, n=len(tokens), most=MAX_TOKENS
+            )
         )
     for i, token in enumerate(tokens):
         if not isinstance(token, str):
-            raise InvalidError(f"{where}.tokens item {i + 1} must be text, not {describe(token)}.")
+            raise InvalidError(
+                _("{where}.tokens item {item} must be text, not {value}.").format(
+                    where=where, item=i + 1, value=describe(token)
+                )
+            )
     if not isinstance(rows, list):
-        raise InvalidError(f"{where}.embeddings must be a list of rows, not {describe(rows)}.")
+        raise InvalidError(
+            _("{where}.embeddings must be a list of rows, not {value}.").format(
+                where=where, value=describe(rows)
+            )
+        )
     if len(rows) != len(tokens):
         raise InvalidError(
-            f"{where} has {count(len(tokens), 'token')} but "
-            f"{count(len(rows), 'embedding row')}: each token needs exactly one row."
+            _("{where} has {tokens} but {rows}: each token needs exactly one row.").format(
+                where=where,
+                tokens=ngettext("{n} token", "{n} tokens", len(tokens)).format(n=len(tokens)),
+                rows=ngettext("{n} embedding row", "{n} embedding rows", len(rows)).format(
+                    n=len(rows)
+                ),
+            )
         )
     for i, row in enumerate(rows):
         if not isinstance(row, list):
             raise InvalidError(
-                f"{where}.embeddings row {i + 1} must be a list of numbers, not {describe(row)}."
+                _("{where}.embeddings row {row} must be a list of numbers, not {value}.").format(
+                    where=where, row=i + 1, value=describe(row)
+                )
             )
     width = len(rows[0])
     if width == 0:
-        raise InvalidError(f"{where}.embeddings rows are empty: they need at least one dimension.")
+        raise InvalidError(
+            _("{where}.embeddings rows are empty: they need at least one dimension.").format(
+                where=where
+            )
+        )
     if width > MAX_DIMS:
         raise InvalidError(
-            f"{where}.embeddings have {width} dimensions; the most the window holds is {MAX_DIMS}."
+            _(
+                "{where}.embeddings have {n} dimensions; the most the window holds is {most}."
+            ).format(where=where, n=width, most=MAX_DIMS)
         )
     if _numbers(rows, width, where, tokens):
         return TokenSequence(tuple(tokens), tuple(map(tuple, rows)))  # floats already
@@ -164,25 +221,38 @@ def _numbers(rows: list[list[Any]], width: int, where: str, tokens: list[str]) -
             if np.all(np.abs(np.array(rows, dtype=np.float64)) <= FLOAT32_MAX):
                 return kinds == {float}
     for i, row in enumerate(rows):
-        label = f"{where}.embeddings row {i + 1} ({quote(tokens[i])})"
+        cell = dict(where=where, row=i + 1, token=quote(tokens[i]))
         if len(row) != width:
             raise InvalidError(
-                f"{label} has {count(len(row), 'number')} but row 1 has {width}: every "
-                "embedding needs the same number of dimensions."
+                ngettext(
+                    "{where}.embeddings row {row} ({token}) has {n} number but row 1 has "
+                    "{width}: every embedding needs the same number of dimensions.",
+                    "{where}.embeddings row {row} ({token}) has {n} numbers but row 1 has "
+                    "{width}: every embedding needs the same number of dimensions.",
+                    len(row),
+                ).format(**cell, n=len(row), width=width)
             )
         for j, value in enumerate(row):
             if not is_number(value):
                 raise InvalidError(
-                    f"{label}, dimension {j + 1} must be a number, not {describe(value)}."
+                    _(
+                        "{where}.embeddings row {row} ({token}), dimension {dimension} must be a "
+                        "number, not {value}."
+                    ).format(**cell, dimension=j + 1, value=describe(value))
                 )
             if isinstance(value, float) and math.isnan(value):
                 raise InvalidError(
-                    f"{label}, dimension {j + 1} is NaN: every value must be a number."
+                    _(
+                        "{where}.embeddings row {row} ({token}), dimension {dimension} is NaN: "
+                        "every value must be a number."
+                    ).format(**cell, dimension=j + 1)
                 )
             if not abs(value) <= FLOAT32_MAX:
                 raise InvalidError(
-                    f"{label}, dimension {j + 1} is {describe(value)}, beyond the float32 "
-                    "range (about ±3.4e38) the engine computes in."
+                    _(
+                        "{where}.embeddings row {row} ({token}), dimension {dimension} is "
+                        "{value}, beyond the float32 range (about ±3.4e38) the engine computes in."
+                    ).format(**cell, dimension=j + 1, value=describe(value))
                 )
     raise AssertionError("the fast check refused a table the slow check accepts")
 
@@ -210,14 +280,16 @@ def _control(name: str, item: object, where: str) -> Any:
         return _choice(item, where, setting.choices)
     if setting.kind is bool:
         if not isinstance(item, bool):
-            raise InvalidError(f"{where} must be true or false, not {describe(item)}.")
+            raise InvalidError(_not_bool(where, item))
         return item
     if setting.kind is int:
         if not is_int(item):
-            raise InvalidError(f"{where} must be a whole number, not {describe(item)}.")
+            raise InvalidError(_not_whole(where, item))
         return _in_range(item, where, *setting.range)
     if not is_number(item):
-        raise InvalidError(f"{where} must be a number, not {describe(item)}.")
+        raise InvalidError(
+            _("{where} must be a number, not {value}.").format(where=where, value=describe(item))
+        )
     # Read at the precision of its control (the range's ends have no more decimals).
     return round(float(_in_range(item, where, *setting.range)), setting.decimals)
 
@@ -227,18 +299,17 @@ def _view(value: object, n_q: int, older: bool) -> ViewState:
     optional = _NEWER_VIEW_FIELDS if older else ()
     doc = {**_NEWER_VIEW_DEFAULTS, **_fields(value, "view", VIEW_FIELDS, optional)}
     if not isinstance(doc["all_heads"], bool):
-        raise InvalidError(
-            f"view.all_heads must be true or false, not {describe(doc['all_heads'])}."
-        )
+        raise InvalidError(_not_bool("view.all_heads", doc["all_heads"]))
     head, query = doc["head"], doc["query"]
     if not is_int(head):
-        raise InvalidError(f"view.head must be a whole number, not {describe(head)}.")
+        raise InvalidError(_not_whole("view.head", head))
     if not is_int(query):
-        raise InvalidError(f"view.query must be a whole number, not {describe(query)}.")
+        raise InvalidError(_not_whole("view.query", query))
     if not 0 <= query < n_q:
         raise InvalidError(
-            f"view.query is {short_int(query)}, but the {n_q} query tokens are numbered "
-            f"0 to {n_q - 1}."
+            _("view.query is {value}, but the {n} query tokens are numbered 0 to {last}.").format(
+                value=short_int(query), n=n_q, last=n_q - 1
+            )
         )
     return ViewState(
         tab=_choice(doc["tab"], "view.tab", TABS),
@@ -255,14 +326,34 @@ def _view(value: object, n_q: int, older: bool) -> ViewState:
 def _choice(value: object, where: str, allowed: tuple[str, ...]) -> str:
     if not isinstance(value, str) or value not in allowed:
         quoted = tuple(json.dumps(item) for item in allowed)
-        raise InvalidError(f"{where} is {describe(value)}; choose {or_list(quoted)}.")
+        raise InvalidError(
+            _("{where} is {value}; choose {choices}.").format(
+                where=where, value=describe(value), choices=or_list(quoted)
+            )
+        )
     return value
 
 
 def _in_range(value: Any, where: str, low: float, high: float) -> Any:
     if not low <= value <= high:
-        raise InvalidError(f"{where} is {describe(value)}, outside {low:g} to {high:g}.")
+        raise InvalidError(
+            _("{where} is {value}, outside {low:g} to {high:g}.").format(
+                where=where, value=describe(value), low=low, high=high
+            )
+        )
     return value
+
+
+def _not_bool(where: str, value: object) -> str:
+    return _("{where} must be true or false, not {value}.").format(
+        where=where, value=describe(value)
+    )
+
+
+def _not_whole(where: str, value: object) -> str:
+    return _("{where} must be a whole number, not {value}.").format(
+        where=where, value=describe(value)
+    )
 
 
 # ---------------------------------------------------------------------------- messages
@@ -278,25 +369,22 @@ def describe(value: object) -> str:
         return short_int(value)
     if isinstance(value, float):
         if math.isinf(value):
-            return "an infinite number" if value > 0 else "a negative infinite number"
+            return _("an infinite number") if value > 0 else _("a negative infinite number")
         return repr(value)
     if isinstance(value, str):
-        return "the text " + quote(value)
+        return _("the text {text}").format(text=quote(value))
     if isinstance(value, list):
-        return f"a list of {len(value)} item{'s' if len(value) != 1 else ''}"
+        return ngettext("a list of {n} item", "a list of {n} items", len(value)).format(
+            n=len(value)
+        )
     if isinstance(value, dict):
-        return "an object"
+        return _("an object")
     return type(value).__name__
-
-
-def count(n: int, noun: str) -> str:
-    """A count and its noun, singular for one: "1 embedding row", not "1 embedding rows"."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def short_int(value: int) -> str:
     if value.bit_length() > 64:  # repr() of a 5000-digit number is refused, and unreadable
-        return f"a number of about {int(value.bit_length() * math.log10(2))} digits"
+        return _("a number of about {n} digits").format(n=int(value.bit_length() * math.log10(2)))
     return str(value)
 
 

@@ -11,6 +11,7 @@ import math
 import re
 
 from attn_explorer.engine.config import FLOAT32_MAX
+from attn_explorer.text.i18n import _
 from attn_explorer.text.tokens import visible_token
 
 
@@ -25,8 +26,10 @@ class UnclosedQuoteError(InputError):
 
     def __init__(self, row: int, column: int) -> None:
         super().__init__(
-            f'Row {row}, column {column} of the block starts with a quote (") that is never '
-            "closed, so the rest of the block would be one cell: remove the quote or close it."
+            _(
+                'Row {row}, column {column} of the block starts with a quote (") that is never '
+                "closed, so the rest of the block would be one cell: remove the quote or close it."
+            ).format(row=row, column=column)
         )
         self.row, self.column = row, column
 
@@ -43,30 +46,37 @@ def parse_number(text: str, thousands_comma: bool = False) -> float:
     """
     stripped = text.strip().replace("\u2212", "-")  # a typographic minus, as pasted from docs
     if not stripped:
-        raise InputError("The cell is empty: type a number.")
+        raise InputError(_("The cell is empty: type a number."))
     shown = visible_token(stripped)  # on one line: a block pasted into one cell has breaks
     shown = shown if len(shown) <= 20 else shown[:19] + "…"
     if "," in stripped and "." not in stripped and stripped.count(",") == 1:
         if thousands_comma and _THOUSANDS.fullmatch(stripped):
             raise InputError(
-                f"“{shown}” could be {stripped.replace(',', '')} or "
-                f"{stripped.replace(',', '.')}: type it without the comma, or with a decimal "
-                "point."
+                _(
+                    "“{typed}” could be {whole} or {decimal}: type it without the comma, or with "
+                    "a decimal point."
+                ).format(
+                    typed=shown, whole=stripped.replace(",", ""), decimal=stripped.replace(",", ".")
+                )
             )
         stripped = stripped.replace(",", ".")
     try:
         value = float(stripped)
     except ValueError:
-        raise InputError(f"“{shown}” is not a number.") from None
+        raise InputError(_("“{typed}” is not a number.").format(typed=shown)) from None
     if math.isnan(value):
-        raise InputError("NaN is not allowed: type a finite number.")
+        raise InputError(_("NaN is not allowed: type a finite number."))
     if math.isinf(value) and stripped.lstrip("+-").lower() in ("inf", "infinity"):
-        raise InputError("Infinity is not allowed: type a finite number.")
+        raise InputError(_("Infinity is not allowed: type a finite number."))
     if math.isinf(value):  # a number too large even for Python (1e400), not a typed "inf"
-        raise InputError(f"{shown} is too large for float32 (at most about ±3.4e38).")
+        raise InputError(_too_large(shown))
     if abs(value) > FLOAT32_MAX:
-        raise InputError(f"{value:g} is too large for float32 (at most about ±3.4e38).")
+        raise InputError(_too_large(f"{value:g}"))
     return value + 0.0  # "-0" is 0: a cell showing "-0" is a puzzle, not a number
+
+
+def _too_large(shown: str) -> str:
+    return _("{value} is too large for float32 (at most about ±3.4e38).").format(value=shown)
 
 
 def split_block(text: str, decimal_comma: bool = False) -> list[list[str]]:
@@ -190,5 +200,5 @@ _QUOTED_CELL = re.compile(r'"(?:[^"]|"")*"')
 def clean_token(text: str) -> str:
     """A token name as typed; refuses only the empty name (a token must be something)."""
     if text == "":
-        raise InputError("A token needs a name (a space is allowed).")
+        raise InputError(_("A token needs a name (a space is allowed)."))
     return text
