@@ -30,11 +30,8 @@ from PySide6.QtWidgets import (
 
 from attn_explorer.engine import Problem
 from attn_explorer.io.textinput import join_block
-<<<<<<< HEAD
 from attn_explorer.text.i18n import N_
-=======
 from attn_explorer.text.problems import problem_text
->>>>>>> 14f6ce2 (The engine's refusals carry a code and their numbers, so a learner reads them in their language: engine/words.py holds every ConfigError/Problem sentence as an N_-marked English template under a code (44 codes; engine.po holds them with "or" and "Σ visible", 46 entries), text/problems.problem_text writes it in the current language when shown, and the 9 places in ui/ and cli/ that showed .message or str(error) call it; str(ConfigError) stays the English it was (tests/engine 553 passed unchanged), and Trace.axis_labels takes a translator for its one word, 'Σ visible')
 from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.editing.embedding_model import MAX_ROWS, EmbeddingTableModel
 from attn_explorer.ui.i18n import tr as _tr
