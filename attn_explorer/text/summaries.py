@@ -1,8 +1,13 @@
-"""One-line descriptions of a config and of a trace's shapes, for status bars and figure titles."""
+"""One-line descriptions of a config and of a trace's shapes, for status bars and figure titles.
+
+The settings' own values (linear, split, out_proj) are written as the controls and the command
+line's `--set` name them, in every language; the words around them are translated.
+"""
 
 from __future__ import annotations
 
 from attn_explorer.engine import AttentionConfig, Trace
+from attn_explorer.text.i18n import ngettext, pgettext
 
 
 def config_summary(config: AttentionConfig) -> str:
@@ -12,31 +17,33 @@ def config_summary(config: AttentionConfig) -> str:
         parts.append(f"d_out {config.d_out}")
     heads = config.heads
     parts.append(
-        f"{heads} head{'s' if heads > 1 else ''}"
+        ngettext("{n} head", "{n} heads", heads).format(n=heads)
         + (f" ({config.head_layout})" if heads > 1 else "")
     )
     if config.is_cross:
-        parts.append("cross")
+        parts.append(pgettext("summary", "cross"))
     if config.causal:
-        parts.append("causal")
+        parts.append(pgettext("summary", "causal"))
     if config.valid_len is not None:
-        parts.append(f"valid {config.valid_len}")
+        parts.append(pgettext("summary", "valid {0}").format(config.valid_len))
     if not config.scale:
-        parts.append("unscaled")
+        parts.append(pgettext("summary", "unscaled"))
     if config.temperature != 1:
         parts.append(f"T {config.temperature:g}")
     if config.dropout_active:
         parts.append(f"dropout {config.dropout:g}")
         if config.dropout_seed is not None:
-            parts.append(f"dropout seed {config.dropout_seed}")
+            parts.append(pgettext("summary", "dropout seed {0}").format(config.dropout_seed))
     if config.out_proj:
         parts.append("out_proj")
     if config.seed_draws:  # "seed 123" where nothing is drawn claimed it mattered
-        parts.append(f"seed {config.seed}")
+        parts.append(pgettext("summary", "seed {0}").format(config.seed))
     return " · ".join(parts)
 
 
 def shapes_summary(trace: Trace) -> str:
+    """The arrays' shapes, "X 6×3 → Q,K,V 1×6×2 → α 1×6×6 → out 6×2": symbols and numbers
+    alone, alike in every language."""
     cfg = trace.config
     x = f"X {cfg.n_q}×{cfg.d_in}"
     qkv = (

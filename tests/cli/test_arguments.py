@@ -296,9 +296,10 @@ def test_the_mask_order_is_set_on_the_command_line(tmp_path, capsys):
             assert masked[:2] == scores[:2] and scaled[2:] == [None] * 4
             assert scaled[0] == pytest.approx(masked[0] / 2**0.5)
             assert (
-                "; masked before scaling (tutorial 000's order): masked_scores are the raw "
-                "scores with -inf where hidden (its printed `masked`), scaled_scores are "
-                "masked_scores / sqrt(d_k), what softmax reads"
+                "; masked before scaling, as in Build a Large Language Model (From Scratch), "
+                "chapter 3 (§3.5.1): masked_scores are the raw scores with -inf where hidden "
+                "(its printed `masked`), scaled_scores are masked_scores / sqrt(d_k), what "
+                "softmax reads"
             ) in doc["notes"]
         else:
             assert masked[0] == scaled[0] == pytest.approx(scores[0] / 2**0.5)

@@ -158,7 +158,10 @@ def test_the_loaded_example_is_named_and_its_lesson_read_whole(window, wait_sett
     # At startup, the default example is named, its lesson above the hover help.
     assert combo.currentText() == example_text("causal-class").title
     startup_lesson, hover_help = help_pane.text().split("\n")
-    assert startup_lesson.startswith("Example: CausalAttention (seed 123) — Tutorial 000 §3.5.3")
+    assert startup_lesson.startswith(
+        "Example: CausalAttention (seed 123) — "
+        "Build a Large Language Model (From Scratch), chapter 3 (§3.5.3 CausalAttention)"
+    )
     assert hover_help.startswith("Hover over a cell to see how it is computed")
     window.load_preset("dropout")
     wait_settled(window)
