@@ -1,7 +1,7 @@
 """One-line descriptions of a config and of a trace's shapes, for status bars and figure titles.
 
-The settings' own values (linear, split, out_proj) are written as the controls and the command
-line's `--set` name them, in every language; the words around them are translated.
+The settings' values (linear, split) are marked too, though the Vietnamese keeps them as the
+controls write them ("linear: nn.Linear (v2)"): a language may name them otherwise.
 """
 
 from __future__ import annotations
@@ -10,15 +10,30 @@ from attn_explorer.engine import AttentionConfig, Trace
 from attn_explorer.text.i18n import ngettext, pgettext
 
 
+def _projection(name: str) -> str:
+    return {
+        "none": pgettext("projection", "none"),
+        "rand": pgettext("projection", "rand"),
+        "linear": pgettext("projection", "linear"),
+    }[name]
+
+
+def _layout(name: str) -> str:
+    return {
+        "stacked": pgettext("head layout", "stacked"),
+        "split": pgettext("head layout", "split"),
+    }[name]
+
+
 def config_summary(config: AttentionConfig) -> str:
     """One line saying what is computed, e.g. 'linear · d_out 2 · 2 heads (split) · causal'."""
-    parts = [config.projection]
+    parts = [_projection(config.projection)]
     if config.projection != "none":
         parts.append(f"d_out {config.d_out}")
     heads = config.heads
     parts.append(
         ngettext("{n} head", "{n} heads", heads).format(n=heads)
-        + (f" ({config.head_layout})" if heads > 1 else "")
+        + (f" ({_layout(config.head_layout)})" if heads > 1 else "")
     )
     if config.is_cross:
         parts.append(pgettext("summary", "cross"))
@@ -31,7 +46,7 @@ def config_summary(config: AttentionConfig) -> str:
     if config.temperature != 1:
         parts.append(f"T {config.temperature:g}")
     if config.dropout_active:
-        parts.append(f"dropout {config.dropout:g}")
+        parts.append(pgettext("summary", "dropout {0}").format(f"{config.dropout:g}"))
         if config.dropout_seed is not None:
             parts.append(pgettext("summary", "dropout seed {0}").format(config.dropout_seed))
     if config.out_proj:

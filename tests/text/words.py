@@ -13,28 +13,33 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-# Symbols and code names, in every language: formulas' letters, PyTorch's names, the settings'
-# names and values as the controls and `--set` write them.
+# Symbols and code names, in every language: formulas' letters and words, PyTorch's names, the
+# names of a data file's arrays.
 CODE = _words(
     """
     exp softmax Bernoulli keep out out_proj weight torch manual_seed rand nn Linear bias False
-    sqrt inf NaN null masked_scores scaled_scores weights_renormalize valid_lens masked
-    linear none split stacked dropout projection True
+    sqrt inf NaN null masked_scores scaled_scores weights_renormalize valid_lens masked True
     SelfAttention_v1 SelfAttention_v2 CausalAttention MultiHeadAttentionWrapper
     MultiHeadAttention v1 v2
     """
 )
+# The settings' names and values as the controls and `--set` write them, which the Vietnamese
+# keeps ("linear: nn.Linear (v2)").
+SETTINGS = _words("projection linear rand none split stacked dropout")
 # Token names of the examples (quoted in the lessons), in every language.
 TOKENS = _words("I am happy starts journey")
-# English terms the Vietnamese keeps (docs/glossary.md), and the tutorials' titles, which are
-# the books' own English titles.
-KEPT_IN_VIETNAMESE = _words(
-    """
+# English terms the Vietnamese keeps (docs/glossary.md), the tutorials' titles, which are the
+# books' own English titles, and the settings.
+KEPT_IN_VIETNAMESE = (
+    _words(
+        """
     attention score scores token embedding context vector query key value causal padding
     seed cross self Self Attention Cross decoder encoder notebook blog
     Build Large Language Model From Scratch Dive into Deep Learning Scaled Dot Product
     scaled dot product Embedding Masked Context Bias Notebook Dropout
     """
+    )
+    | SETTINGS
 )
 
 # Vietnamese words written without diacritics, which the English check cannot tell apart.
