@@ -96,6 +96,8 @@ SYMBOLS = {
         "F9",
         "F11",
     ],
+    *["q_i", "k_j", "z_i", "X_kv", "Z_cat", "b_o", "out", "keep", "Bernoulli", "cat", "kv"],
+    *["encoder", "decoder"],  # kept in English, as the Self-Attention blog keeps them
     *["attn_explorer", "attn-explorer", "English"],
 }
 WORD = re.compile(r"[A-Za-z][A-Za-z_']+")

@@ -236,7 +236,7 @@ class LessonsDialog(QDialog):
     def _opens(self, section: Section) -> str:
         """Which example the section opens, and where: two lines, an example's title may
         have quotes of its own (“I am happy”)."""
-        example = _tr("Example: {example}").format(example=_tr(example_text(section.preset).title))
+        example = _tr("Example: {example}").format(example=example_text(section.preset).title)
         if section.stage is None:
             where = _tr("Opens on the Matrices tab.")
         else:
