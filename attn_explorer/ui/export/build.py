@@ -19,6 +19,7 @@ from attn_explorer.engine import ARRAY_INFO, Trace
 from attn_explorer.text.summaries import config_summary
 from attn_explorer.text.titles import array_title
 from attn_explorer.text.tokens import quote_token
+from attn_explorer.ui.export.fonts import figure_font
 from attn_explorer.ui.export.spec import FigureSpec, check_spec
 from attn_explorer.ui.heatmap import (
     CATEGORY_LABELS,
@@ -164,8 +165,14 @@ def _caption(lines: Sequence[str]) -> ShrinkingLabel:
 
 
 def build_figure(trace: Trace, spec: FigureSpec, vector: bool = False) -> pg.GraphicsLayout:
-    """The figure's graphics layout (title, token labels, colour bars), not yet laid out."""
+    """The figure's graphics layout (title, token labels, colour bars), not yet laid out; its
+    text in the shipped font (see `fonts`), in which `render` lays it out and paints it."""
     check_spec(trace, spec)
+    with figure_font():
+        return _build(trace, spec, vector)
+
+
+def _build(trace: Trace, spec: FigureSpec, vector: bool) -> pg.GraphicsLayout:
     summary = config_summary(trace.config)
     head = spec.head or 0
     if spec.kind == "stage":

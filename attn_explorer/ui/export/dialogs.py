@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QT_TR_NOOP, QSettings
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -30,14 +30,15 @@ from PySide6.QtWidgets import (
 
 from attn_explorer.io.data_export import file_for
 from attn_explorer.io.errors import shown_path
+from attn_explorer.text.i18n import N_
 from attn_explorer.ui.export.spec import PNG_SCALES
 from attn_explorer.ui.export.stages import any_stage_file_names
 from attn_explorer.ui.i18n import tr as _tr
 
 FORMAT_NAMES = {
-    "png": QT_TR_NOOP("PNG image"),
-    "svg": QT_TR_NOOP("SVG (vector)"),
-    "pdf": QT_TR_NOOP("PDF (vector)"),
+    "png": N_("PNG image"),
+    "svg": N_("SVG (vector)"),
+    "pdf": N_("PDF (vector)"),
 }
 SETTINGS_GROUP = "exportFigure"
 # What the dialog writes: the chosen path, format, PNG scale and size; an error message or None.

@@ -11,25 +11,29 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TR_NOOP
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from attn_explorer.engine import STEP_KEYS, Trace
 from attn_explorer.io import atomic, code_export, data_export
 from attn_explorer.io.errors import cannot_write, missing_folder, shown_path
+<<<<<<< HEAD
 from attn_explorer.text.problems import problem_text
+=======
+from attn_explorer.text.i18n import N_
+>>>>>>> f484bf2 (Exported figures in the user's language and in the shipped font: the figure refusals, file titles and File-menu filters go through gettext (QT_TR_NOOP was invisible to the catalogue's extraction: N_), FileActions.retranslate names the menu anew; figure_font() sets the application font's family to DejaVu Sans while a figure is built and painted. Measured: with the window in DejaVu Serif, a Vietnamese SVG named DejaVu Serif and its PDF embedded DejaVuSerif; now DejaVu Sans and DejaVuSans/-Bold, the title and caption read back in Vietnamese)
 from attn_explorer.ui.export.dialogs import ExportFigureDialog
+from attn_explorer.ui.export.fonts import figure_font
 from attn_explorer.ui.export.host import FileHost
 from attn_explorer.ui.export.render import export_figure
-from attn_explorer.ui.export.spec import FigureSpec, FigureTooSmallError
+from attn_explorer.ui.export.spec import FigureSpec
 from attn_explorer.ui.export.stages import export_all_stages
 from attn_explorer.ui.i18n import tr as _tr
 
 DATA_FILTERS = {
-    "npz": QT_TR_NOOP("NumPy archive, all arrays (*.npz)"),
-    "json": QT_TR_NOOP("JSON, all arrays (*.json)"),
-    "csv": QT_TR_NOOP("CSV, one file per matrix in a folder (*.csv)"),
-    "npy": QT_TR_NOOP("NumPy, one file per array in a folder (*.npy)"),
+    "npz": N_("NumPy archive, all arrays (*.npz)"),
+    "json": N_("JSON, all arrays (*.json)"),
+    "csv": N_("CSV, one file per matrix in a folder (*.csv)"),
+    "npy": N_("NumPy, one file per array in a folder (*.npy)"),
 }
 
 
@@ -110,7 +114,7 @@ class ExportActions:
         if problem is not None:
             return problem
         try:
-            with self._busy():
+            with self._busy(), self._figure_font():
                 written = export_figure(self.window.trace, spec, path, fmt, scale, size)
         except (OSError, ValueError) as error:  # FigureError is one; so is a NUL in a name
             return _sentence(error, path)
@@ -133,7 +137,7 @@ class ExportActions:
         if problem is not None:
             return problem
         try:
-            with self._busy(block=True):  # ten figures: seconds at 4× PNG
+            with self._busy(block=True), self._figure_font():  # ten figures: seconds at 4×
                 written = export_all_stages(
                     self.window.trace, path, fmt, spec.head or 0, spec.query, scale, size
                 )
@@ -144,6 +148,11 @@ class ExportActions:
             _tr("Exported {0} stages to {1}").format(len(STEP_KEYS), shown_path(where))
         )
         return None
+
+    def _figure_font(self) -> AbstractContextManager[str]:
+        """The figures' own font while they are drawn, the window and the export dialog
+        not repainted in it meanwhile (see `fonts.figure_font`)."""
+        return figure_font(still=(self.window, QApplication.activeModalWidget()))
 
     def _stale(self, title: str) -> bool:
         """Data and a script claim to be the computation of the settings: unless the picture
@@ -310,16 +319,9 @@ def _sentence(error: Exception, path: Path) -> str:
     """A figure export's refusal as a sentence in the window's language."""
     if isinstance(error, OSError):
         return _cannot_write(error, path)
-    if isinstance(error, FigureTooSmallError):
-        text = (
-            _tr("The stages need at least {0}×{1} px to fit, not {2}×{3}: choose a larger size.")
-            if error.stages
-            else _tr(
-                "This figure needs at least {0}×{1} px to fit, not {2}×{3}: choose a larger size."
-            )
-        )
-        return text.format(*error.needed, *error.size)
-    text = str(error)  # the figure code's other refusals (English, as the engine's texts)
+    # The figure code's refusals (`spec.FigureError`), said in the current language when
+    # raised, as a clause the command line prints after "error: "; here a sentence.
+    text = str(error)
     text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "?", "!")) else text + "."
 

@@ -2,13 +2,15 @@
 graphics items as the screen.
 
 The one name to import figure export by (the window, the command line, the tests); the work is
-done in four modules:
+done in five modules:
 
 - `spec`: what a figure shows (`FigureSpec`), whether it fits the trace and the size, and the
   errors said to the user;
 - `build`: the figure's graphics layout and its caption;
 - `render`: the layout laid out offscreen and painted into a PNG, SVG or PDF file;
-- `stages`: every stage of the step-through at once, in one PDF or a folder of files.
+- `stages`: every stage of the step-through at once, in one PDF or a folder of files;
+- `fonts`: the shipped font every figure is drawn in, so a Vietnamese figure shows every
+  letter on any machine.
 """
 
 from attn_explorer.ui.export.build import MATRIX_VIEWS, build_figure, figure_caption

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from PySide6.QtCore import QT_TR_NOOP, QObject, QSettings, Qt
+from PySide6.QtCore import QObject, QSettings, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu, QMessageBox
 from shiboken6 import isValid
@@ -21,6 +21,7 @@ from shiboken6 import isValid
 from attn_explorer.io.errors import shown_path
 from attn_explorer.io.session import SessionError, load_session, save_session
 from attn_explorer.model.state import default_state
+from attn_explorer.text.i18n import N_
 from attn_explorer.ui.export.export_actions import ExportActions
 from attn_explorer.ui.export.export_actions import _sentence as _sentence  # read here by tests
 from attn_explorer.ui.export.host import FileHost
@@ -28,7 +29,7 @@ from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import commit_typed_edits
 
 MAX_RECENT = 8
-SESSION_FILTER = QT_TR_NOOP("attn_explorer sessions (*.json)")
+SESSION_FILTER = N_("attn_explorer sessions (*.json)")
 
 
 class FileActions(ExportActions, QObject):
@@ -41,27 +42,39 @@ class FileActions(ExportActions, QObject):
         self.menu = window.menuBar().addMenu(_tr("&File"))
         self.recent_menu = QMenu(_tr("Open &Recent"), window)
         self.recent_menu.aboutToShow.connect(self._fill_recent)
-        self._add(_tr("&New"), QKeySequence.StandardKey.New, self.new)
-        self._add(_tr("&Open…"), QKeySequence.StandardKey.Open, self.open)
+        self._named: list[tuple[QAction, str]] = []  # each action and its English text
+        self._add(N_("&New"), QKeySequence.StandardKey.New, self.new)
+        self._add(N_("&Open…"), QKeySequence.StandardKey.Open, self.open)
         self.menu.addMenu(self.recent_menu)
-        self._add(_tr("&Save"), QKeySequence.StandardKey.Save, self.save)
-        self._add(_tr("Save &As…"), QKeySequence("Ctrl+Shift+S"), self.save_as)
+        self._add(N_("&Save"), QKeySequence.StandardKey.Save, self.save)
+        self._add(N_("Save &As…"), QKeySequence("Ctrl+Shift+S"), self.save_as)
         self.menu.addSeparator()
-        self._add(_tr("Export &Figure…"), QKeySequence("Ctrl+E"), self.export_figure)
-        self._add(_tr("Export All S&tages…"), QKeySequence("Ctrl+Shift+E"), self.export_stages)
-        self._add(_tr("Export &Data…"), None, self.export_data)
-        self._add(_tr("Export &PyTorch Script…"), None, self.export_script)
+        self._add(N_("Export &Figure…"), QKeySequence("Ctrl+E"), self.export_figure)
+        self._add(N_("Export All S&tages…"), QKeySequence("Ctrl+Shift+E"), self.export_stages)
+        self._add(N_("Export &Data…"), None, self.export_data)
+        self._add(N_("Export &PyTorch Script…"), None, self.export_script)
         self.menu.addSeparator()
         window.doc.undo_stack.cleanChanged.connect(self.update_title)
         self.update_title()
 
     def _add(self, text: str, shortcut: object, slot: object) -> QAction:
-        action = QAction(text, self.window)
+        action = QAction(_tr(text), self.window)
         if shortcut is not None:
             action.setShortcut(shortcut)
         action.triggered.connect(slot)
         self.menu.addAction(action)
+        self._named.append((action, text))
         return action
+
+    def retranslate(self) -> None:
+        """Name the menu, its actions and the window's title in the current language (the
+        window calls it after a change of language; dialogs and messages are made in the
+        language of the moment they are shown)."""
+        self.menu.setTitle(_tr("&File"))
+        self.recent_menu.setTitle(_tr("Open &Recent"))
+        for action, text in self._named:
+            action.setText(_tr(text))
+        self.update_title()
 
     # ------------------------------------------------------------------ title and guard
     def update_title(self) -> None:

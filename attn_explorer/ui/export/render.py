@@ -31,7 +31,9 @@ from PySide6.QtWidgets import QApplication
 from attn_explorer.engine import Trace
 from attn_explorer.io import atomic
 from attn_explorer.io.errors import shown_path
+from attn_explorer.text.i18n import _
 from attn_explorer.ui.export.build import build_figure
+from attn_explorer.ui.export.fonts import figure_font
 from attn_explorer.ui.export.spec import (
     PNG_SCALES,
     FigureError,
@@ -50,14 +52,15 @@ class Canvas:
 
     def __init__(self, figure: pg.GraphicsLayout, size: tuple[int, int]) -> None:
         self.size = size
-        self.view = pg.GraphicsView(background="w")
-        self.view.setCentralItem(figure)
-        self.view.resize(*size)
-        self.view.setRange(QRectF(0, 0, *size), padding=0)
-        # Layouts, axis sizes and tick thinning settle over a few event-loop passes.
-        for _ in range(4):
-            QApplication.processEvents()
-            figure.layout.activate()
+        with figure_font():  # laid out in the font it is painted in
+            self.view = pg.GraphicsView(background="w")
+            self.view.setCentralItem(figure)
+            self.view.resize(*size)
+            self.view.setRange(QRectF(0, 0, *size), padding=0)
+            # Layouts, axis sizes and tick thinning settle over a few event-loop passes.
+            for _pass in range(4):
+                QApplication.processEvents()
+                figure.layout.activate()
         self.scene = self.view.scene()
         # Matrices, axes and colour bars have a smallest size; below it the figure would be
         # cut off at the canvas edge (the seven matrices need about 580 px of width).
@@ -111,28 +114,32 @@ def render_png(
 ) -> Path:
     """Write the figure as a PNG of `size` logical pixels drawn at `scale` (1, 2 or 4)."""
     if scale not in PNG_SCALES:
-        raise FigureError(f"PNG scale must be 1, 2 or 4, not {scale}")
+        raise FigureError(_("PNG scale must be 1, 2 or 4, not {0}").format(scale))
     width, height = check_size(size, scale)
     _check_writable(path)
     image = QImage(width * scale, height * scale, QImage.Format.Format_ARGB32)
     if image.isNull():
-        raise FigureError(f"not enough memory for a {width * scale}×{height * scale} PNG")
-    canvas = Canvas(figure, (width, height))
-    image.setDevicePixelRatio(scale)
-    # Paint at the screen's 96 dpi (fonts size by the device's dpi, and the pixel ratio already
-    # doubles them), then record the true resolution so the PNG prints at its logical size.
-    _set_dpi(image, DPI)
-    image.fill(0xFFFFFFFF)
-    painter = QPainter(image)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-    canvas.paint(painter)
-    painter.end()
-    canvas.close()
+        raise FigureError(
+            _("not enough memory for a {0}×{1} PNG").format(width * scale, height * scale)
+        )
+    with figure_font():
+        canvas = Canvas(figure, (width, height))
+        image.setDevicePixelRatio(scale)
+        # Paint at the screen's 96 dpi (fonts size by the device's dpi, and the pixel ratio
+        # already doubles them), then record the true resolution so the PNG prints at its
+        # logical size.
+        _set_dpi(image, DPI)
+        image.fill(0xFFFFFFFF)
+        painter = QPainter(image)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        canvas.paint(painter)
+        painter.end()
+        canvas.close()
     _set_dpi(image, DPI * scale)
     data = encoded(image, "png")
     if data is None:
-        raise FigureError(f"could not encode the PNG for {shown_path(path)}")
+        raise FigureError(_("could not encode the PNG for {0}").format(shown_path(path)))
     return _write(path, data)
 
 
@@ -153,29 +160,32 @@ def render_svg(
     """Write the figure as an SVG of `size` pixels, its cells and text as vectors."""
     width, height = check_size(size)
     _check_writable(path)
-    canvas = Canvas(figure, (width, height))
-    data = QByteArray()
-    buffer = QBuffer(data)
-    generator = QSvgGenerator()
-    generator.setOutputDevice(buffer)
-    generator.setSize(QSize(width, height))
-    generator.setViewBox(QRect(0, 0, width, height))
-    generator.setResolution(DPI)
-    generator.setTitle(title or "attn_explorer figure")
-    generator.setDescription("Made by attn_explorer")
-    painter = QPainter()
-    if not painter.begin(generator):
+    with figure_font():
+        canvas = Canvas(figure, (width, height))
+        data = QByteArray()
+        buffer = QBuffer(data)
+        generator = QSvgGenerator()
+        generator.setOutputDevice(buffer)
+        generator.setSize(QSize(width, height))
+        generator.setViewBox(QRect(0, 0, width, height))
+        generator.setResolution(DPI)
+        generator.setTitle(title or _("attn_explorer figure"))
+        generator.setDescription(_("Made by attn_explorer"))
+        painter = QPainter()
+        if not painter.begin(generator):
+            canvas.close()
+            raise FigureError(_("could not write {0}").format(shown_path(path)))
+        canvas.paint(painter)
+        painter.end()
         canvas.close()
-        raise FigureError(f"could not write {shown_path(path)}")
-    canvas.paint(painter)
-    painter.end()
-    canvas.close()
-    return _write(path, _name_fonts_for_browsers(bytes(data).decode("utf-8")).encode("utf-8"))
+        text = _name_fonts_for_browsers(bytes(data).decode("utf-8"))
+    return _write(path, text.encode("utf-8"))
 
 
 def _name_fonts_for_browsers(text: str) -> str:
-    """Qt writes its font alias ("Sans Serif"), which browsers read as an unknown family and
-    replace by a serif default; name the real family and a generic fallback instead."""
+    """Qt writes its font alias ("Sans Serif") where an item's font names no family, which
+    browsers read as an unknown family and replace by a serif default; name the real family
+    (the figure's, see `fonts`) and a generic fallback instead."""
     resolved = QFontInfo(QApplication.font()).family()
 
     def family(match: re.Match) -> str:
@@ -197,31 +207,32 @@ def render_pdf(
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     writer = QPdfWriter(buffer)
     writer.setResolution(DPI)
-    writer.setTitle(title or "attn_explorer figure")
+    writer.setTitle(title or _("attn_explorer figure"))
     writer.setCreator("attn_explorer")
     page = QPageSize(QSizeF(width / DPI, height / DPI), QPageSize.Unit.Inch, "figure")
     writer.setPageLayout(QPageLayout(page, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0)))
     # Every page laid out before the file is begun: a figure that does not fit the size is
     # refused without leaving an empty or half-written PDF behind.
-    canvases: list[Canvas] = []
-    try:
-        for figure in figures:
-            canvases.append(Canvas(figure, (width, height)))
-    except FigureError:
-        for canvas in canvases:
+    with figure_font():
+        canvases: list[Canvas] = []
+        try:
+            for figure in figures:
+                canvases.append(Canvas(figure, (width, height)))
+        except FigureError:
+            for canvas in canvases:
+                canvas.close()
+            raise
+        painter = QPainter()
+        if not painter.begin(writer):
+            for canvas in canvases:
+                canvas.close()
+            raise FigureError(_("could not write {0}").format(shown_path(path)))
+        for index, canvas in enumerate(canvases):
+            if index:
+                writer.newPage()
+            canvas.paint(painter)
             canvas.close()
-        raise
-    painter = QPainter()
-    if not painter.begin(writer):
-        for canvas in canvases:
-            canvas.close()
-        raise FigureError(f"could not write {shown_path(path)}")
-    for index, canvas in enumerate(canvases):
-        if index:
-            writer.newPage()
-        canvas.paint(painter)
-        canvas.close()
-    painter.end()
+        painter.end()
     del writer  # finishes the document in the buffer
     buffer.close()
     return _write(path, data)
@@ -239,10 +250,11 @@ def export_figure(
     path = Path(path)
     chosen = format_of(path, fmt)
     size = size or spec.default_size(trace)
-    figure = build_figure(trace, spec, vector=chosen != "png")
-    title = figure_title(trace, spec)
-    if chosen == "png":
-        return render_png(figure, path, size, scale)
-    if chosen == "svg":
-        return render_svg(figure, path, size, title)
-    return render_pdf([figure], path, size, title)
+    with figure_font():  # one change of the application's font, for building and painting
+        figure = build_figure(trace, spec, vector=chosen != "png")
+        title = figure_title(trace, spec)
+        if chosen == "png":
+            return render_png(figure, path, size, scale)
+        if chosen == "svg":
+            return render_svg(figure, path, size, title)
+        return render_pdf([figure], path, size, title)

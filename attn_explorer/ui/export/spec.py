@@ -2,7 +2,8 @@
 export says to the user.
 
 Qt-free: what a figure shows and its file's title are decided from the trace alone; `build`
-and `render` draw it.
+and `render` draw it. The errors are said in the current language (`text.i18n`), as the
+window and the command line show them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attn_explorer.engine import ARRAY_INFO, STEP_KEYS, Trace
+from attn_explorer.text.i18n import _
 from attn_explorer.text.steps import step_text
 from attn_explorer.text.summaries import config_summary
 from attn_explorer.text.titles import array_title
@@ -30,11 +32,14 @@ class FigureTooSmallError(FigureError):
     def __init__(
         self, needed: tuple[int, int], size: tuple[int, int], stages: bool = False
     ) -> None:
-        what = "the stages need" if stages else "this figure needs"
-        super().__init__(
-            f"{what} at least {needed[0]}×{needed[1]} px to fit, not "
-            f"{size[0]}×{size[1]}: choose a larger size"
+        text = (
+            _("the stages need at least {0}×{1} px to fit, not {2}×{3}: choose a larger size")
+            if stages
+            else _(
+                "this figure needs at least {0}×{1} px to fit, not {2}×{3}: choose a larger size"
+            )
         )
+        super().__init__(text.format(*needed, *size))
         self.needed, self.size, self.stages = needed, size, stages
 
 
@@ -71,19 +76,25 @@ def check_spec(trace: Trace, spec: FigureSpec) -> None:
     """Raise FigureError for a spec that does not fit the trace."""
     if spec.kind == "stage":
         if spec.name not in STEP_KEYS:
-            raise FigureError(f"unknown stage {spec.name!r}; stages: {', '.join(STEP_KEYS)}")
+            raise FigureError(
+                _("unknown stage {0}; stages: {1}").format(repr(spec.name), ", ".join(STEP_KEYS))
+            )
     elif spec.kind == "array":
         if spec.name not in trace.arrays:
             known = ", ".join(trace.names)
-            raise FigureError(f"this configuration has no array {spec.name!r}; it has: {known}")
+            raise FigureError(
+                _("this configuration has no array {0}; it has: {1}").format(repr(spec.name), known)
+            )
     elif spec.kind == "matrices":
         for name in (spec.scores, spec.weights):
             if name not in trace.arrays:
-                raise FigureError(f"this configuration has no array {name!r}")
+                raise FigureError(_("this configuration has no array {0}").format(repr(name)))
     else:
-        raise FigureError(f"unknown figure kind {spec.kind!r}")
+        raise FigureError(_("unknown figure kind {0}").format(repr(spec.kind)))
     if spec.head is not None and not 0 <= spec.head < trace.heads:
-        raise FigureError(f"head {spec.head + 1} does not exist: there are {trace.heads}")
+        raise FigureError(
+            _("head {0} does not exist: there are {1}").format(spec.head + 1, trace.heads)
+        )
 
 
 def draws_head(spec: FigureSpec) -> bool:
@@ -113,13 +124,26 @@ def check_size(size: tuple[int, int], scale: int = 1) -> tuple[int, int]:
     asks before drawing, to refuse it as the bad argument it is rather than a failed write."""
     width, height = size
     if not (200 <= width <= 8000 and 150 <= height <= 8000):
-        raise FigureError(f"figure size {width}×{height} is outside 200×150 to 8000×8000")
+        raise FigureError(
+            _("figure size {0}×{1} is outside 200×150 to 8000×8000").format(width, height)
+        )
     pixels = width * scale * height * scale
     if pixels > MAX_PNG_PIXELS:
+        # The numbers formatted here, not in the sentence: a decimal point in every language.
         raise FigureError(
-            f"a {width}×{height} PNG at {scale}× would be {width * scale}×{height * scale} "
-            f"pixels ({pixels * 4 / 2**30:.1f} GB in memory); choose a smaller size or scale "
-            f"(at most {MAX_PNG_PIXELS / 1e6:.0f} million pixels)"
+            _(
+                "a {width}×{height} PNG at {scale}× would be {pixel_width}×{pixel_height} "
+                "pixels ({gigabytes} GB in memory); choose a smaller size or scale "
+                "(at most {millions} million pixels)"
+            ).format(
+                width=width,
+                height=height,
+                scale=scale,
+                pixel_width=width * scale,
+                pixel_height=height * scale,
+                gigabytes=f"{pixels * 4 / 2**30:.1f}",
+                millions=f"{MAX_PNG_PIXELS / 1e6:.0f}",
+            )
         )
     return width, height
 
@@ -128,14 +152,22 @@ def format_of(path: Path, fmt: str | None) -> str:
     """The format asked for, or else the file's extension."""
     chosen = (fmt or path.suffix.lstrip(".")).lower()
     if chosen not in FIGURE_FORMATS:
-        raise FigureError(f"figure format must be png, svg or pdf, not {chosen or 'none'!r}")
+        raise not_a_format(chosen)
     return chosen
 
 
+def not_a_format(chosen: str) -> FigureError:
+    """The refusal of a figure format that is none of png, svg and pdf (or none at all)."""
+    if not chosen:
+        return FigureError(_("figure format must be png, svg or pdf, not 'none'"))
+    return FigureError(_("figure format must be png, svg or pdf, not {0}").format(repr(chosen)))
+
+
 def figure_title(trace: Trace, spec: FigureSpec) -> str:
-    """The title an SVG or PDF file carries in its metadata (English, as the file's)."""
+    """The title an SVG or PDF file carries in its metadata (a viewer's title bar shows it),
+    in the language of the figure's own title."""
     if spec.kind == "stage":
         return f"{step_text(trace.step(spec.name)).title} · {config_summary(trace.config)}"
     if spec.kind == "matrices":
-        return f"Attention · {config_summary(trace.config)}"
+        return _("Attention · {0}").format(config_summary(trace.config))
     return f"{array_title(trace.config, spec.name)} · {config_summary(trace.config)}"

@@ -10,8 +10,10 @@ from pathlib import Path
 
 from attn_explorer.engine import STEP_KEYS, Trace, step_keys
 from attn_explorer.engine.steps import MASK_FIRST_KEYS
+from attn_explorer.text.i18n import _
 from attn_explorer.text.summaries import config_summary
 from attn_explorer.ui.export.build import build_figure
+from attn_explorer.ui.export.fonts import figure_font
 from attn_explorer.ui.export.render import Canvas, export_figure, render_pdf
 from attn_explorer.ui.export.spec import (
     FIGURE_FORMATS,
@@ -46,19 +48,20 @@ def export_all_stages(
     path = Path(path)
     fmt = fmt.lower()
     if fmt not in FIGURE_FORMATS:
-        raise FigureError(f"figure format must be png, svg or pdf, not {fmt!r}")
+        raise FigureError(_("figure format must be png, svg or pdf, not {0}").format(repr(fmt)))
     specs = [FigureSpec("stage", key, head, query) for key in step_keys(trace.config)]
     size = size or specs[0].default_size(trace)
-    try:
-        if fmt == "pdf":
-            figures = [build_figure(trace, spec, vector=True) for spec in specs]
-            title = f"Attention, step by step · {config_summary(trace.config)}"
-            return [render_pdf(figures, path, size, title)]
-        return _stage_files(trace, specs, path, fmt, scale, size)
-    except FigureTooSmallError as small:
-        # The first stage that does not fit is not the only one: advise a size all fit in.
-        needed = _size_for_all(trace, specs, small.needed, fmt)
-        raise FigureTooSmallError(needed, size, stages=True) from None
+    with figure_font():  # one change of the application's font for the ten figures
+        try:
+            if fmt == "pdf":
+                figures = [build_figure(trace, spec, vector=True) for spec in specs]
+                title = _("Attention, step by step · {0}").format(config_summary(trace.config))
+                return [render_pdf(figures, path, size, title)]
+            return _stage_files(trace, specs, path, fmt, scale, size)
+        except FigureTooSmallError as small:
+            # The first stage that does not fit is not the only one: advise a size all fit in.
+            needed = _size_for_all(trace, specs, small.needed, fmt)
+            raise FigureTooSmallError(needed, size, stages=True) from None
 
 
 def _stage_files(
@@ -102,7 +105,7 @@ def _size_for_all(
 ) -> tuple[int, int]:
     """The least size every stage's figure is laid out in (a few passes: a stage given more
     height may want a different width)."""
-    for _ in range(3):
+    for _pass in range(3):
         grown = size
         for spec in specs:
             try:
