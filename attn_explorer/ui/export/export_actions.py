@@ -16,11 +16,8 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from attn_explorer.engine import STEP_KEYS, Trace
 from attn_explorer.io import atomic, code_export, data_export
 from attn_explorer.io.errors import cannot_write, missing_folder, shown_path
-<<<<<<< HEAD
-from attn_explorer.text.problems import problem_text
-=======
 from attn_explorer.text.i18n import N_
->>>>>>> f484bf2 (Exported figures in the user's language and in the shipped font: the figure refusals, file titles and File-menu filters go through gettext (QT_TR_NOOP was invisible to the catalogue's extraction: N_), FileActions.retranslate names the menu anew; figure_font() sets the application font's family to DejaVu Sans while a figure is built and painted. Measured: with the window in DejaVu Serif, a Vietnamese SVG named DejaVu Serif and its PDF embedded DejaVuSerif; now DejaVu Sans and DejaVuSans/-Bold, the title and caption read back in Vietnamese)
+from attn_explorer.text.problems import problem_text
 from attn_explorer.ui.export.dialogs import ExportFigureDialog
 from attn_explorer.ui.export.fonts import figure_font
 from attn_explorer.ui.export.host import FileHost

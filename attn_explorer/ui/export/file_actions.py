@@ -42,7 +42,6 @@ class FileActions(ExportActions, QObject):
         self.menu = window.menuBar().addMenu(_tr("&File"))
         self.recent_menu = QMenu(_tr("Open &Recent"), window)
         self.recent_menu.aboutToShow.connect(self._fill_recent)
-        self._named: list[tuple[QAction, str]] = []  # each action and its English text
         self._add(N_("&New"), QKeySequence.StandardKey.New, self.new)
         self._add(N_("&Open…"), QKeySequence.StandardKey.Open, self.open)
         self.menu.addMenu(self.recent_menu)
@@ -63,18 +62,7 @@ class FileActions(ExportActions, QObject):
             action.setShortcut(shortcut)
         action.triggered.connect(slot)
         self.menu.addAction(action)
-        self._named.append((action, text))
         return action
-
-    def retranslate(self) -> None:
-        """Name the menu, its actions and the window's title in the current language (the
-        window calls it after a change of language; dialogs and messages are made in the
-        language of the moment they are shown)."""
-        self.menu.setTitle(_tr("&File"))
-        self.recent_menu.setTitle(_tr("Open &Recent"))
-        for action, text in self._named:
-            action.setText(_tr(text))
-        self.update_title()
 
     # ------------------------------------------------------------------ title and guard
     def update_title(self) -> None:

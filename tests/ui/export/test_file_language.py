@@ -6,9 +6,9 @@ import re
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox
 
-from attn_explorer.text import i18n
 from attn_explorer.ui.export import file_actions
 from attn_explorer.ui.export.figures import FigureSpec
+from attn_explorer.ui.i18n import SETTING
 
 VIETNAMESE_MENU = [
     "&Tạo mới",
@@ -26,11 +26,10 @@ VIETNAMESE_MENU = [
 def test_the_file_menu_and_its_questions_follow_the_language(
     window, tmp_path, dialogs, monkeypatch
 ):
+    assert window.files.menu.title() == "&File"
+    window.set_language("vi")
     files = window.files
-    assert files.menu.title() == "&File"
-    i18n.set_language("vi")
     try:
-        files.retranslate()
         assert files.menu.title() == "&Tệp"
         assert [a.text() for a in files.menu.actions() if a.text()][:9] == VIETNAMESE_MENU
         assert window.windowTitle() == "Chưa đặt tên[*] — attn_explorer"
@@ -61,7 +60,8 @@ def test_the_file_menu_and_its_questions_follow_the_language(
             text,
         )
     finally:
-        i18n.set_language("en")
-        files.retranslate()
+        window.set_language("en")
+        QSettings().remove(SETTING)
+    files = window.files
     assert files.menu.title() == "&File"
     assert [a.text() for a in files.menu.actions() if a.text()][:2] == ["&New", "&Open…"]
