@@ -8,21 +8,31 @@ depends on torch alone and builds its modules in the order the engine draws its 
 
 Only the pieces the config uses are written out (the projection kind, the class for the head
 layout, the output projection), so the script reads like the tutorial section it extends.
+
+Its comments, docstrings and the titles it prints are in the current language (`text.i18n`);
+the code, and so the numbers, are the same in every language.
 """
 
 from __future__ import annotations
 
+import string
+
 from attn_explorer import __version__
 from attn_explorer.engine import AttentionConfig
 from attn_explorer.io.code_modules import (
-    ATTENTION_WEIGHTS,
+    BOOK_CHAPTER_3,
     HEAD_CLASS,
-    MASK_FIRST_WEIGHTS,
+    attention_weights_code,
+    comment,
+    docstring,
     head_class,
+    mask_first_weights_code,
     no_weights,
+    python_string,
     split_class,
     wrapper_class,
 )
+from attn_explorer.text.i18n import _
 
 DECIMALS = 6
 _LINE = 88  # generated lines stay readable in any editor
@@ -39,11 +49,11 @@ def pytorch_script(config: AttentionConfig) -> str:
     needs_wrapper = not split and (config.heads > 1 or config.out_proj)
     imports = "import math\nimport sys\n\nimport torch\nfrom torch import nn"
     top = [_header(config), imports, _data(config)]
-    weights = MASK_FIRST_WEIGHTS if config.mask_first else ATTENTION_WEIGHTS
+    weights = mask_first_weights_code() if config.mask_first else attention_weights_code()
     definitions = [weights, split_class(config) if split else head_class(config)]
     if needs_wrapper:
         definitions.append(wrapper_class(config))
-    definitions += [_SHOW, _main(config, split, needs_wrapper)]
+    definitions += [_show(), _main(config, split, needs_wrapper)]
     return (
         "\n\n".join(part.strip("\n") for part in top)
         + "\n\n\n"
@@ -57,84 +67,123 @@ def pytorch_script(config: AttentionConfig) -> str:
 
 def _summary(cfg: AttentionConfig) -> list[str]:
     """What the script reproduces, one fact per line, in the order of the computation."""
+    qkv, tutorial = no_weights(cfg)
     kind = {
-        "none": f"no projection: {no_weights(cfg)}",
+        "none": _("no projection: {qkv} ({tutorial})").format(qkv=qkv, tutorial=tutorial),
         "rand": "W = torch.rand(d_in, d_out) (SelfAttention_v1)",
         "linear": "W = nn.Linear(d_in, d_out"
         + (", bias=True)" if cfg.qkv_bias else ", bias=False)")
         + " (SelfAttention_v2 / CausalAttention)",
     }[cfg.projection]
-    lines = [f"{cfg.n_q} query tokens, d_in {cfg.d_in}", f"projection: {kind}"]
     if cfg.is_cross:
-        lines[0] += f"; cross-attention over {cfg.n_k} key/value tokens"
+        tokens = _("{n_q} query tokens, d_in {d_in}; cross-attention over {n_k} key/value tokens")
+    else:
+        tokens = _("{n_q} query tokens, d_in {d_in}")
+    lines = [
+        tokens.format(n_q=cfg.n_q, d_in=cfg.d_in, n_k=cfg.n_k),
+        _("projection: {kind}").format(kind=kind),
+    ]
     if cfg.projection != "none":
-        if cfg.heads == 1:
-            layout = "one head" + (
-                " (split layout, MultiHeadAttention)" if cfg.head_layout == "split" else ""
-            )
+        if cfg.heads == 1 and cfg.head_layout == "split":
+            layout = _("one head (split layout, MultiHeadAttention)")
+        elif cfg.heads == 1:
+            layout = _("one head")
         elif cfg.head_layout == "split":
-            layout = (
-                f"{cfg.heads} heads of width {cfg.d_head} split from one W (MultiHeadAttention)"
-            )
+            layout = _("{heads} heads of width {width} split from one W (MultiHeadAttention)")
         else:
-            layout = f"{cfg.heads} heads of width {cfg.d_out} built one after another"
-            layout += " (MultiHeadAttentionWrapper)"
-        lines.append(f"d_out {cfg.d_out}; {layout}")
-    masks = ["causal"] if cfg.causal else []
+            layout = _(
+                "{heads} heads of width {width} built one after another (MultiHeadAttentionWrapper)"
+            )
+        width = cfg.d_head if cfg.head_layout == "split" else cfg.d_out
+        layout = layout.format(heads=cfg.heads, width=width)
+        lines.append(_("d_out {d_out}; {layout}").format(d_out=cfg.d_out, layout=layout))
+    masks = [_("causal")] if cfg.causal else []
     if cfg.valid_len is not None:
-        masks.append(f"padding (keys from index {cfg.valid_len} on are hidden)")
-    if masks:
-        method = (
-            "-inf before softmax" if cfg.mask_method == "neg_inf" else "softmax, zero, renormalize"
+        masks.append(
+            _("padding (keys from index {valid_len} on are hidden)").format(valid_len=cfg.valid_len)
         )
+    if masks:
         if cfg.mask_first:
-            method = "-inf on the raw scores, then divided: tutorial 000's order"
-        lines.append(f"mask: {' + '.join(masks)} ({method})")
-    scaling = f"scores / sqrt(d_k), d_k = {cfg.d_head}" if cfg.scale else "scores not scaled"
+            method = _("-inf on the raw scores, then divided, as in {tutorial}").format(
+                tutorial=_(BOOK_CHAPTER_3)
+            )
+        elif cfg.mask_method == "neg_inf":
+            method = _("-inf before softmax")
+        else:
+            method = _("softmax, zero, renormalize")
+        lines.append(_("mask: {masks} ({method})").format(masks=" + ".join(masks), method=method))
+    if cfg.scale:
+        scaling = _("scores / sqrt(d_k), d_k = {d_k}").format(d_k=cfg.d_head)
+    else:
+        scaling = _("scores not scaled")
     if cfg.temperature != 1:
-        scaling += f", temperature {cfg.temperature!r}"
+        scaling += _(", temperature {temperature}").format(temperature=repr(cfg.temperature))
     lines.append(scaling)
     if cfg.dropout:
-        mode = "training mode: active" if cfg.training else "eval mode: inactive"
-        lines.append(f"dropout p = {cfg.dropout!r} on the attention weights ({mode})")
+        if cfg.training:
+            dropout = _("dropout p = {p} on the attention weights (training mode: active)")
+        else:
+            dropout = _("dropout p = {p} on the attention weights (eval mode: inactive)")
+        lines.append(dropout.format(p=repr(cfg.dropout)))
     if cfg.out_proj:
-        lines.append(f"output projection out_proj = nn.Linear({cfg.width}, {cfg.width})")
-    seeded = f"torch.manual_seed({cfg.seed}) right before the module is built"
-    if not cfg.seed_draws:
-        seeded += " (this seed draws nothing: no weights, and no dropout mask follows it)"
-    lines.append(seeded)
+        lines.append(
+            _("output projection out_proj = nn.Linear({width}, {width})").format(width=cfg.width)
+        )
+    if cfg.seed_draws:
+        seeded = _("torch.manual_seed({seed}) right before the module is built")
+    else:
+        seeded = _(
+            "torch.manual_seed({seed}) right before the module is built (this seed draws "
+            "nothing: no weights, and no dropout mask follows it)"
+        )
+    lines.append(seeded.format(seed=cfg.seed))
     if cfg.dropout_seed is not None:
         lines.append(
-            f"torch.manual_seed({cfg.dropout_seed}) again right before the forward pass, "
-            "so the dropout masks follow from it (tutorial 000 section 3.5.2)"
+            _(
+                "torch.manual_seed({seed}) again right before the forward pass, so the dropout "
+                "masks follow from it ({tutorial})"
+            ).format(seed=cfg.dropout_seed, tutorial=f"{_(BOOK_CHAPTER_3)}, §3.5.2")
         )
     return lines
 
 
 def _header(cfg: AttentionConfig) -> str:
     facts = "\n".join(f"  - {line}" for line in _summary(cfg))
-    return f'''#!/usr/bin/env python3
-"""Attention exactly as attn_explorer {__version__} computed it, rebuilt in plain PyTorch.
-
-Reproduces:
-{facts}
-
-Run it with `python <this file>` (it needs only torch). It prints the context vectors
-(one row per query token) and the attention weights of every head (rows: queries,
-columns: keys), with {DECIMALS} decimals.
-"""
-'''
+    text = "\n".join(
+        [
+            _(
+                "Attention exactly as attn_explorer {version} computed it, rebuilt in plain "
+                "PyTorch."
+            ).format(version=__version__),
+            "",
+            _("Reproduces:"),
+            facts,
+            "",
+            _(
+                "Run it with `python <this file>` (it needs only torch). It prints the context "
+                "vectors\n"
+                "(one row per query token) and the attention weights of every head (rows: "
+                "queries,\n"
+                "columns: keys), with {decimals} decimals."
+            ).format(decimals=DECIMALS),
+        ]
+    )
+    return f"#!/usr/bin/env python3\n{docstring(text, '')}\n"
 
 
 def _data(cfg: AttentionConfig) -> str:
     lines = [
-        f"# The tokens and their embeddings, one row per token (d_in = {cfg.d_in}).",
+        comment(
+            _("The tokens and their embeddings, one row per token (d_in = {d_in}).").format(
+                d_in=cfg.d_in
+            )
+        ),
         _list_literal("TOKENS", cfg.tokens),
         _table_literal("EMBEDDINGS", cfg.embeddings),
     ]
     if cfg.is_cross:
         lines += [
-            "# Cross-attention: keys and values come from this second sequence.",
+            comment(_("Cross-attention: keys and values come from this second sequence.")),
             _list_literal("KV_TOKENS", cfg.key_tokens),
             _table_literal("KV_EMBEDDINGS", cfg.key_embeddings),
         ]
@@ -161,13 +210,14 @@ def _data(cfg: AttentionConfig) -> str:
             del settings[unused]
     elif cfg.projection == "rand":
         del settings["QKV_BIAS"]
-    comments = {
-        "VALID_LEN": "  # keys at index >= VALID_LEN are padding" if cfg.valid_len else "",
-        "MASK_METHOD": '  # "neg_inf" or "renormalize"',
-        "TEMPERATURE": "  # scores are divided by sqrt(d_k) * TEMPERATURE",
-        "TRAINING": "  # dropout only acts in training mode",
-        "DROPOUT_SEED": "  # torch.manual_seed(DROPOUT_SEED) just before the forward pass",
+    said = {
+        "VALID_LEN": _("keys at index >= VALID_LEN are padding") if cfg.valid_len else "",
+        "MASK_METHOD": _('"neg_inf" or "renormalize"'),
+        "TEMPERATURE": _("scores are divided by sqrt(d_k) * TEMPERATURE"),
+        "TRAINING": _("dropout only acts in training mode"),
+        "DROPOUT_SEED": _("torch.manual_seed(DROPOUT_SEED) just before the forward pass"),
     }
+    comments = {key: "  " + comment(text) for key, text in said.items() if text}
     lines += ["", "D_IN = len(EMBEDDINGS[0])"]
     lines += [
         f"{key} = {_literal(value)}{comments.get(key, '')}" for key, value in settings.items()
@@ -192,10 +242,27 @@ def _list_literal(name: str, items: tuple[str, ...]) -> str:
 
 def _literal(value: object) -> str:
     """repr(), which escapes anything unprintable, with the double quotes of the template."""
-    text = repr(value)
-    if isinstance(value, str) and text.startswith("'") and '"' not in value:
-        text = f'"{text[1:-1]}"'  # no quote inside, so the escapes stay the same
-    return text
+    return python_string(value) if isinstance(value, str) else repr(value)
+
+
+def _fstring(template: str, **expressions: str) -> str:
+    """A double-quoted f-string printing `template` (translated), each {name} in it replaced by
+    the Python expression `expressions[name]`: the words escaped as in a string literal, their
+    braces doubled, so that any translation stays valid code."""
+    parts = []
+    for words, name, _spec, _conversion in string.Formatter().parse(template):
+        parts.append(_inside_quotes(words).replace("{", "{{").replace("}", "}}"))
+        if name is not None:
+            parts.append(f"{{{expressions[name]}}}")
+    return f'f"{"".join(parts)}"'
+
+
+def _inside_quotes(words: str) -> str:
+    """`words` as the inside of a double-quoted literal: repr()'s escapes, a quote escaped."""
+    text = repr(words)
+    if text[0] == '"':  # repr chose double quotes: there is none inside to escape
+        return text[1:-1]
+    return text[1:-1].replace("\\'", "'").replace('"', '\\"')
 
 
 def _table_literal(name: str, rows: tuple[tuple[float, ...], ...]) -> str:
@@ -205,9 +272,12 @@ def _table_literal(name: str, rows: tuple[tuple[float, ...], ...]) -> str:
 
 # ---------------------------------------------------------------------------- running it
 
-_SHOW = f'''
+
+def _show() -> str:
+    doc = _("Print a matrix as labelled rows: the title with its shape, then one line per row.")
+    return f"""
 def show(title, matrix, labels):
-    """Print a matrix as labelled rows: the title with its shape, then one line per row."""
+{docstring(doc, "    ")}
     rows, cols = matrix.shape
     print(f"{{title}} ({{rows}} x {{cols}}):")
     width = max(len(label) for label in labels)
@@ -215,7 +285,7 @@ def show(title, matrix, labels):
         numbers = "".join(f" {{value:11.{DECIMALS}f}}" for value in row)
         print(f"  {{label:<{{width}}}}{{numbers}}")
     print()
-'''
+"""
 
 
 def _main(cfg: AttentionConfig, split: bool, wrapper: bool) -> str:
@@ -241,44 +311,55 @@ def _main(cfg: AttentionConfig, split: bool, wrapper: bool) -> str:
         masked = f"torch.cat([head.masked for head in {heads}])"
     x_kv = "torch.tensor([KV_EMBEDDINGS], dtype=torch.float32)" if cfg.is_cross else "None"
     key_tokens = "KV_TOKENS" if cfg.is_cross else "TOKENS"
-    mode = "module.train()  # training mode" if cfg.training else "module.eval()  # eval mode"
-    mode += ": dropout " + ("acts" if cfg.dropout_active else "does nothing")
+    if cfg.training and cfg.dropout_active:
+        mode = "module.train()  " + comment(_("training mode: dropout acts"))
+    elif cfg.training:
+        mode = "module.train()  " + comment(_("training mode: dropout does nothing"))
+    else:
+        mode = "module.eval()  " + comment(_("eval mode: dropout does nothing"))
     if cfg.dropout_seed is None:
         reseed = ""
-        seeded = "the random weights (and dropout masks) follow from here"
+        seeded = _("the random weights (and dropout masks) follow from here")
     else:
-        reseed = (
-            "\n    torch.manual_seed(DROPOUT_SEED)  # reseed: the dropout masks follow from here"
-        )
-        seeded = "the random weights follow from here"
+        follow = comment(_("reseed: the dropout masks follow from here"))
+        reseed = f"\n    torch.manual_seed(DROPOUT_SEED)  {follow}"
+        seeded = _("the random weights follow from here")
     if not cfg.seed_draws:
-        seeded = "nothing here draws from it: no weights, and no dropout mask follows it"
+        seeded = _("nothing here draws from it: no weights, and no dropout mask follows it")
+    head = {"number": "h + 1"}
+    title = _fstring(_("weights, head {number}"), **head)
+    dropped_title = _fstring(_("weights after dropout, head {number}"), **head)
     show_dropped = (
-        '\n        show(f"weights after dropout, head {h + 1}", dropped[h], rows)'
-        if cfg.dropout_active
-        else ""
+        f"\n        show({dropped_title}, dropped[h], rows)" if cfg.dropout_active else ""
     )
-    # Tutorial 000's order: its printed `masked`, the raw scores with -inf where hidden.
-    masked_line = (
-        f"\n    masked = {masked}  # the raw scores, -inf where hidden" if cfg.mask_first else ""
+    # The book's order: its printed `masked`, the raw scores with -inf where hidden.
+    raw = comment(_("the raw scores, -inf where hidden"))
+    masked_line = f"\n    masked = {masked}  {raw}" if cfg.mask_first else ""
+    masked_title = _fstring(_("masked scores (raw, -inf where hidden), head {number}"), **head)
+    show_masked = f"\n        show({masked_title}, masked[h], rows)" if cfg.mask_first else ""
+    console = comment(
+        _(
+            "A console that cannot show a token's letters (a Windows pipe, "
+            "PYTHONIOENCODING=cp1252)\n"
+            "prints them as escapes such as \\u1ee7 instead of stopping with "
+            "UnicodeEncodeError.\n"
+            "(A notebook's stdout has no reconfigure, and shows every letter anyway.)"
+        ),
+        "    ",
     )
-    show_masked = (
-        '\n        show(f"masked scores (raw, -inf where hidden), head {h + 1}", masked[h], rows)'
-        if cfg.mask_first
-        else ""
-    )
+    batch = comment(_("a batch of one: (1, n_q, d_in)"))
+    keys = python_string(_("keys (the columns of the weights):"))
+    context = python_string(_("context"))
     return f"""
 def main():
-    # A console that cannot show a token's letters (a Windows pipe, PYTHONIOENCODING=cp1252)
-    # prints them as escapes such as \\u1ee7 instead of stopping with UnicodeEncodeError.
-    # (A notebook's stdout has no reconfigure, and shows every letter anyway.)
+{console}
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="backslashreplace")
 
-    x = torch.tensor([EMBEDDINGS], dtype=torch.float32)  # a batch of one: (1, n_q, d_in)
+    x = torch.tensor([EMBEDDINGS], dtype=torch.float32)  {batch}
     x_kv = {x_kv}
 
-    torch.manual_seed(SEED)  # {seeded}
+    torch.manual_seed(SEED)  {comment(seeded)}
     module = {build}
     {mode}{reseed}
     with torch.no_grad():
@@ -287,11 +368,11 @@ def main():
     dropped = {dropped}{masked_line}
 
     rows = [repr(token) for token in TOKENS]
-    print("keys (the columns of the weights):", ", ".join(repr(t) for t in {key_tokens}))
+    print({keys}, ", ".join(repr(t) for t in {key_tokens}))
     print()
-    show("context", context, rows)
+    show({context}, context, rows)
     for h in range(NUM_HEADS):{show_masked}
-        show(f"weights, head {{h + 1}}", weights[h], rows){show_dropped}
+        show({title}, weights[h], rows){show_dropped}
     return context, weights, dropped
 
 

@@ -3,11 +3,16 @@ classes (CausalAttention, SelfAttention_v1, MultiHeadAttentionWrapper, MultiHead
 each written with only the options the config uses. Kept apart from `code_export`, which
 writes the script around them (header, data, the run), because together they would make
 one module of over 500 lines; the generated text is the same either way.
+
+The code is Python and stays English; its comments and docstrings are in the current language
+(`text.i18n`), written where the script is made, so a learner reads them in the window's
+language. `comment` and `docstring` put a translated text into the code as it must be there.
 """
 
 from __future__ import annotations
 
 from attn_explorer.engine import AttentionConfig
+from attn_explorer.text.i18n import N_, _
 
 HEAD_CLASS = {
     "linear": "CausalAttention",
@@ -15,29 +20,77 @@ HEAD_CLASS = {
     "none": "DotProductAttention",
 }
 
+# The tutorials the classes come from, as learners know them (docs/glossary.md, last table).
+BOOK_CHAPTER_3 = N_("Build a Large Language Model (From Scratch), chapter 3")
+DAY_43 = N_("Day 43 – A deeper look at scaled dot-product attention")
 
-def no_weights(cfg: AttentionConfig) -> str:
-    """Which tutorial attention without projections is: scaled, tutorial 003's by hand;
-    unscaled, tutorial 000's simplified self-attention, which divides by nothing."""
+
+def chapter_3(section: str) -> str:
+    """Chapter 3 of the book, at `section` ("3.5.3"): the name, then the section symbol."""
+    return f"{_(BOOK_CHAPTER_3)} (§{section})"
+
+
+# ------------------------------------------------------------------ writing text into code
+
+
+def comment(text: str, indent: str = "") -> str:
+    """`text` as comment lines at `indent`, one a line of it: a translation may break lines
+    where the English does not, and each must stay a comment."""
+    return "\n".join(f"{indent}# {line}".rstrip() for line in text.split("\n"))
+
+
+def docstring(text: str, indent: str) -> str:
+    """`text` as a docstring at `indent` (its first line after the quotes, the rest indented
+    and closed on a line of its own; one line closes on itself). A backslash or three quotes
+    in a translation are escaped: the docstring still reads as the text, and still parses."""
+    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    if text.endswith('"'):
+        text = text[:-1] + '\\"'
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return f'{indent}"""{text}"""'
+    body = "\n".join(f"{indent}{line}" if line else "" for line in lines[1:])
+    return f'{indent}"""{lines[0]}\n{body}\n{indent}"""'
+
+
+def no_weights(cfg: AttentionConfig) -> tuple[str, str]:
+    """What attention without projections takes, and the tutorial it is from: scaled, Day 43's
+    by hand; unscaled, the book's simplified self-attention (§3.3), which divides by nothing."""
     qkv = "Q = X, K = V = X_kv" if cfg.is_cross else "Q = K = V = X"
-    return f"{qkv} (tutorial 003)" if cfg.scale else f"{qkv} (tutorial 000 section 3.3)"
+    return qkv, _(DAY_43) if cfg.scale else f"{_(BOOK_CHAPTER_3)}, §3.3"
 
 
-ATTENTION_WEIGHTS = '''
+_HIDDEN = N_("True = hidden")  # the mask's cells
+
+
+def attention_weights_code() -> str:
+    """`attention_weights` that divides the scores first, then masks them and takes softmax."""
+    doc = "\n".join(
+        [
+            _(
+                "softmax(scores / (sqrt(d_k) * temperature)) over the keys; "
+                "hidden keys get weight 0."
+            ),
+            "",
+            _(
+                "The mask hides later keys (causal) and padding keys (index >= valid_len). "
+                '"neg_inf"\n'
+                'sets hidden scores to -inf before softmax; "renormalize" takes the softmax, '
+                "zeroes the\n"
+                "hidden weights and divides each row by its sum. Both give the same weights."
+            ),
+        ]
+    )
+    return f"""
 def attention_weights(scores, d_k, causal, valid_len, mask_method, scale, temperature):
-    """softmax(scores / (sqrt(d_k) * temperature)) over the keys; hidden keys get weight 0.
-
-    The mask hides later keys (causal) and padding keys (index >= valid_len). "neg_inf"
-    sets hidden scores to -inf before softmax; "renormalize" takes the softmax, zeroes the
-    hidden weights and divides each row by its sum. Both give the same weights.
-    """
+{docstring(doc, "    ")}
     divisor = (math.sqrt(d_k) if scale else 1.0) * temperature
     if divisor != 1:
         scores = scores / divisor
     if not causal and valid_len is None:
         return torch.softmax(scores, dim=-1)
     n_q, n_k = scores.shape[-2:]
-    mask = torch.zeros(n_q, n_k, dtype=torch.bool)  # True = hidden
+    mask = torch.zeros(n_q, n_k, dtype=torch.bool)  {comment(_(_HIDDEN))}
     if causal:
         mask |= torch.ones(n_q, n_k, dtype=torch.bool).triu(diagonal=1)
     if valid_len is not None:
@@ -46,22 +99,40 @@ def attention_weights(scores, d_k, causal, valid_len, mask_method, scale, temper
         return torch.softmax(scores.masked_fill(mask, -torch.inf), dim=-1)
     weights = torch.softmax(scores, dim=-1).masked_fill(mask, 0.0)
     return weights / weights.sum(dim=-1, keepdim=True)
-'''
+"""
 
-# Tutorial 000's order (config.mask_first): the raw scores masked, printed, then divided.
-MASK_FIRST_WEIGHTS = '''
+
+# The book's order (config.mask_first), the two lines it writes in its code.
+_BOOK_MASKING = """\
+    masked = attn_scores.masked_fill(mask.bool(), -torch.inf)
+    attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=-1)"""
+
+
+def mask_first_weights_code() -> str:
+    """`attention_weights` in the book's order (config.mask_first): the raw scores masked,
+    kept to be printed, then divided."""
+    doc = "\n".join(
+        [
+            _("As in {tutorial}:\nmask the raw scores, then divide them and take softmax.").format(
+                tutorial=_(BOOK_CHAPTER_3)
+            ),
+            "",
+            _BOOK_MASKING,
+            "",
+            _(
+                "The mask hides later keys (causal) and padding keys (index >= valid_len). "
+                "-inf divided\n"
+                "by sqrt(d_k) stays -inf, so the weights equal those of dividing first. "
+                "Returns the masked\n"
+                "scores (what the tutorial prints as `masked`) and the weights."
+            ),
+        ]
+    )
+    return f"""
 def attention_weights(scores, d_k, causal, valid_len, scale, temperature):
-    """Tutorial 000's order: mask the raw scores, then divide them and take softmax.
-
-        masked = attn_scores.masked_fill(mask.bool(), -torch.inf)
-        attn_weights = torch.softmax(masked / keys.shape[-1]**0.5, dim=-1)
-
-    The mask hides later keys (causal) and padding keys (index >= valid_len). -inf divided
-    by sqrt(d_k) stays -inf, so the weights equal those of dividing first. Returns the masked
-    scores (what the tutorial prints as `masked`) and the weights.
-    """
+{docstring(doc, "    ")}
     n_q, n_k = scores.shape[-2:]
-    mask = torch.zeros(n_q, n_k, dtype=torch.bool)  # True = hidden
+    mask = torch.zeros(n_q, n_k, dtype=torch.bool)  {comment(_(_HIDDEN))}
     if causal:
         mask |= torch.ones(n_q, n_k, dtype=torch.bool).triu(diagonal=1)
     if valid_len is not None:
@@ -69,7 +140,8 @@ def attention_weights(scores, d_k, causal, valid_len, scale, temperature):
     masked = scores.masked_fill(mask, -torch.inf)
     divisor = (math.sqrt(d_k) if scale else 1.0) * temperature
     return masked, torch.softmax(masked / divisor, dim=-1)
-'''
+"""
+
 
 # The options every module takes besides its sizes, and how it keeps them.
 _OPTION_ARGS = 'causal=False, mask_method="neg_inf", scale=True, temperature=1.0,'
@@ -102,7 +174,7 @@ _MASK_FIRST_WEIGHTS_CALL = """\
 
 def _options(cfg: AttentionConfig) -> tuple[str, str, str]:
     """The modules' options, how they keep them and how they call `attention_weights`: in
-    tutorial 000's order (mask first) the module keeps the masked scores too."""
+    the book's order (mask first) the module keeps the masked scores too."""
     if cfg.mask_first:
         return _MASK_FIRST_OPTION_ARGS, _MASK_FIRST_OPTIONS_INIT, _MASK_FIRST_WEIGHTS_CALL
     return _OPTION_ARGS, _OPTIONS_INIT, _WEIGHTS_CALL
@@ -124,21 +196,31 @@ def _project(projection: str, role: str, source: str) -> str:
     return f"self.W_{role}({source})"
 
 
+def _cross_comment() -> str:
+    return comment(_("cross-attention: keys/values from x_kv"))
+
+
 def head_class(cfg: AttentionConfig) -> str:
     """One head: CausalAttention (nn.Linear), SelfAttention_v1 (torch.rand) or no weights."""
     name = HEAD_CLASS[cfg.projection]
     if cfg.projection == "none":
-        kind = "Scaled dot-product attention" if cfg.scale else "Attention, not scaled,"
-        doc = f"{kind} with {no_weights(cfg)}: no weights."
+        if cfg.scale:
+            doc = _("Scaled dot-product attention with {qkv}\n({tutorial}): no weights.")
+        else:
+            doc = _("Attention, not scaled, with {qkv}\n({tutorial}): no weights.")
+        qkv, tutorial = no_weights(cfg)
+        doc = doc.format(qkv=qkv, tutorial=tutorial)
         sizes = "d_in, dropout,"
-        init = "        self.d_out = d_in  # no projection: the output keeps the input's width"
+        kept = comment(_("no projection: the output keeps the input's width"))
+        init = f"        self.d_out = d_in  {kept}"
         project = "        queries, keys, values = x, x_kv, x_kv"
     else:
         if cfg.projection == "rand":
-            doc = "SelfAttention_v1 (torch.rand weights), with masks, dropout and temperature."
+            doc = _("SelfAttention_v1 (torch.rand weights), with masks, dropout and temperature.")
             sizes = "d_in, d_out, dropout,"
         else:
-            doc = "Tutorial 000's CausalAttention: nn.Linear projections, mask and dropout."
+            doc = _("CausalAttention from {tutorial}:\nnn.Linear projections, mask and dropout.")
+            doc = doc.format(tutorial=chapter_3("3.5.3"))
             sizes = "d_in, d_out, dropout, qkv_bias=False,"
         init = "        self.d_out = d_out\n" + _weights_init(cfg.projection)
         project = (
@@ -147,9 +229,9 @@ def head_class(cfg: AttentionConfig) -> str:
             f"        values = {_project(cfg.projection, 'value', 'x_kv')}"
         )
     option_args, options_init, weights_call = _options(cfg)
-    return f'''
+    return f"""
 class {name}(nn.Module):
-    """{doc}"""
+{docstring(doc, "    ")}
 
     def __init__(
         self, {sizes}
@@ -160,12 +242,12 @@ class {name}(nn.Module):
 {options_init}
 
     def forward(self, x, x_kv=None, valid_len=None):
-        x_kv = x if x_kv is None else x_kv  # cross-attention: keys/values from x_kv
+        x_kv = x if x_kv is None else x_kv  {_cross_comment()}
 {project}
         attn_scores = queries @ keys.transpose(1, 2)  # (batch, n_q, n_k)
 {weights_call}
         return self.attn_weights_dropped @ values
-'''
+"""
 
 
 def wrapper_class(cfg: AttentionConfig) -> str:
@@ -174,12 +256,21 @@ def wrapper_class(cfg: AttentionConfig) -> str:
         sizes, make_head = "d_in, num_heads", f"{head}(d_in, dropout, **options)"
     else:
         sizes, make_head = "d_in, d_out, num_heads", f"{head}(d_in, d_out, dropout, **options)"
-    return f'''
+    doc = "\n".join(
+        [
+            _(
+                "Heads built one after another, outputs concatenated: the wrapper of\n{tutorial}."
+            ).format(tutorial=chapter_3("3.6.1")),
+            "",
+            _(
+                "With out_proj, an nn.Linear(width, width) mixes the heads; "
+                "it is built after every head."
+            ),
+        ]
+    )
+    return f"""
 class MultiHeadAttentionWrapper(nn.Module):
-    """Heads built one after another, outputs concatenated (tutorial 000's wrapper).
-
-    With out_proj, an nn.Linear(width, width) mixes the heads; it is built after every head.
-    """
+{docstring(doc, "    ")}
 
     def __init__(self, {sizes}, dropout, out_proj=False, **options):
         super().__init__()
@@ -192,7 +283,7 @@ class MultiHeadAttentionWrapper(nn.Module):
     def forward(self, x, x_kv=None, valid_len=None):
         context = torch.cat([head(x, x_kv, valid_len) for head in self.heads], dim=-1)
         return context if self.out_proj is None else self.out_proj(context)
-'''
+"""
 
 
 def split_class(cfg: AttentionConfig) -> str:
@@ -200,20 +291,31 @@ def split_class(cfg: AttentionConfig) -> str:
     bias_arg = " qkv_bias=False," if p == "linear" else ""
     what = "nn.Linear" if p == "linear" else "torch.rand"
     option_args, options_init, weights_call = _options(cfg)
-    return f'''
+    doc = "\n".join(
+        [
+            _(
+                "MultiHeadAttention from {tutorial}:\none {kind} W of width d_out split into heads."
+            ).format(tutorial=chapter_3("3.6.2"), kind=what),
+            "",
+            _(
+                "Every head sees d_out // num_heads of the columns of W_query, W_key and W_value; "
+                "all\n"
+                "heads run in one batched matmul, then out_proj (if any) mixes them."
+            ),
+        ]
+    )
+    split_doc = _("(batch, n, d_out) -> (batch, heads, n, head_dim): each head gets its columns.")
+    divisible = _("d_out must be divisible by num_heads")
+    return f"""
 class MultiHeadAttention(nn.Module):
-    """Tutorial 000's MultiHeadAttention: one {what} W of width d_out split into heads.
-
-    Every head sees d_out // num_heads of the columns of W_query, W_key and W_value; all
-    heads run in one batched matmul, then out_proj (if any) mixes them.
-    """
+{docstring(doc, "    ")}
 
     def __init__(
         self, d_in, d_out, num_heads, dropout,{bias_arg} out_proj=True,
         {option_args}
     ):
         super().__init__()
-        assert d_out % num_heads == 0, "d_out must be divisible by num_heads"
+        assert d_out % num_heads == 0, {python_string(divisible)}
         self.d_out = d_out
         self.num_heads = num_heads
         self.head_dim = d_out // num_heads
@@ -222,12 +324,12 @@ class MultiHeadAttention(nn.Module):
 {options_init}
 
     def split_heads(self, t):
-        """(batch, n, d_out) -> (batch, heads, n, head_dim): each head gets its columns."""
+{docstring(split_doc, "        ")}
         b, n, _d_out = t.shape
         return t.view(b, n, self.num_heads, self.head_dim).transpose(1, 2)
 
     def forward(self, x, x_kv=None, valid_len=None):
-        x_kv = x if x_kv is None else x_kv  # cross-attention: keys/values from x_kv
+        x_kv = x if x_kv is None else x_kv  {_cross_comment()}
         b, n_q, _d_in = x.shape
         keys = self.split_heads({_project(p, "key", "x_kv")})
         values = self.split_heads({_project(p, "value", "x_kv")})
@@ -237,4 +339,13 @@ class MultiHeadAttention(nn.Module):
         context = (self.attn_weights_dropped @ values).transpose(1, 2)
         context = context.contiguous().view(b, n_q, self.d_out)
         return context if self.out_proj is None else self.out_proj(context)
-'''
+"""
+
+
+def python_string(value: str) -> str:
+    """A string literal for `value`: repr(), which escapes anything unprintable, with double
+    quotes where no quote is inside (the template's own)."""
+    text = repr(value)
+    if text.startswith("'") and '"' not in value:
+        text = f'"{text[1:-1]}"'  # no quote inside, so the escapes stay the same
+    return text

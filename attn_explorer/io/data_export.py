@@ -5,7 +5,8 @@ so every format keeps the token labels next to the values, the config that produ
 full float32 precision in the fewest digits: an embedding typed as 0.43 is written 0.43 (not
 0.4300000071525574), and every cell reads back as the very float32 the engine computed. Masked
 scores (mask method 2's) are −∞ in the engine; CSV writes `-inf` (which spreadsheets and numpy
-both read) and JSON, which has no infinity, writes null and says so in the file.
+both read) and JSON, which has no infinity, writes null and says so in the file, in the current
+language (`text.i18n`), as the refusals here are said.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from attn_explorer.io.errors import shown_path
 from attn_explorer.io.session import json_text
 from attn_explorer.io.session_check import quote as _quote
 from attn_explorer.text.data_notes import json_notes
+from attn_explorer.text.i18n import _
 
 CONFIG_FIELDS = tuple(f.name for f in fields(AttentionConfig))
 
@@ -117,13 +119,15 @@ def _claim_folder(directory: Path) -> bool:
     if directory.is_dir():
         entries = sorted(shown_path(path.name) for path in directory.iterdir())
         if entries and not _holds_export(directory):
-            listed = ", ".join(entries[:3]) + (
-                f" and {len(entries) - 3} more" if len(entries) > 3 else ""
-            )
+            listed = ", ".join(entries[:3])
+            if len(entries) > 3:
+                more = len(entries) - 3
+                listed = _("{files} and {n} more").format(files=listed, n=more)
             raise FileExistsError(
-                f"The folder {shown_path(directory)} already holds other files ({listed}), "
-                "which the export would replace: choose a new or empty folder, or one an earlier "
-                "export wrote."
+                _(
+                    "The folder {folder} already holds other files ({files}), which the export "
+                    "would replace: choose a new or empty folder, or one an earlier export wrote."
+                ).format(folder=shown_path(directory), files=listed)
             )
     try:
         directory.mkdir()  # not its parents: a mistyped path would leave a trail of folders
@@ -166,7 +170,7 @@ def write_npz(trace: Trace, path: str | Path) -> Path:
     them on reading): a token ending with one is refused rather than read back as another.
     """
     path = Path(path)
-    payload = _npz_payload(trace, shown_path(path))
+    payload = _npz_payload(trace, _("Cannot write {path}").format(path=shown_path(path)))
     with atomic.replacing(path) as file:  # a file: numpy would append ".npz" to a bare name
         np.savez_compressed(file, **payload)
     return path
@@ -174,17 +178,20 @@ def write_npz(trace: Trace, path: str | Path) -> Path:
 
 def stream_npz(trace: Trace, raw: BinaryIO) -> None:
     """`write_npz` into an open binary stream (standard output); a pipe will do."""
-    np.savez_compressed(raw, **_npz_payload(trace, "to standard output"))
+    np.savez_compressed(raw, **_npz_payload(trace, _("Cannot write to standard output")))
 
 
-def _npz_payload(trace: Trace, where: str) -> dict[str, np.ndarray]:
-    """The arrays of an .npz export, or DataExportError before anything is written."""
+def _npz_payload(trace: Trace, cannot: str) -> dict[str, np.ndarray]:
+    """The arrays of an .npz export, or DataExportError before anything is written, said
+    after `cannot` ("Cannot write x.npz")."""
     for token in (*trace.q_tokens, *trace.k_tokens):
         if token.endswith("\0"):
             raise DataExportError(
-                f"Cannot write {where}: the token {_quote(token)} ends with a NUL "
-                "character (\\u0000), which a NumPy .npz archive drops; export as JSON, CSV or "
-                "NPY, which keep it, or rename the token."
+                _(
+                    "{cannot}: the token {token} ends with a NUL character (\\u0000), which a "
+                    "NumPy .npz archive drops; export as JSON, CSV or NPY, which keep it, or "
+                    "rename the token."
+                ).format(cannot=cannot, token=_quote(token))
             )
     payload = {name: np.asarray(trace.arrays[name]) for name in trace.names}
     payload["q_tokens"] = _token_array(trace.q_tokens)

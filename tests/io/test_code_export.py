@@ -265,7 +265,7 @@ def test_dropout_preset_prints_kept_cells_doubled(printouts):
     kept = dropped != 0
     np.testing.assert_allclose(dropped[kept], 2 * weights[kept], atol=2e-6)
     assert 0 < kept.sum() < np.count_nonzero(weights)
-    # Tutorial 000 §3.5.2's printed row 3: the reseed before the forward pass is in the script.
+    # The book's §3.5.2 printed row 3: the reseed before the forward pass is in the script.
     assert np.round(dropped[2], 4).tolist() == [0.7599, 0.6194, 0.6206, 0, 0, 0]
     assert "torch.manual_seed(DROPOUT_SEED)" in pytorch_script(preset("dropout").config)
 
@@ -313,22 +313,41 @@ def test_header_says_what_is_reproduced_and_how_to_run():
     assert "python <this file>" in docstring
 
 
+BOOK = "Build a Large Language Model (From Scratch), chapter 3"
+DAY_43 = "Day 43 – A deeper look at scaled dot-product attention"
+
+
 @pytest.mark.parametrize(
     ("name", "source", "kind"),
     [
-        ("simple", "(tutorial 000 section 3.3)", "Attention, not scaled,"),
-        ("happy", "(tutorial 003)", "Scaled dot-product attention"),
+        ("simple", f"({BOOK}, §3.3)", "Attention, not scaled,"),
+        ("happy", f"({DAY_43})", "Scaled dot-product attention"),
     ],
 )
 def test_a_script_without_weights_names_its_tutorial_and_says_nothing_is_random(name, source, kind):
-    """The `simple` example (tutorial 000 §3.3, not scaled) was called scaled dot-product
-    attention from tutorial 003, and its seed was said to draw weights it does not have."""
+    """The `simple` example (the book's §3.3, not scaled) was called scaled dot-product
+    attention from Day 43, and its seed was said to draw weights it does not have. The
+    tutorials are named as learners know them, not by the number of a file."""
     tree = ast.parse(pytorch_script(preset(name).config))
     header = ast.get_docstring(tree)
     assert f"projection: no projection: Q = K = V = X {source}" in header
     assert "(this seed draws nothing: no weights, and no dropout mask follows it)" in header
     module = next(n for n in tree.body if isinstance(n, ast.ClassDef))
-    assert ast.get_docstring(module) == f"{kind} with Q = K = V = X {source}: no weights."
+    assert ast.get_docstring(module) == f"{kind} with Q = K = V = X\n{source}: no weights."
+
+
+def test_the_classes_name_the_book_and_its_section():
+    """The classes said "Tutorial 000's CausalAttention", the number of a file in our folder
+    of tutorials, which no learner knows the book by."""
+    script = pytorch_script(preset("mha").config)
+    assert f"MultiHeadAttention from {BOOK} (§3.6.2):" in script
+    script = pytorch_script(preset("wrapper").config)
+    assert f"the wrapper of\n    {BOOK} (§3.6.1)." in script
+    assert f"CausalAttention from {BOOK} (§3.5.3):" in script
+    header = ast.get_docstring(ast.parse(pytorch_script(preset("dropout").config)))
+    assert f"so the dropout masks follow from it ({BOOK}, §3.5.2)" in header
+    assert f"(-inf on the raw scores, then divided, as in {BOOK})" in header
+    assert not re.search(r"(?i)tutorial \d", script + header)
 
 
 @pytest.mark.parametrize(
@@ -383,9 +402,10 @@ def test_any_token_text_gives_valid_python(tokens, value):
     assert literal(script, "EMBEDDINGS") == [[value, 1.0]] * len(tokens)
 
 
-def test_the_tutorial_000_script_masks_first_and_prints_its_masked_matrix(printouts):
-    """Tutorial 000 prints masked = attn_scores.masked_fill(mask.bool(), -torch.inf) and then
-    takes softmax(masked / keys.shape[-1]**0.5): the causal example's script does the same."""
+def test_the_books_script_masks_first_and_prints_its_masked_matrix(printouts):
+    """The book (chapter 3) prints masked = attn_scores.masked_fill(mask.bool(), -torch.inf)
+    and then takes softmax(masked / keys.shape[-1]**0.5): the causal example's script does the
+    same."""
     script = pytorch_script(PRESETS["causal"].config)
     assert "masked = scores.masked_fill(mask, -torch.inf)" in script
     assert "torch.softmax(masked / divisor, dim=-1)" in script
@@ -400,3 +420,112 @@ def test_the_tutorial_000_script_masks_first_and_prints_its_masked_matrix(printo
     assert [f"{v:.4f}" for v in weights[1, :2]] == ["0.5517", "0.4483"]
     # The D2L examples scale first, and print no masked scores of their own.
     assert "masked scores" not in printouts["preset-padding"].stdout
+
+
+# ---------------------------------------------------------------------------- in other languages
+
+NUMBER = re.compile(r"-?\d+\.\d{6}|-inf")
+SPOKEN = ["preset-dropout", "preset-mha", "preset-causal", "varied-10", "odd-tokens"]
+
+
+@pytest.mark.parametrize("case", SPOKEN)
+def test_a_vietnamese_script_runs_and_prints_the_same_numbers(
+    case, printouts, vietnamese, tmp_path
+):
+    """The comments, docstrings and printed titles are Vietnamese; the code and so every
+    number it prints are those of the English script."""
+    path = tmp_path / f"{case}.py"
+    path.write_text(pytorch_script(CASES[case]), encoding="utf-8")
+    result = run_in_process(path)
+    assert result.returncode == 0, result.stderr
+    assert NUMBER.findall(result.stdout) == NUMBER.findall(printouts[case].stdout)
+    trace = compute(CASES[case])
+    blocks = parse_printout(result.stdout)
+    np.testing.assert_allclose(blocks["context"], trace.context, atol=1e-5, rtol=0)
+    for h in range(trace.heads):
+        title = f"trọng số attention, đầu {h + 1}"
+        np.testing.assert_allclose(blocks[title], trace.weights[h], atol=1e-5)
+    assert result.stdout.startswith("key (các cột của trọng số attention): ")
+
+
+def test_a_vietnamese_script_says_what_it_reproduces_in_vietnamese(vietnamese):
+    script = pytorch_script(preset("dropout").config)
+    header = ast.get_docstring(ast.parse(script))
+    assert header.startswith(
+        "Attention đúng như attn_explorer 0.1.0 đã tính, viết lại bằng PyTorch thuần.\n\n"
+        "Tái hiện:\n  - 6 token query, d_in 3\n"
+    )
+    book = "Build a Large Language Model (From Scratch), chương 3"
+    dropout = "  - dropout p = 0.5 trên trọng số attention (chế độ huấn luyện: có tác dụng)\n"
+    assert dropout in header
+    assert f"để các mặt nạ dropout được sinh từ nó ({book}, §3.5.2)" in header
+    assert f'"""CausalAttention trong {book} (§3.5.3):\n' in script
+    assert "    module.train()  # chế độ huấn luyện: dropout có tác dụng\n" in script
+    assert "TRAINING = True  # dropout chỉ có tác dụng ở chế độ huấn luyện\n" in script
+    happy = ast.get_docstring(ast.parse(pytorch_script(preset("happy").config)))
+    assert "Q = K = V = X (Ngày 43 – Sâu hơn về Scaled Dot-Product Attention)" in happy
+
+
+# A config per branch of the writer: mask first or not, reseeded dropout, cross-attention,
+# split and stacked heads, no projection, torch.rand weights, padding, temperature.
+EVERY_BRANCH = [
+    preset("dropout").config,
+    preset("mha").config,
+    preset("happy").config,
+    preset("simple").config,
+    preset("padding").config,
+    *(varied_config(i) for i in (1, 2, 4, 5, 10, 12)),
+]
+# Words in the code of a script that are no identifier of it: a shape's axes in a comment,
+# the name of the tutorial class the nn.Linear projection also is.
+SHAPES_AND_CLASSES = {"batch", "heads", "SelfAttention_v2"}
+
+
+def words_outside_marks(text: str) -> list[str]:
+    while True:
+        shorter = re.sub(r"⟪[^⟪⟫]*⟫", " ", text, flags=re.S)
+        if shorter == text:
+            return re.findall(r"[A-Za-z][A-Za-z_0-9]+", text)
+        text = shorter
+
+
+def read_texts(script: str) -> list[str]:
+    """What a learner reads in a script besides its code: comments (not the #! line),
+    docstrings, and the words of what it prints."""
+    import tokenize
+
+    tokens = list(tokenize.generate_tokens(io.StringIO(script).readline))
+    # One text: a comment of several lines opens its marks on the first and closes them on
+    # the last.
+    texts = ["\n".join(t.string for t in tokens if t.type == tokenize.COMMENT and t.start[0] > 1)]
+    tree = ast.parse(script)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef):
+            texts.append(ast.get_docstring(node) or "")
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("print", "show"):
+            first = node.args[0] if node.args else None
+            if isinstance(first, ast.Constant):
+                texts.append(first.value)
+            elif isinstance(first, ast.JoinedStr):
+                texts.append(
+                    "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in first.values)
+                )
+    return texts
+
+
+@pytest.mark.parametrize("index", range(len(EVERY_BRANCH)))
+def test_a_pseudo_translated_script_reads_no_english_outside_the_marks(index, pseudo):
+    """Every comment, docstring and printed title goes through the catalogue: pseudo-
+    translated, none is left with an English word that is not the script's own code."""
+    script = pytorch_script(EVERY_BRANCH[index])
+    compile(script, "attention.py", "exec")
+    import tokenize
+
+    code = {
+        t.string
+        for t in tokenize.generate_tokens(io.StringIO(script).readline)
+        if t.type == tokenize.NAME
+    }
+    for text in read_texts(script):
+        left = [w for w in words_outside_marks(text) if w not in code | SHAPES_AND_CLASSES]
+        assert left == [], text

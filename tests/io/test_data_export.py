@@ -1,7 +1,9 @@
 """Data export: every format reads back to the trace's own arrays, with the tokens as labels."""
 
 import csv
+import io
 import json
+import re
 from dataclasses import fields, replace
 
 import numpy as np
@@ -11,6 +13,7 @@ from attn_explorer.engine import ARRAY_INFO, PRESETS, AttentionConfig, compute, 
 from attn_explorer.io.data_export import (
     config_from_dict,
     config_to_dict,
+    stream_npz,
     write_csv,
     write_json,
     write_npy,
@@ -408,3 +411,72 @@ def test_the_mask_first_note_names_what_divided_the_scores(tmp_path, changes, di
     )
     assert round(masked, 4) == 0.4656
     assert scaled == pytest.approx(masked / config.scale_divisor)
+
+
+# ---------------------------------------------------------------------------- in other languages
+
+
+def test_a_refused_folder_is_said_in_vietnamese(vietnamese, tmp_path):
+    folder = tmp_path / "lớp học"
+    folder.mkdir()
+    for name in ("a.txt", "b.txt", "c.txt", "d.txt", "e.txt"):
+        (folder / name).write_text("x")
+    with pytest.raises(FileExistsError) as caught:
+        write_csv(compute(preset("v1").config), folder)
+    assert str(caught.value) == (
+        f"Thư mục {folder} đã chứa các tệp khác (a.txt, b.txt, c.txt và 2 tệp khác) mà lần xuất "
+        "này sẽ ghi đè: hãy chọn một thư mục mới hoặc trống, hoặc một thư mục do lần xuất trước "
+        "ghi ra."
+    )
+    assert len(list(folder.iterdir())) == 5
+
+
+def test_a_token_npz_cannot_hold_is_refused_in_vietnamese(vietnamese, tmp_path):
+    trace = compute(AttentionConfig(tokens=("a\0", "b"), embeddings=((0.1, 0.2), (0.3, 0.4))))
+    with pytest.raises(ValueError) as caught:
+        write_npz(trace, tmp_path / "t.npz")
+    assert str(caught.value) == (
+        f'Không thể ghi {tmp_path / "t.npz"}: token "a\\u0000" kết thúc bằng ký tự NUL '
+        "(\\u0000), ký tự mà tệp .npz của NumPy bỏ mất; hãy xuất dạng JSON, CSV hoặc NPY, vốn "
+        "giữ được nó, hoặc đổi tên token."
+    )
+    with pytest.raises(ValueError, match=r"^Không thể ghi ra đầu ra chuẩn: token "):
+        stream_npz(trace, io.BytesIO())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_refusals_of_a_data_export_go_through_the_catalogue(pseudo, tmp_path):
+    """Pseudo-translated, a refusal shows no English word outside its marks but the file's
+    own name and the format names it advises."""
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(FileExistsError) as folder:
+        write_npy(compute(preset("v1").config), tmp_path)
+    trace = compute(AttentionConfig(tokens=("a\0",), embeddings=((0.1, 0.2),)))
+    with pytest.raises(ValueError) as token:
+        write_npz(trace, tmp_path / "t.npz")
+    for said in (str(folder.value), str(token.value)):
+        text = said.replace(str(tmp_path), " ")
+        while (shorter := re.sub(r"⟪[^⟪⟫]*⟫", " ", text)) != text:
+            text = shorter
+        assert re.findall(r"[A-Za-z]{2,}", text.replace("notes.txt", " ")) == [], said
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the notes are written by text/data_notes.py, which the text helpers translate; "
+    "remove this mark when their catalogue is merged",
+)
+def test_the_notes_of_a_json_export_are_in_the_language_of_the_export(tmp_path):
+    from attn_explorer.text import i18n
+    from attn_explorer.text.data_notes import json_notes
+
+    config = preset("causal").config
+    english = json_notes(config)
+    i18n.set_language("vi")
+    try:
+        path = write_json(compute(config), tmp_path / "x.json")
+        notes = json.loads(path.read_text(encoding="utf-8"))["notes"]
+        assert notes == json_notes(config)
+    finally:
+        i18n.set_language("en")
+    assert notes != english and "null" in notes
