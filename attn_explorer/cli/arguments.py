@@ -1,6 +1,7 @@
 """The arguments the window's command line and `attn-explorer export` share: where the state
 comes from (a session, `--preset`, `--tokens`) and `--set FIELD=VALUE`, read as the settings'
-declaration says (`attn_explorer.model.settings`), every refusal one line naming the argument.
+declaration says (`attn_explorer.model.settings`), every refusal one line naming the argument;
+and `--lang`, read before the rest so that `--help` and every refusal speak the language asked.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import contextlib
 import math
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -17,6 +19,8 @@ from attn_explorer.engine import PRESETS, preset
 from attn_explorer.engine.config import MAX_ATTENTION_CELLS, or_list
 from attn_explorer.model.settings import MAX_DIMS, MAX_TOKENS, SETTINGS
 from attn_explorer.model.state import Controls, ExplorerState, default_state, random_sequence
+from attn_explorer.text import i18n
+from attn_explorer.text.i18n import LANGUAGES, N_, _
 from attn_explorer.text.problems import problem_text
 
 if TYPE_CHECKING:
@@ -27,12 +31,99 @@ class UsageError(Exception):
     """Bad command-line input: printed as one line, exit status 2."""
 
 
+# argparse's own words that a user of our command lines can meet: the help's headings and
+# its refusals. argparse looks each up, when it is said, through `gettext.gettext` (the
+# process-wide "messages" domain, its language from the environment); our parsers have it
+# look them up in our catalogue instead (`_our_words`), so they follow --lang like every
+# other word. Its words for a programmer's mistake (a conflicting option) are not here.
+ARGPARSE_WORDS = (
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("show this help message and exit"),
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("unrecognized arguments: %s"),
+    N_("not allowed with argument %s"),
+    N_("ignored explicit argument %r"),
+    N_("the following arguments are required: %s"),
+    N_("one of the arguments %s is required"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("invalid choice: %(value)r (choose from %(choices)s)"),
+)
+
+
+@contextlib.contextmanager
+def _our_words() -> Iterator[None]:
+    """argparse speaks the current language (of `text.i18n`) while our parser runs.
+
+    argparse calls the `_` and `ngettext` of its own module at the moment it says a word,
+    so these are swapped for ours and put back when the parser returns: no other parser in
+    the process (pytest's, an embedding program's) is changed. Binding our catalogue to
+    gettext's "messages" domain instead would take its language from the environment, not
+    from --lang, and could not show a test's pseudo-translation."""
+    saved = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+    argparse._, argparse.ngettext = i18n._, i18n.ngettext  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = saved  # type: ignore[attr-defined]
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but an argument it refuses is said in one line after the program's name,
-    as every other refusal is, not after a usage block (`--help` still shows the usage)."""
+    as every other refusal is, not after a usage block (`--help` still shows the usage);
+    and in the current language, argparse's own words too (`_our_words`)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        with _our_words():  # the headings and -h's help are written here
+            super().__init__(*args, **kwargs)
+
+    def parse_known_args(self, *args, **kwargs):  # type: ignore[override]
+        with _our_words():
+            return super().parse_known_args(*args, **kwargs)
+
+    def parse_args(self, *args, **kwargs):  # type: ignore[override]
+        with _our_words():  # "unrecognized arguments" is said here
+            return super().parse_args(*args, **kwargs)
+
+    def format_usage(self) -> str:
+        with _our_words():
+            return super().format_usage()
+
+    def format_help(self) -> str:
+        with _our_words():
+            return super().format_help()
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: {message}\n")
+
+
+def language_metavar() -> str:
+    """`--lang`'s value as the help writes it: {en,vi}."""
+    return "{" + ",".join(LANGUAGES) + "}"
+
+
+def language_from(argv: list[str], prog: str) -> str | None:
+    """The language `--lang` asks for in `argv`, or None; read before the other arguments,
+    so that `--help` and their refusals speak it. Abbreviated as argparse takes it ("--la vi").
+
+    A language we have no words for is a UsageError naming the choices; `--lang` without a
+    value is refused as argparse refuses it, in the language already chosen."""
+    parser = OneLineParser(prog=prog, add_help=False)
+    parser.add_argument("--lang")
+    code = parser.parse_known_args(argv)[0].lang
+    if code is not None and code not in LANGUAGES:
+        choices = ", ".join(f"{key} ({name})" for key, name in LANGUAGES.items())
+        raise UsageError(
+            _("--lang must be one of {choices}, not {given}").format(
+                choices=choices, given=brief(code)
+            )
+        )
+    return code
 
 
 # A value kept while its switch is off (as the window keeps it): set through --set, it would
@@ -63,7 +154,7 @@ def brief(text: str, quoted: bool = True) -> str:
     if len(text) <= _BRIEF:
         return repr(text) if quoted else text
     start = repr(text[:20]) if quoted else text[:20]
-    return f"{start}… ({len(text)} characters)"
+    return _("{start}… ({length} characters)").format(start=start, length=len(text))
 
 
 def whole(text: str) -> int | None:
@@ -84,11 +175,17 @@ def whole_in_range(flag: str, text: str, low: int, high: int) -> int:
     UsageError naming the option, its range and the value."""
     value = whole(text)
     if value is None:
-        given = brief(text)
-        raise UsageError(f"{flag} must be a whole number between {low} and {high}, not {given}")
+        raise UsageError(
+            _("{option} must be a whole number between {low} and {high}, not {given}").format(
+                option=flag, low=low, high=high, given=brief(text)
+            )
+        )
     if not low <= value <= high:
-        given = brief(text.strip(), quoted=False)
-        raise UsageError(f"{flag} must be between {low} and {high}, not {given}")
+        raise UsageError(
+            _("{option} must be between {low} and {high}, not {given}").format(
+                option=flag, low=low, high=high, given=brief(text.strip(), quoted=False)
+            )
+        )
     return value
 
 
@@ -98,11 +195,13 @@ def _allowed(field: str) -> str:
     if setting.choices:
         return or_list(setting.choices)
     if setting.kind is bool:
-        return "true or false (or yes/no, on/off, 1/0)"
+        return _("true or false (or yes/no, on/off, 1/0)")
     low, high = setting.range
     if setting.kind is int:
-        return f"a whole number from {low:g} to {high:g}"
-    return f"a number from {low:g} to {high:g}, with at most {setting.decimals} decimals"
+        return _("a whole number from {low} to {high}").format(low=f"{low:g}", high=f"{high:g}")
+    return _("a number from {low} to {high}, with at most {decimals} decimals").format(
+        low=f"{low:g}", high=f"{high:g}", decimals=setting.decimals
+    )
 
 
 def parse_value(field: str, text: str) -> object:
@@ -113,57 +212,70 @@ def parse_value(field: str, text: str) -> object:
     it), it would compute what the learner did not type.
     """
     if field not in Controls.names():
-        raise UsageError(f"--set: unknown field {field!r}; known: {', '.join(Controls.names())}")
+        raise UsageError(
+            _("--set: unknown field {field}; known: {fields}").format(
+                field=repr(field), fields=", ".join(Controls.names())
+            )
+        )
     value, problem = _read(field, text)
     if problem is not None:
-        raise UsageError(f"--set {field}: {problem}; allowed: {_allowed(field)}")
+        raise UsageError(
+            _("--set {field}: {problem}; allowed: {allowed}").format(
+                field=field, problem=problem, allowed=_allowed(field)
+            )
+        )
     return value
 
 
 def _read(field: str, text: str) -> tuple[object, str | None]:
     """`text` read as the value of `field`, or what is wrong with it (a phrase)."""
     if not text:
-        return None, "no value given"
+        return None, _("no value given")
     shown = brief(text)
     setting = SETTINGS[field]
     kind = setting.kind
     if setting.choices:
         if text in setting.choices:
             return text, None
-        return None, f"{shown} is not among the choices"
+        return None, _("{value} is not among the choices").format(value=shown)
     if kind is bool:
         word = text.lower()
         if word not in TRUE_WORDS + FALSE_WORDS:
-            return None, f"{shown} is not true or false"
+            return None, _("{value} is not true or false").format(value=shown)
         return word in TRUE_WORDS, None
     if kind is int:
         number = whole(text)
         if number is None:
-            return None, f"{shown} is not a whole number"
+            return None, _("{value} is not a whole number").format(value=shown)
         value: float = number
     elif _DECIMAL.fullmatch(text):
         value = float(text) + 0.0  # "-0" is 0: no box shows a negative zero
     else:
-        return None, f"{shown} {_not_a_number(text)}"
+        return None, _not_a_number(text, shown)
     low, high = setting.range
     if value < low:
-        return None, f"{shown} is below {low:g}"
+        return None, _("{value} is below {low}").format(value=shown, low=f"{low:g}")
     if value > high:  # 1e999 too, which float() reads as infinity
-        return None, f"{shown} is above {high:g}"
+        return None, _("{value} is above {high}").format(value=shown, high=f"{high:g}")
     if kind is float and round(value, setting.decimals) != value:
-        return None, f"{shown} has more than {setting.decimals} decimals"
+        return None, _("{value} has more than {decimals} decimals").format(
+            value=shown, decimals=setting.decimals
+        )
     return value, None
 
 
-def _not_a_number(text: str) -> str:
-    """Why `text` is no number the controls take: "inf" and "nan" are read by Python."""
+def _not_a_number(text: str, shown: str) -> str:
+    """Why `text` (`shown` in the message) is no number the controls take: "inf" and "nan"
+    are read by Python."""
     with contextlib.suppress(ValueError):
         if math.isinf(float(text)):
-            return "is infinite"
+            return _("{value} is infinite").format(value=shown)
     comma = text.replace(",", ".", 1)
     if _DECIMAL.fullmatch(comma):  # 1,5 in a language that writes decimal commas
-        return f"is not a number (a decimal takes a point: {comma})"
-    return "is not a number"
+        return _("{value} is not a number (a decimal takes a point: {number})").format(
+            value=shown, number=comma
+        )
+    return _("{value} is not a number").format(value=shown)
 
 
 def refuse_blank(values: dict[str, tuple[str | None, str]]) -> None:
@@ -174,7 +286,9 @@ def refuse_blank(values: dict[str, tuple[str | None, str]]) -> None:
     example, and `--screenshot ''` open a window that never saves or closes."""
     for flag, (value, wanted) in values.items():
         if value is not None and not value.strip():
-            raise UsageError(f"{flag}: no value given; {wanted}")
+            raise UsageError(
+                _("{option}: no value given; {wanted}").format(option=flag, wanted=wanted)
+            )
 
 
 def glue_values(argv: list[str], options: tuple[str, ...] = ("--size",)) -> list[str]:
@@ -204,27 +318,40 @@ def glue_values(argv: list[str], options: tuple[str, ...] = ("--size",)) -> list
     return glued
 
 
+def and_list(items: list[str]) -> str:
+    """Items in a sentence, "a, b and c", in the current language."""
+    if len(items) < 2:
+        return "".join(items)
+    return _("{items} and {last}").format(items=", ".join(items[:-1]), last=items[-1])
+
+
 def add_state_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--preset", metavar="NAME", help=f"start from an example: {', '.join(PRESETS)}"
+        "--preset",
+        metavar=_("NAME"),
+        help=_("start from an example: {names}").format(names=", ".join(PRESETS)),
     )
     # Whole numbers are read by whole_in_range, not argparse's int: it says "invalid int
     # value" without the range, and cannot read a number of thousands of digits.
-    parser.add_argument("--tokens", metavar="N", help="use N random tokens instead")
+    parser.add_argument("--tokens", metavar="N", help=_("use N random tokens instead"))
     parser.add_argument(
         "--d-in",
         default=None,
         metavar="D",
-        help="embedding width for --tokens (default 3)",
+        help=_("embedding width for --tokens (default 3)"),
     )
+    switches = [
+        _("{field} turns {switch} on").format(field=field, switch=switch)
+        for field, switch in SWITCHED_BY.items()
+    ]
     parser.add_argument(
         "--set",
         action="append",
         default=[],
-        metavar="FIELD=VALUE",
-        help="set a control, e.g. --set num_heads=4 --set causal=true; "
-        + " and ".join(f"{field} turns {switch} on" for field, switch in SWITCHED_BY.items())
-        + ", unless also set",
+        metavar=_("FIELD=VALUE"),
+        help=_(
+            "set a control, e.g. --set num_heads=4 --set causal=true; {switches}, unless also set"
+        ).format(switches=and_list(switches)),
     )
 
 
@@ -238,12 +365,18 @@ def state_from_args(args: argparse.Namespace, prog: str = "attn-explorer") -> Ex
     unless the same command sets the switch."""
     refuse_blank(
         {
-            "--preset": (args.preset, f"known presets: {', '.join(PRESETS)}"),
-            "session": (getattr(args, "session", None), "name a saved session file (.json)"),
+            "--preset": (
+                args.preset,
+                _("known presets: {names}").format(names=", ".join(PRESETS)),
+            ),
+            _("session"): (
+                getattr(args, "session", None),
+                _("name a saved session file (.json)"),
+            ),
         }
     )
     if getattr(args, "session", None) and args.preset:
-        raise UsageError("give a session file or --preset, not both")
+        raise UsageError(_("give a session file or --preset, not both"))
     if args.preset:
         try:
             state = ExplorerState.from_preset(preset(args.preset))
@@ -260,7 +393,9 @@ def state_from_args(args: argparse.Namespace, prog: str = "attn-explorer") -> Ex
     for item in args.set:
         field, sep, text = item.partition("=")
         if not sep:
-            raise UsageError(f"--set needs FIELD=VALUE, got {item!r}")
+            raise UsageError(
+                _("--set needs {form}, got {given}").format(form=_("FIELD=VALUE"), given=repr(item))
+            )
         changes[field.strip()] = parse_value(field.strip(), text.strip())
         typed[field.strip()] = text.strip()
     for field, switch in SWITCHED_BY.items():
@@ -277,7 +412,7 @@ def state_from_args(args: argparse.Namespace, prog: str = "attn-explorer") -> Ex
             _note_cross_off(prog, tokens)
         state = _with_tokens(replace(state, queries=sequence, kv=sequence), tokens, changes)
     elif args.d_in is not None:
-        raise UsageError("--d-in goes with --tokens N (the width of N random embeddings)")
+        raise UsageError(_("--d-in goes with --tokens N (the width of N random embeddings)"))
     if changes:
         state = state.with_controls(**changes)
     _check_fits(state, tokens, typed, changes)
@@ -288,11 +423,11 @@ def _note_cross_off(prog: str, n: int) -> None:
     """Say in one line that `--tokens` turned cross-attention off, and go on: unsaid, a
     figure of self-attention would carry the cross example's name. With `--set cross=...`
     the command decides it itself, and nothing is said."""
-    print(
-        f"{prog}: --tokens {n} replaces the key/value sequence too: cross-attention is off "
-        "(--set cross=true keeps it on, keys and values the same random tokens)",
-        file=sys.stderr,
-    )
+    notice = _(
+        "--tokens {n} replaces the key/value sequence too: cross-attention is off "
+        "(--set cross=true keeps it on, keys and values the same random tokens)"
+    ).format(n=n)
+    print(f"{prog}: {notice}", file=sys.stderr)
 
 
 def _with_tokens(state: ExplorerState, n: int, changes: dict[str, object]) -> ExplorerState:
@@ -307,12 +442,18 @@ def _with_tokens(state: ExplorerState, n: int, changes: dict[str, object]) -> Ex
     c = state.controls
     padded = changes.get("padding", c.padding)
     if c.valid_len > n and padded and "valid_len" not in changes:
-        tokens = "1 token" if n == 1 else f"{n} tokens"
-        lengths = "valid_len=1" if n == 1 else f"valid_len=N (from 1 to {n})"
-        raise UsageError(
-            f"--tokens {n}: the session masks the keys after the valid length {c.valid_len}, "
-            f"more than {tokens}; add --set {lengths} or --set padding=false"
-        )
+        if n == 1:
+            message = _(
+                "--tokens {n}: the session masks the keys after the valid length {length}, "
+                "more than 1 token; add --set valid_len=1 or --set padding=false"
+            )
+        else:
+            message = _(
+                "--tokens {n}: the session masks the keys after the valid length {length}, "
+                "more than {n} tokens; add --set valid_len=N (from 1 to {n}) or --set "
+                "padding=false"
+            )
+        raise UsageError(message.format(n=n, length=c.valid_len))
     return state.with_controls(cross=False, valid_len=min(c.valid_len, n))
 
 
@@ -360,8 +501,9 @@ def _check_fits(
             said = f"--set {blamed}: {typed.get(blamed, changes[blamed])!r}"
         reason = problem_text(problem).rstrip(".")
         raise UsageError(
-            f"{said} does not fit the other settings: {reason}; allowed here: "
-            f"{_allowed_here(blamed, config)}"
+            _("{given} does not fit the other settings: {reason}; allowed here: {allowed}").format(
+                given=said, reason=reason, allowed=_allowed_here(blamed, config)
+            )
         )
 
 
@@ -369,33 +511,40 @@ def _allowed_here(field: str, config: AttentionConfig) -> str:
     """What `field` may be given the rest of `config`, for the message refusing it."""
     heads = config.heads
     if field == "valid_len":
-        return f"a whole number from 1 to {config.n_k}, the number of keys"
+        return _("a whole number from 1 to {n_k}, the number of keys").format(n_k=config.n_k)
     if field == "--tokens":
         most = MAX_ATTENTION_CELLS // heads
-        return f"at most {math.isqrt(most)} tokens with {heads} heads"
+        return _("at most {n} tokens with {heads} heads").format(n=math.isqrt(most), heads=heads)
     if field == "num_heads":
         if config.projection == "none":
-            return "1 (without projections every head is Q = K = V = X)"
+            return _("1 (without projections every head is Q = K = V = X)")
         most = min(_high("num_heads"), MAX_ATTENTION_CELLS // (config.n_q * config.n_k))
         fits = list(range(1, most + 1))
         if config.head_layout == "split":
             fits = [h for h in fits if config.d_out % h == 0]
-            words = or_list(tuple(map(str, fits)))
-            return f"{words} (the split layout needs d_out {config.d_out} divisible by them)"
-        return f"a whole number from 1 to {most}"
+            return _("{numbers} (the split layout needs d_out {d_out} divisible by them)").format(
+                numbers=or_list(tuple(map(str, fits))), d_out=config.d_out
+            )
+        return _("a whole number from 1 to {most}").format(most=most)
     if field == "d_out":
         most = _high("d_out")
-        return f"a multiple of {heads} from {heads} to {most - most % heads}, the number of heads"
+        return _("a multiple of {heads} from {heads} to {most}, the number of heads").format(
+            heads=heads, most=most - most % heads
+        )
     if field == "head_layout":
-        return f"stacked (d_out {config.d_out} is not a multiple of {heads} heads)"
+        return _("stacked (d_out {d_out} is not a multiple of {heads} heads)").format(
+            d_out=config.d_out, heads=heads
+        )
     if field == "projection":
-        return f"rand or linear with {heads} heads"
+        return _("rand or linear with {heads} heads").format(heads=heads)
     if field == "padding":
-        return f"false, or true with --set valid_len=N from 1 to {config.n_k}"
+        return _("false, or true with --set valid_len=N from 1 to {n_k}").format(n_k=config.n_k)
     if field == "causal":
-        return f"false while there are {config.n_q} queries and {config.n_k} keys"
+        return _("false while there are {n_q} queries and {n_k} keys").format(
+            n_q=config.n_q, n_k=config.n_k
+        )
     if field == "cross":
-        return "false with the session's key/value sequence"
+        return _("false with the session's key/value sequence")
     return _allowed(field)
 
 

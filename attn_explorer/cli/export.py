@@ -7,8 +7,11 @@ For tutorial authors who regenerate their figures in batch:
     attn-explorer export --preset v1 --format npz -o v1.npz
     attn-explorer export --tokens 8 -o random.png    # the default example, 8 random tokens
     attn-explorer export --preset v1 --format json -o - | jq .config   # to standard output
+    attn-explorer export --lang vi --preset v1 -o v1.py    # the script's comments in Vietnamese
 
-Without --view, --stage or --all-steps a session's figure is what its window showed.
+Without --view, --stage or --all-steps a session's figure is what its window showed. Its words
+(the messages, the figures' titles, the script's comments, the data's notes) are in the language
+of --lang, else the system's.
 
 On bad input it prints one line saying what was wrong and exits non-zero, never with a
 traceback: 2 for arguments refused (by argparse, or as not fitting each other or the
@@ -32,10 +35,16 @@ from attn_explorer.cli.arguments import (
     add_state_arguments,
     brief,
     glue_values,
+    language_from,
+    language_metavar,
     refuse_blank,
     state_from_args,
     whole,
 )
+from attn_explorer.text import i18n
+from attn_explorer.text.i18n import _
+
+PROG = "attn-explorer export"
 
 DATA_FORMATS = ("csv", "npz", "npy", "json")
 FORMATS = ("png", "svg", "pdf", *DATA_FORMATS, "py")
@@ -54,46 +63,65 @@ def _parser() -> argparse.ArgumentParser:
     from attn_explorer.engine import STEP_KEYS
 
     parser = OneLineParser(
-        prog="attn-explorer export",
-        description="Export figures, data or a PyTorch script without opening a window.",
+        prog=PROG,
+        description=_("Export figures, data or a PyTorch script without opening a window."),
     )
-    parser.add_argument("session", nargs="?", help="a saved session (.json)")
+    parser.add_argument(
+        "session", nargs="?", metavar=_("session"), help=_("a saved session (.json)")
+    )
     add_state_arguments(parser)
     what = parser.add_mutually_exclusive_group()
     what.add_argument(
         "--view",
-        metavar="NAME",
-        help="'matrices' (the main window's seven matrices) or an array of the trace, e.g. "
-        "weights, masked_scores, mask, queries, context (default: what the session showed: "
-        "its stage, all its heads or the matrices)",
+        metavar=_("NAME"),
+        help=_(
+            "'matrices' (the main window's seven matrices) or an array of the trace, e.g. "
+            "weights, masked_scores, mask, queries, context (default: what the session showed: "
+            "its stage, all its heads or the matrices)"
+        ),
     )
-    what.add_argument("--stage", choices=STEP_KEYS, metavar="STAGE", help="one step-through stage")
     what.add_argument(
-        "--all-steps", action="store_true", help="every stage: a multi-page PDF or a folder"
+        "--stage", choices=STEP_KEYS, metavar=_("STAGE"), help=_("one step-through stage")
+    )
+    what.add_argument(
+        "--all-steps", action="store_true", help=_("every stage: a multi-page PDF or a folder")
     )
     parser.add_argument(
-        "--head", help="head number from 1, or 'all' (default: the session's head, else 1)"
+        "--head",
+        metavar=_("HEAD"),
+        help=_("head number from 1, or 'all' (default: the session's head, else 1)"),
     )
     parser.add_argument(  # a whole number, read by `whole` once the tokens are known
         "--query",
         default=None,
-        help="the followed query token, from 1 (default: the session's or the example's "
-        "followed query: 2, or 3 in the dropout example)",
+        metavar=_("QUERY"),
+        help=_(
+            "the followed query token, from 1 (default: the session's or the example's "
+            "followed query: 2, or 3 in the dropout example)"
+        ),
     )
-    parser.add_argument("--format", choices=FORMATS, help="default: the output's extension")
+    parser.add_argument("--format", choices=FORMATS, help=_("default: the output's extension"))
     parser.add_argument(
         "--scale",
         metavar="{1,2,4}",
         default="1",
-        help="pixels per figure pixel, png only (default 1)",
+        help=_("pixels per figure pixel, png only (default 1)"),
     )
-    parser.add_argument("--size", metavar="WxH", help="figure size in logical pixels")
+    parser.add_argument("--size", metavar="WxH", help=_("figure size in logical pixels"))
     parser.add_argument(
         "-o",
         "--output",
         required=True,
-        metavar="OUT",
-        help="file or folder; '-' is standard output (json, npz or py)",
+        metavar=_("OUT"),
+        help=_("file or folder; '-' is standard output (json, npz or py)"),
+    )
+    parser.add_argument(
+        "--lang",
+        metavar=language_metavar(),
+        help=_(
+            "the language of the figures' words, the script's comments, the data's notes and "
+            "these messages (default: the system's)"
+        ),
     )
     return parser
 
@@ -105,11 +133,17 @@ def _size(text: str | None) -> tuple[int, int] | None:
         return None
     sides = [whole(side) for side in text.lower().split("x")]
     if len(sides) != 2 or None in sides:
-        raise UsageError(f"--size must look like 1200x800, not {brief(text)}")
+        raise UsageError(
+            _("--size must look like {example}, not {given}").format(
+                example="1200x800", given=brief(text)
+            )
+        )
     width, height = sides
     if BEYOND in (abs(width), abs(height)):  # 200x150 to 8000x8000: check_size's range
         raise UsageError(
-            f"--size must be between 200x150 and 8000x8000, not {brief(text, quoted=False)}"
+            _("--size must be between {smallest} and {largest}, not {given}").format(
+                smallest="200x150", largest="8000x8000", given=brief(text, quoted=False)
+            )
         )
     return width, height
 
@@ -118,31 +152,47 @@ def _scale(text: str) -> int:
     """`--scale`: 1, 2 or 4 pixels per figure pixel, or UsageError."""
     scale = whole(text)
     if scale not in (1, 2, 4):
-        raise UsageError(f"--scale must be 1, 2 or 4, not {brief(text.strip(), quoted=False)}")
+        raise UsageError(
+            _("--scale must be 1, 2 or 4, not {given}").format(
+                given=brief(text.strip(), quoted=False)
+            )
+        )
     return scale
 
 
 def _choose_format(args: argparse.Namespace, out: Path) -> str:
+    from attn_explorer.engine.config import or_list
     from attn_explorer.io.errors import shown_path
 
     if args.output in STANDARD_OUTPUT:  # a stream has no extension to tell the format by
-        can = f"{', '.join(STREAM_FORMATS[:-1])} or {STREAM_FORMATS[-1]}"
+        can = or_list(STREAM_FORMATS)
         if args.format is None:
-            raise UsageError(f"-o {args.output} writes to standard output: add --format {can}")
-        if args.format not in STREAM_FORMATS:
-            folder = args.format in ("csv", "npy")
             raise UsageError(
-                f"--format {args.format} cannot go to standard output: only {can} can; "
-                f"name a {'folder' if folder else 'file'} with -o"
+                _("-o {output} writes to standard output: add --format {formats}").format(
+                    output=args.output, formats=can
+                )
             )
+        if args.format not in STREAM_FORMATS:
+            if args.format in ("csv", "npy"):
+                message = _(
+                    "--format {format} cannot go to standard output: only {formats} can; "
+                    "name a folder with -o"
+                )
+            else:
+                message = _(
+                    "--format {format} cannot go to standard output: only {formats} can; "
+                    "name a file with -o"
+                )
+            raise UsageError(message.format(format=args.format, formats=can))
         return args.format
     suffix = out.suffix.lower().lstrip(".")
     if args.format:
         # A file must be what its name says: "--format svg -o looks.png" is refused.
         if suffix in FORMATS and suffix != args.format:
             raise UsageError(
-                f"--format {args.format} does not match the name '{shown_path(out.name)}': "
-                "change one"
+                _("--format {format} does not match the name '{name}': change one").format(
+                    format=args.format, name=shown_path(out.name)
+                )
             )
         return args.format
     if suffix in FORMATS:
@@ -150,13 +200,17 @@ def _choose_format(args: argparse.Namespace, out: Path) -> str:
     if args.all_steps:
         if out.is_dir():  # say what to add, rather than fail to write a PDF over a folder
             raise UsageError(
-                f"{shown_path(out)} is a folder: add --format png or --format svg to write the "
-                "stages into it, or name a .pdf file"
+                _(
+                    "{folder} is a folder: add --format png or --format svg to write the "
+                    "stages into it, or name a .pdf file"
+                ).format(folder=shown_path(out))
             )
         return "pdf"
     name = out.name or str(out)  # "-o ." has no name
     raise UsageError(
-        f"cannot tell the format from '{shown_path(name)}': add --format ({', '.join(FORMATS)})"
+        _("cannot tell the format from '{name}': add --format ({formats})").format(
+            name=shown_path(name), formats=", ".join(FORMATS)
+        )
     )
 
 
@@ -191,29 +245,49 @@ def _check_folder(out: Path) -> None:
     """
     from attn_explorer.io.errors import missing_folder
 
-    problem = missing_folder(out)  # for a CSV or NPY export, the folder it fills
+    problem = missing_folder(  # for a CSV or NPY export, the folder it fills
+        out,
+        missing=_("Cannot write {0}: the folder {1} does not exist."),
+        not_a_folder=_("Cannot write {0}: {1} is a file, not a folder."),
+    )
     if problem is not None:
         raise ExportError(problem)
 
 
+def cannot_write(error: OSError, path: object = None, sentence: str | None = None) -> str:
+    """ "Cannot write /x/y: permission denied." in the current language (`sentence`, {0} the
+    file and {1} the reason, says it otherwise); the system's reason is in the system's."""
+    from attn_explorer.io import errors
+
+    return errors.cannot_write(
+        error,
+        path,
+        sentence=sentence or _("Cannot write {0}: {1}."),
+        in_the_way=_("a file of that name is in the way"),
+    )
+
+
 def run(argv: list[str]) -> int:
+    """The export `argv` asks for, in the current language (`main` sets it from --lang)."""
     args = _parser().parse_args(glue_values(argv))
     args.scale = _scale(args.scale)
     refuse_blank(
         {
-            "--view": (args.view, "'matrices' or an array of the trace, e.g. weights"),
-            "-o": (args.output, "name the file or folder to write"),
+            "--view": (args.view, _("'matrices' or an array of the trace, e.g. weights")),
+            "-o": (args.output, _("name the file or folder to write")),
         }
     )
-    from attn_explorer.io.errors import cannot_write, shown_path
+    from attn_explorer.io.errors import shown_path
     from attn_explorer.io.session import SessionError
 
     # --tokens alone starts from the default example, as the window's command line does.
     # (An empty name given is refused as such by state_from_args.)
     if args.session is None and args.preset is None and args.tokens is None:
-        raise UsageError("give a session file, --preset NAME or --tokens N")
+        raise UsageError(
+            _("give a session file, --preset {name} or --tokens N").format(name=_("NAME"))
+        )
     try:
-        state = state_from_args(args, prog="attn-explorer export")
+        state = state_from_args(args, prog=PROG)
     except SessionError as error:
         raise ExportError(str(error)) from None
     config = state.config()
@@ -223,8 +297,9 @@ def run(argv: list[str]) -> int:
         query_number = whole(args.query)
         if query_number is None or not 1 <= query_number <= config.n_q:
             raise UsageError(
-                f"--query must be a query token's number from 1 to {config.n_q}, "
-                f"not {brief(args.query.strip(), quoted=False)}"
+                _("--query must be a query token's number from 1 to {n_q}, not {given}").format(
+                    n_q=config.n_q, given=brief(args.query.strip(), quoted=False)
+                )
             )
     # Without --view, --stage or --all-steps, the figure is what the session's window showed:
     # its stage, or every head side by side.
@@ -242,12 +317,17 @@ def run(argv: list[str]) -> int:
     else:
         number = whole(args.head)
         if number is None:
-            raise UsageError(f"--head must be a number from 1 or 'all', not {brief(args.head)}")
+            raise UsageError(
+                _("--head must be a number from 1 or 'all', not {given}").format(
+                    given=brief(args.head)
+                )
+            )
         head = number - 1
         if not 0 <= head < config.heads:
             raise UsageError(
-                f"--head must be a head's number from 1 to {config.heads} or 'all', "
-                f"not {brief(args.head.strip(), quoted=False)}"
+                _("--head must be a head's number from 1 to {heads} or 'all', not {given}").format(
+                    heads=config.heads, given=brief(args.head.strip(), quoted=False)
+                )
             )
     fmt = _choose_format(args, Path(args.output))
     out = _output_path(args, fmt)
@@ -262,7 +342,9 @@ def run(argv: list[str]) -> int:
     try:
         trace = compute(config)
     except ConfigError as error:
-        raise ExportError(f"this configuration cannot be computed: {problem_text(error)}") from None
+        raise ExportError(
+            _("this configuration cannot be computed: {reason}").format(reason=problem_text(error))
+        ) from None
     # The session's query; one the tokens lack (--tokens fewer) is the last, as the window
     # shows it: drawn as it is, it would outline no row.
     query = query_number - 1 if args.query is not None else min(state.view.query, config.n_q - 1)
@@ -282,12 +364,21 @@ def run(argv: list[str]) -> int:
             if given
         ]
         if figure_only:  # silently ignored, they would seem to have been obeyed
-            held = "every array" if fmt != "py" else "the whole computation"
-            verb = "applies" if len(figure_only) == 1 else "apply"
-            raise UsageError(
-                f"{', '.join(figure_only)} only {verb} to figures (png, svg, pdf); "
-                f"{fmt} holds {held}"
-            )
+            if fmt == "py":
+                message = i18n.ngettext(
+                    "{options} only applies to figures (png, svg, pdf); {format} holds the "
+                    "whole computation",
+                    "{options} only apply to figures (png, svg, pdf); {format} holds the "
+                    "whole computation",
+                    len(figure_only),
+                )
+            else:
+                message = i18n.ngettext(
+                    "{options} only applies to figures (png, svg, pdf); {format} holds every array",
+                    "{options} only apply to figures (png, svg, pdf); {format} holds every array",
+                    len(figure_only),
+                )
+            raise UsageError(message.format(options=", ".join(figure_only), format=fmt))
         from attn_explorer.io.data_export import DataExportError
 
         if args.output in STANDARD_OUTPUT:
@@ -304,12 +395,16 @@ def run(argv: list[str]) -> int:
             raise ExportError(str(error)) from None
     if args.scale != 1 and fmt != "png":  # only a PNG has pixels to multiply
         raise UsageError(
-            f"--scale only applies to png; {fmt} is drawn as vectors, sharp at any zoom"
+            _(
+                "--scale only applies to png; {format} is drawn as vectors, sharp at any zoom"
+            ).format(format=fmt)
         )
     if head is None and (stage or args.all_steps or view in (None, "matrices")):
         raise UsageError(
-            "--head all needs an array --view (e.g. --view weights): the matrices and the "
-            "stages show one head"
+            _(
+                "--head all needs an array --view (e.g. --view weights): the matrices and the "
+                "stages show one head"
+            )
         )
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from attn_explorer.ui.app import create_app
@@ -342,20 +437,28 @@ def run(argv: list[str]) -> int:
     # Ignored, they would seem to have been obeyed: the output is one array for all heads,
     # the keys have no query row to outline.
     if not args.all_steps and args.head is not None and not draws_head(spec):
-        raise UsageError(f"--view {view} is the same for every head: --head would change nothing")
+        raise UsageError(
+            _("--view {view} is the same for every head: --head would change nothing").format(
+                view=view
+            )
+        )
     if not args.all_steps and args.query is not None and not outlines_query(spec):
         raise UsageError(
-            f"--view {view} has no row per query to outline: --query would change nothing"
+            _("--view {view} has no row per query to outline: --query would change nothing").format(
+                view=view
+            )
         )
     _check_folder(out)
     try:  # Qt names the files: a name with bytes not in UTF-8 would become another's name
         str(out).encode("utf-8")
     except UnicodeEncodeError:
         raise ExportError(
-            f"Cannot write {shown_path(out)}: the figure writer needs a name in UTF-8; choose "
-            "another name."
+            _(
+                "Cannot write {path}: the figure writer needs a name in UTF-8; choose another name."
+            ).format(path=shown_path(out))
         ) from None
-    create_app(["attn-explorer-export"])
+    # In the language of the command, not the one the window last spoke.
+    create_app(["attn-explorer-export"], language=i18n.language())
     try:
         if args.all_steps:
             written = export_all_stages(trace, out, fmt, head or 0, query, args.scale, size)
@@ -392,7 +495,6 @@ def _export_data(trace: object, fmt: str, out: Path) -> int:
 def _stream_data(trace: object, fmt: str) -> int:
     """Write a json, npz or py export to standard output, and nothing else there."""
     from attn_explorer.io import code_export, data_export
-    from attn_explorer.io.errors import cannot_write
 
     sys.stdout.flush()
     raw = sys.stdout.buffer
@@ -408,28 +510,28 @@ def _stream_data(trace: object, fmt: str) -> int:
         # Python's own flush at exit would fail again, with a traceback-like warning.
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sentence = "Cannot write to standard output: {1}."
-        raise ExportError(cannot_write(error, "-", sentence=sentence)) from None
+        sentence = _("Cannot write to standard output: {1}.")
+        raise ExportError(cannot_write(error, "-", sentence)) from None
     return 0
 
 
 def main(argv: list[str]) -> int:
+    """`attn-explorer export ARGV`, in the language of --lang, else the system's: the
+    process speaks it from here on (a command runs once in its process)."""
     try:
+        i18n.set_language(i18n.system_language())  # what a refused --lang is said in
+        i18n.set_language(language_from(argv, PROG) or i18n.language())
         return run(argv)
     except UsageError as error:
-        print(f"attn-explorer export: {error}", file=sys.stderr)
+        print(f"{PROG}: {error}", file=sys.stderr)
         return 2
     except ExportError as error:
-        print(f"attn-explorer export: {error}", file=sys.stderr)
+        print(f"{PROG}: {error}", file=sys.stderr)
         return 1
     except OSError as error:
-        from attn_explorer.io.errors import cannot_write
-
-        print(f"attn-explorer export: {cannot_write(error)}", file=sys.stderr)
+        print(f"{PROG}: {cannot_write(error)}", file=sys.stderr)
         return 1
     except Exception as error:  # a bug: still one line, and say it is one
-        print(
-            f"attn-explorer export: internal error: {type(error).__name__}: {error}",
-            file=sys.stderr,
-        )
+        said = _("internal error: {kind}: {error}").format(kind=type(error).__name__, error=error)
+        print(f"{PROG}: {said}", file=sys.stderr)
         return 1

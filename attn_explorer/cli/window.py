@@ -2,7 +2,10 @@
 `attn-explorer export ...` writes figures, data or code without a window (see cli/export.py).
 
 attn-explorer [SESSION.json] [--preset NAME] [--tokens N] [--d-in D]
-              [--set FIELD=VALUE ...] [--stage STAGE] [--screenshot OUT.png]
+              [--set FIELD=VALUE ...] [--stage STAGE] [--screenshot OUT.png] [--lang en|vi]
+
+The window, its help and its refusals speak --lang, else the language chosen in the window last
+time, else the system's.
 """
 
 from __future__ import annotations
@@ -18,11 +21,17 @@ from attn_explorer.cli.arguments import (
     add_state_arguments,
     brief,
     glue_values,
+    language_from,
+    language_metavar,
     refuse_blank,
     state_from_args,
     whole,
 )
 from attn_explorer.engine import STEP_KEYS
+from attn_explorer.text import i18n
+from attn_explorer.text.i18n import _
+
+PROG = "attn-explorer"
 
 DEFAULT_SIZE = (1500, 940)  # the window's first size, where the screen has room for it
 
@@ -30,37 +39,80 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
 
-def gui_main(argv: list[str]) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The window's command line, its help in the current language."""
     parser = OneLineParser(
-        prog="attn-explorer",
-        description="A desktop lab for attention. `attn-explorer export --help` for batch export.",
+        prog=PROG,
+        description=_(
+            "A desktop lab for attention. `attn-explorer export --help` for batch export."
+        ),
     )
-    parser.add_argument("session", nargs="?", help="a saved session (.json) to open")
+    parser.add_argument(
+        "session", nargs="?", metavar=_("session"), help=_("a saved session (.json) to open")
+    )
     add_state_arguments(parser)
     parser.add_argument(
-        "--screenshot", metavar="OUT.png", help="save the window once drawn, then exit"
+        "--screenshot",
+        metavar=_("OUT.png"),
+        help=_("save the window once drawn, then exit"),
     )
     parser.add_argument(
         "--size",
         metavar="WxH",
-        help="window size (default: as last time; the first time 1500x940, or the whole "
-        "screen if that does not fit)",
+        help=_(
+            "window size (default: as last time; the first time 1500x940, or the whole "
+            "screen if that does not fit)"
+        ),
     )
     parser.add_argument(
-        "--all-heads", action="store_true", help="start with all heads side by side"
+        "--all-heads", action="store_true", help=_("start with all heads side by side")
     )
     parser.add_argument("--report-startup", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
         "--stage",
         choices=STEP_KEYS,
-        metavar="STAGE",
-        help=f"open the step-through at a stage: {', '.join(STEP_KEYS)}",
+        metavar=_("STAGE"),
+        help=_("open the step-through at a stage: {stages}").format(stages=", ".join(STEP_KEYS)),
     )
-    args = parser.parse_args(glue_values(argv))
+    parser.add_argument(
+        "--lang",
+        metavar=language_metavar(),
+        help=_(
+            "the language of the window and of these messages (default: the one chosen in "
+            "the window last time, else the system's)"
+        ),
+    )
+    return parser
+
+
+def window_language() -> str:
+    """The language the window would speak without --lang: the one chosen in it last time,
+    else the system's. Read before the window exists, so that `attn-explorer --help` and a
+    refused argument speak it too."""
+    from PySide6.QtCore import QCoreApplication
+
+    from attn_explorer.ui.i18n import chosen_language
+
+    # Where create_app's QSettings are, before there is an application to name them.
+    QCoreApplication.setOrganizationName("attn_explorer")
+    QCoreApplication.setApplicationName("attn_explorer")
+    return chosen_language()
+
+
+def gui_main(argv: list[str]) -> int:
+    i18n.set_language(window_language())  # what a refused --lang is said in
+    try:
+        language = language_from(argv, PROG)
+    except UsageError as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    i18n.set_language(language or i18n.language())
+    command = parser()
+    args = command.parse_args(glue_values(argv))
     from attn_explorer.io.session import SessionError
 
     try:
-        refuse_blank({"--screenshot": (args.screenshot, "name a .png file")})
+        refuse_blank({"--screenshot": (args.screenshot, _("name a .png file"))})
         state = state_from_args(args)
         if args.stage:
             state = replace(state, view=replace(state.view, tab="steps", stage=args.stage))
@@ -72,14 +124,14 @@ def gui_main(argv: list[str]) -> int:
         if args.screenshot:
             _check_screenshot(args.screenshot)
     except UsageError as error:
-        parser.exit(2, f"attn-explorer: {error}\n")
+        command.exit(2, f"{PROG}: {error}\n")
     except (SessionError, _CannotWriteError) as error:  # as `export` says them: status 1
-        parser.exit(1, f"attn-explorer: {error}\n")
+        command.exit(1, f"{PROG}: {error}\n")
 
     from attn_explorer.ui.app import create_app, quiet_offscreen_notices
     from attn_explorer.ui.main_window import MainWindow
 
-    app = create_app()
+    app = create_app(language=language)
     quiet_offscreen_notices(app)
     window = MainWindow(state)
     if size is None:
@@ -116,10 +168,18 @@ def _window_size(text: str) -> tuple[int, int]:
     """`--size WxH` as (width, height), or UsageError saying the form or the range."""
     sides = [whole(side) for side in text.lower().split("x")]
     if len(sides) != 2 or None in sides:
-        raise UsageError(f"--size must look like 1500x940, not {brief(text)}")
+        raise UsageError(
+            _("--size must look like {example}, not {given}").format(
+                example="1500x940", given=brief(text)
+            )
+        )
     width, height = sides
     if not all(200 <= side <= 8000 for side in (width, height)):
-        raise UsageError(f"--size must be between 200x200 and 8000x8000, not {brief(text, False)}")
+        raise UsageError(
+            _("--size must be between {smallest} and {largest}, not {given}").format(
+                smallest="200x200", largest="8000x8000", given=brief(text, False)
+            )
+        )
     return width, height
 
 
@@ -144,11 +204,18 @@ def _check_screenshot(path: str) -> None:
     known = sorted(bytes(f.data()).decode() for f in QImageWriter.supportedImageFormats())
     if suffix not in known:
         name = Path(path).name or path
+        others = ", ".join("." + k for k in known if k in ("jpg", "bmp", "webp", "tiff"))
         raise UsageError(
-            f"--screenshot: cannot tell the image type from '{shown_path(name)}': name a .png "
-            f"file (or {', '.join('.' + k for k in known if k in ('jpg', 'bmp', 'webp', 'tiff'))})"
+            _(
+                "--screenshot: cannot tell the image type from '{name}': name a .png file "
+                "(or {others})"
+            ).format(name=shown_path(name), others=others)
         )
-    problem = missing_folder(path)
+    problem = missing_folder(
+        path,
+        missing=_("Cannot write {0}: the folder {1} does not exist."),
+        not_a_folder=_("Cannot write {0}: {1} is a file, not a folder."),
+    )
     if problem is not None:
         raise _CannotWriteError(problem)
 
@@ -169,10 +236,12 @@ def _dispose(window: QWidget) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv and argv[0] == "export":
+    # `attn-explorer --lang vi export ...` is `attn-explorer export --lang vi ...`.
+    first = 2 if argv[:1] == ["--lang"] else 1 if argv[:1] and argv[0].startswith("--lang=") else 0
+    if argv[first : first + 1] == ["export"]:
         from attn_explorer.cli.export import main as export_main
 
-        return export_main(argv[1:])
+        return export_main(argv[:first] + argv[first + 1 :])
     return gui_main(argv)
 
 

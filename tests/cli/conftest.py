@@ -1,5 +1,5 @@
 """Shared by the command-line tests: running `attn-explorer export` in a process of its own or
-in this one, a saved session to export, the texts of an SVG."""
+in this one, a saved session to export, the texts of an SVG; English again after every test."""
 
 import os
 import subprocess
@@ -11,6 +11,7 @@ import pytest
 from attn_explorer.engine import preset
 from attn_explorer.io.session import save_session
 from attn_explorer.model.state import ExplorerState
+from attn_explorer.text import i18n
 
 
 def run(*args, env_extra=None):
@@ -45,3 +46,11 @@ def export_here(capsys, *args):
     status = main([str(a) for a in args])
     out, err = capsys.readouterr()
     return status, out, err
+
+
+@pytest.fixture(autouse=True)
+def english_afterwards():
+    """A command speaks the language of --lang (or the system's) from then on, as a process
+    does; the next test starts in English again."""
+    yield
+    i18n.set_language("en")
