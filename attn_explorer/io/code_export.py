@@ -20,7 +20,6 @@ import string
 from attn_explorer import __version__
 from attn_explorer.engine import AttentionConfig
 from attn_explorer.io.code_modules import (
-    BOOK_CHAPTER_3,
     HEAD_CLASS,
     attention_weights_code,
     comment,
@@ -33,6 +32,7 @@ from attn_explorer.io.code_modules import (
     wrapper_class,
 )
 from attn_explorer.text.i18n import _
+from attn_explorer.text.tutorials import tutorial
 
 DECIMALS = 6
 _LINE = 88  # generated lines stay readable in any editor
@@ -67,9 +67,9 @@ def pytorch_script(config: AttentionConfig) -> str:
 
 def _summary(cfg: AttentionConfig) -> list[str]:
     """What the script reproduces, one fact per line, in the order of the computation."""
-    qkv, tutorial = no_weights(cfg)
+    qkv, source = no_weights(cfg)
     kind = {
-        "none": _("no projection: {qkv} ({tutorial})").format(qkv=qkv, tutorial=tutorial),
+        "none": _("no projection: {qkv} ({tutorial})").format(qkv=qkv, tutorial=source),
         "rand": "W = torch.rand(d_in, d_out) (SelfAttention_v1)",
         "linear": "W = nn.Linear(d_in, d_out"
         + (", bias=True)" if cfg.qkv_bias else ", bias=False)")
@@ -105,7 +105,7 @@ def _summary(cfg: AttentionConfig) -> list[str]:
     if masks:
         if cfg.mask_first:
             method = _("-inf on the raw scores, then divided, as in {tutorial}").format(
-                tutorial=_(BOOK_CHAPTER_3)
+                tutorial=tutorial("llm")
             )
         elif cfg.mask_method == "neg_inf":
             method = _("-inf before softmax")
@@ -142,7 +142,7 @@ def _summary(cfg: AttentionConfig) -> list[str]:
             _(
                 "torch.manual_seed({seed}) again right before the forward pass, so the dropout "
                 "masks follow from it ({tutorial})"
-            ).format(seed=cfg.dropout_seed, tutorial=f"{_(BOOK_CHAPTER_3)}, §3.5.2")
+            ).format(seed=cfg.dropout_seed, tutorial=tutorial("llm") + ", §3.5.2")
         )
     return lines
 

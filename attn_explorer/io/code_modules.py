@@ -13,21 +13,13 @@ from __future__ import annotations
 
 from attn_explorer.engine import AttentionConfig
 from attn_explorer.text.i18n import N_, _
+from attn_explorer.text.tutorials import tutorial
 
 HEAD_CLASS = {
     "linear": "CausalAttention",
     "rand": "SelfAttention_v1",
     "none": "DotProductAttention",
 }
-
-# The tutorials the classes come from, as learners know them (docs/glossary.md, last table).
-BOOK_CHAPTER_3 = N_("Build a Large Language Model (From Scratch), chapter 3")
-DAY_43 = N_("Day 43 – A deeper look at scaled dot-product attention")
-
-
-def chapter_3(section: str) -> str:
-    """Chapter 3 of the book, at `section` ("3.5.3"): the name, then the section symbol."""
-    return f"{_(BOOK_CHAPTER_3)} (§{section})"
 
 
 # ------------------------------------------------------------------ writing text into code
@@ -57,7 +49,7 @@ def no_weights(cfg: AttentionConfig) -> tuple[str, str]:
     """What attention without projections takes, and the tutorial it is from: scaled, Day 43's
     by hand; unscaled, the book's simplified self-attention (§3.3), which divides by nothing."""
     qkv = "Q = X, K = V = X_kv" if cfg.is_cross else "Q = K = V = X"
-    return qkv, _(DAY_43) if cfg.scale else f"{_(BOOK_CHAPTER_3)}, §3.3"
+    return qkv, tutorial("day43") if cfg.scale else f"{tutorial('llm')}, §3.3"
 
 
 _HIDDEN = N_("True = hidden")  # the mask's cells
@@ -114,7 +106,7 @@ def mask_first_weights_code() -> str:
     doc = "\n".join(
         [
             _("As in {tutorial}:\nmask the raw scores, then divide them and take softmax.").format(
-                tutorial=_(BOOK_CHAPTER_3)
+                tutorial=tutorial("llm")
             ),
             "",
             _BOOK_MASKING,
@@ -208,8 +200,8 @@ def head_class(cfg: AttentionConfig) -> str:
             doc = _("Scaled dot-product attention with {qkv}\n({tutorial}): no weights.")
         else:
             doc = _("Attention, not scaled, with {qkv}\n({tutorial}): no weights.")
-        qkv, tutorial = no_weights(cfg)
-        doc = doc.format(qkv=qkv, tutorial=tutorial)
+        qkv, source = no_weights(cfg)
+        doc = doc.format(qkv=qkv, tutorial=source)
         sizes = "d_in, dropout,"
         kept = comment(_("no projection: the output keeps the input's width"))
         init = f"        self.d_out = d_in  {kept}"
@@ -220,7 +212,7 @@ def head_class(cfg: AttentionConfig) -> str:
             sizes = "d_in, d_out, dropout,"
         else:
             doc = _("CausalAttention from {tutorial}:\nnn.Linear projections, mask and dropout.")
-            doc = doc.format(tutorial=chapter_3("3.5.3"))
+            doc = doc.format(tutorial=tutorial("llm", "§3.5.3"))
             sizes = "d_in, d_out, dropout, qkv_bias=False,"
         init = "        self.d_out = d_out\n" + _weights_init(cfg.projection)
         project = (
@@ -260,7 +252,7 @@ def wrapper_class(cfg: AttentionConfig) -> str:
         [
             _(
                 "Heads built one after another, outputs concatenated: the wrapper of\n{tutorial}."
-            ).format(tutorial=chapter_3("3.6.1")),
+            ).format(tutorial=tutorial("llm", "§3.6.1")),
             "",
             _(
                 "With out_proj, an nn.Linear(width, width) mixes the heads; "
@@ -295,7 +287,7 @@ def split_class(cfg: AttentionConfig) -> str:
         [
             _(
                 "MultiHeadAttention from {tutorial}:\none {kind} W of width d_out split into heads."
-            ).format(tutorial=chapter_3("3.6.2"), kind=what),
+            ).format(tutorial=tutorial("llm", "§3.6.2"), kind=what),
             "",
             _(
                 "Every head sees d_out // num_heads of the columns of W_query, W_key and W_value; "

@@ -4,7 +4,7 @@ catalogue, with the standard library).
 
 - update: find every marked string (`_`, `_tr`, `N_`, `pgettext`, `ngettext`) in each package and
   add the new ones to that package's `translations/<language>/<package>.po`, keeping every
-  translation already made (a string no longer in the code is kept as obsolete, for reuse).
+  translation already made (a string no longer in the code is dropped; git keeps it).
 - compile: merge the packages' catalogues of each language into the one `LC_MESSAGES/
   attn_explorer.mo` the app reads, and Qt's own words (`qt.ts`) into `qt_<language>.qm`.
 - check: what the tests hold the catalogues to: every marked string translated, the same
@@ -94,7 +94,9 @@ def write(path: Path, catalog) -> None:
     from babel.messages.pofile import write_po
 
     buffer = io.BytesIO()
-    write_po(buffer, catalog, width=100, sort_output=True, include_lineno=False)
+    write_po(
+        buffer, catalog, width=100, sort_output=True, include_lineno=False, ignore_obsolete=True
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_bytes() != buffer.getvalue():
         path.write_bytes(buffer.getvalue())

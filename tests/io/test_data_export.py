@@ -461,11 +461,6 @@ def test_the_refusals_of_a_data_export_go_through_the_catalogue(pseudo, tmp_path
         assert re.findall(r"[A-Za-z]{2,}", text.replace("notes.txt", " ")) == [], said
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the notes are written by text/data_notes.py, which the text helpers translate; "
-    "remove this mark when their catalogue is merged",
-)
 def test_the_notes_of_a_json_export_are_in_the_language_of_the_export(tmp_path):
     from attn_explorer.text import i18n
     from attn_explorer.text.data_notes import json_notes
