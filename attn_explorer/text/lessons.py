@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from attn_explorer.text.i18n import N_
 from attn_explorer.text.numbers import num
+from attn_explorer.text.tutorials import TUTORIALS as NAMES
 
 # A number, a row of numbers or a matrix, as nested tuples.
 Values = float | tuple[float, ...] | tuple[tuple[float, ...], ...]
@@ -104,7 +105,7 @@ _CAUSAL_CLASS_123 = (
 
 _CHAPTER_3 = Tutorial(
     "llm-chapter-3",
-    N_("Build a Large Language Model (From Scratch), chapter 3: Implementing attention mechanisms"),
+    NAMES["llm"].title,
     (
         Section(
             "3.3.1",
@@ -457,7 +458,7 @@ _CHAPTER_3 = Tutorial(
 # The notebook numbers none of its steps: its own bullets name them.
 _NOTEBOOK = Tutorial(
     "trainable-weights-notebook",
-    N_("The step-by-step notebook on trainable weights (§3.4.1)"),
+    NAMES["notebook"].title,
     (
         Section(
             "",
@@ -596,7 +597,7 @@ _NOTEBOOK = Tutorial(
 # the Vietnamese edition's source.
 _D2L = Tutorial(
     "d2l-multihead",
-    N_("Dive into Deep Learning: Multi-head attention"),
+    NAMES["d2l"].title,
     (
         Section(
             "",
@@ -650,7 +651,7 @@ _D2L = Tutorial(
 # values the exact numbers (SEEDS.md).
 _DAY_43 = Tutorial(
     "day-43",
-    N_("Day 43 – A deeper look at scaled dot-product attention"),
+    NAMES["day43"].title,
     (
         Section(
             "",
@@ -807,7 +808,7 @@ _DAY_43 = Tutorial(
 
 _BLOG = Tutorial(
     "self-attention-blog",
-    N_("Self-Attention (blog)"),
+    NAMES["blog"].title,
     (
         Section(
             "",
