@@ -23,6 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from attn_explorer.text.i18n import LANGUAGES
+from attn_explorer.ui.widgets import ElidedLabel
+
 # Names that stay as they are in every language: the tutorials' symbols and code, file formats,
 # keys, the app's own name. Compared case-sensitively, word by word.
 SYMBOLS = {
@@ -97,10 +100,28 @@ SYMBOLS = {
         "F11",
     ],
     *["q_i", "k_j", "z_i", "X_kv", "Z_cat", "b_o", "out", "keep", "Bernoulli", "cat", "kv"],
-    *["encoder", "decoder"],  # kept in English, as the Self-Attention blog keeps them
+    *["encoder", "decoder", "j'"],  # kept in English, as the Self-Attention blog keeps them
     *["attn_explorer", "attn-explorer", "English"],
 }
-WORD = re.compile(r"[A-Za-z][A-Za-z_']+")
+# Two Latin letters or more (Vietnamese's included): Greek letters and subscripts are symbols.
+LATIN = "A-Za-zÀ-ÖØ-öø-ɏḀ-ỿ"
+# A name with a digit (z2, Z_cat2, W_1) is a symbol, not a word.
+WORD = re.compile(f"[{LATIN}][{LATIN}_'\\d]+")
+
+
+def qt_words() -> set[str]:
+    """Qt's own words that we carry translated (translations/vi/qt.ts): Qt translates them, not
+    our catalogue, so they show unbracketed under the pseudo-translation."""
+    import xml.etree.ElementTree as ET
+
+    from attn_explorer.text.i18n import TRANSLATIONS
+
+    root = ET.parse(TRANSLATIONS / "vi" / "qt.ts").getroot()
+    return {
+        message.findtext("source")
+        for message in root.iter("message")
+        if message.findtext("translation")
+    }
 
 
 def outside_brackets(text: str) -> str:
@@ -114,13 +135,19 @@ def outside_brackets(text: str) -> str:
 
 
 def untranslated(texts: Iterable[str], allowed: Iterable[str] = ()) -> set[str]:
-    """The texts with a word outside the brackets that is not a symbol or an allowed name."""
+    """The texts with a word outside the brackets that is not a symbol or an allowed name.
+    Qt's own words and the languages' names (each written in itself) are not ours to wrap."""
     ok = SYMBOLS | set(allowed)
+    whole = qt_words() | set(LANGUAGES.values())
     found = set()
     for text in texts:
-        if not text:
+        if not text or text in whole:
             continue
-        words = [word for word in WORD.findall(outside_brackets(text)) if word not in ok]
+        words = [
+            word
+            for word in WORD.findall(outside_brackets(text))
+            if word not in ok and not re.search(r"\d", word)
+        ]
         if words:
             found.add(text)
     return found
@@ -135,7 +162,9 @@ def shown_texts(root: QWidget) -> list[str]:
         if not child.isVisibleTo(root) and not isinstance(child, QMenu):
             continue
         texts += [child.toolTip(), child.statusTip(), child.whatsThis()]
-        if isinstance(child, QLabel | QAbstractButton):
+        if isinstance(child, ElidedLabel):
+            texts.append(child.full_text())  # an elided text has lost its closing bracket
+        elif isinstance(child, QLabel | QAbstractButton):
             texts.append(child.text())
         if isinstance(child, QLineEdit):
             texts.append(child.placeholderText())
