@@ -10,10 +10,11 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QT_TR_NOOP, QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy
 
+from attn_explorer.text.i18n import N_
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.text_size import text_size
 
@@ -33,8 +34,8 @@ CMAPS = {"signed": SIGNED_CMAP, "weights": WEIGHTS_CMAP, "mask": MASK_CMAP, "kee
 
 # Colour-bar ends of the 0/1 arrays, translated where a colour bar writes them.
 CATEGORY_LABELS = {
-    "mask": (QT_TR_NOOP("0 visible"), QT_TR_NOOP("1 hidden")),
-    "keep": (QT_TR_NOOP("0 dropped"), QT_TR_NOOP("1 kept")),
+    "mask": (N_("0 visible"), N_("1 hidden")),
+    "keep": (N_("0 dropped"), N_("1 kept")),
 }
 
 

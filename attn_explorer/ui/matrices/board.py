@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QComboBox,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from attn_explorer.engine import ARRAY_INFO, AttentionConfig, Trace
 from attn_explorer.text.explain import explain
+from attn_explorer.text.i18n import N_
 from attn_explorer.ui.heatmap import (
     CATEGORY_LABELS,
     CMAPS,
@@ -94,16 +95,17 @@ class MatrixBoard(HeadChoice, QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
 
+        # The words of the controls are written by `_retranslate`, again in a new language.
         bar = QHBoxLayout()
-        bar.addWidget(QLabel(_tr("Head")))
-        self.head_box = HeadBox(_tr("Which head the matrices show (Ctrl+[ and Ctrl+] step)"))
+        self.head_label = QLabel()
+        bar.addWidget(self.head_label)
+        self.head_box = HeadBox("")
         bar.addWidget(self.head_box)
         # The row's widgets may all be narrower than their texts (a short name, elided
         # labels): at a large text size their full texts would widen the window past a
         # 1024-pixel projector.
-        self.all_heads = ShrinkButton(_tr("All heads side by side"), _tr("All heads"))
+        self.all_heads = ShrinkButton("", "")
         self.all_heads.setCheckable(True)
-        self.all_heads.setToolTip(_tr("Show one matrix for every head in a grid"))
         bar.addWidget(self.all_heads)
         bar.addSpacing(16)
         self.score_box = choice_box(SCORE_VARIANTS, shrink_to=7)
@@ -112,16 +114,15 @@ class MatrixBoard(HeadChoice, QWidget):
         # Each box's tooltip: what it chooses, then what its current item holds under this
         # configuration (`choice_text`, as its item's own tooltip in the list).
         self._box_help = {
-            self.score_box: _tr("Which scores the left matrix shows"),
-            self.weight_box: _tr("Which weights the right matrix shows"),
-            self.heads_array: _tr("Which matrix the grid shows for every head"),
+            self.score_box: N_("Which scores the left matrix shows"),
+            self.weight_box: N_("Which weights the right matrix shows"),
+            self.heads_array: N_("Which matrix the grid shows for every head"),
         }
         for box in self._box_help:
             # Their texts follow the configuration ("Scores ω (not scaled)"): each box is
             # as wide as its texts of now, not of when it was first shown.
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
             box.currentIndexChanged.connect(lambda _index, b=box: self._explain_box(b))
-            self._explain_box(box)
             bar.addWidget(box)
         bar.addStretch(1)
         layout.addLayout(bar)
@@ -170,14 +171,7 @@ class MatrixBoard(HeadChoice, QWidget):
         self._values_check.setInterval(0)
         self._values_check.timeout.connect(self._check_values)
 
-        self.explanation = FormulaText(
-            _tr(
-                "Hover over a cell to see how it is computed; click to follow its query. "
-                "Keyboard: Ctrl+1 (or Tab) to a matrix, the arrows to move, Enter to follow."
-            ),
-            lines=4,
-            least=2,
-        )
+        self.explanation = FormulaText(lines=4, least=2)
         layout.addWidget(self.explanation)
         text_size.changed.connect(self._fit_help)
         text_size.changed.connect(self._values_may_change)
@@ -187,7 +181,49 @@ class MatrixBoard(HeadChoice, QWidget):
         self.score_box.currentIndexChanged.connect(self._redraw)
         self.weight_box.currentIndexChanged.connect(self._redraw)
         self.heads_array.currentIndexChanged.connect(self._redraw)
+        self._retranslate()
         self._page_chosen(False)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:  # the user chose another language
+            self._retranslate()
+            self._redraw()
+
+    def _retranslate(self) -> None:
+        """Write the controls' words, and the matrices' items and notices, in the language
+        of now: at construction, and when the language changes while the window is open."""
+        self.head_label.setText(_tr("Head"))
+        self.head_box.setToolTip(_tr("Which head the matrices show (Ctrl+[ and Ctrl+] step)"))
+        self.all_heads.set_texts(_tr("All heads side by side"), _tr("All heads"))
+        self.all_heads.setToolTip(_tr("Show one matrix for every head in a grid"))
+        if self.trace is not None:
+            self._name_items(self.trace.config)
+        else:
+            for box, items in (
+                (self.score_box, SCORE_VARIANTS),
+                (self.weight_box, WEIGHT_VARIANTS),
+                (self.heads_array, HEAD_ARRAYS),
+            ):
+                for index, (_name, label) in enumerate(items):
+                    box.setItemText(index, _tr(label))
+        for box in self._box_help:
+            self._explain_box(box)
+        # The hover help until a cell is hovered (an explanation in the language it was
+        # written in would stay until the next hover).
+        self.explanation.setText(
+            _tr(
+                "Hover over a cell to see how it is computed; click to follow its query. "
+                "Keyboard: Ctrl+1 (or Tab) to a matrix, the arrows to move, Enter to follow."
+            )
+        )
+        if self.trace is not None:
+            # The colour bars' words ("1 hidden") are written when their levels change.
+            for plot in [view.plot for view in self.views.values()] + self.grid_plots:
+                if plot.colorbar is not None:
+                    plot.colorbar.fit_labels()
+            self.grid_bar.fit_labels()
+            self._values_may_change()
 
     HELP_SHARE = 7  # the hover help takes at most a seventh of the board's height
 
@@ -274,7 +310,8 @@ class MatrixBoard(HeadChoice, QWidget):
 
     def _explain_box(self, box: QComboBox) -> None:
         tip = box.currentData(Qt.ItemDataRole.ToolTipRole)
-        text = f"{self._box_help[box]}\n{tip}" if tip else self._box_help[box]
+        help_text = _tr(self._box_help[box])
+        text = f"{help_text}\n{tip}" if tip else help_text
         if box.toolTip() != text:
             box.setToolTip(text)
 

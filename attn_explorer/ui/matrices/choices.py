@@ -3,39 +3,46 @@ named for what the configuration computes, as the step-through names its stages.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TR_NOOP, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox
 
 from attn_explorer.engine import AttentionConfig
 from attn_explorer.model.views import HEADS_ARRAYS, SCORES_ARRAYS, WEIGHTS_ARRAYS
+from attn_explorer.text.i18n import N_
 from attn_explorer.text.titles import divisor_symbol, score_symbols
 from attn_explorer.ui.i18n import tr as _tr
 
 # The choices come from the model (sessions are checked against the same keys); only their
-# labels are the window's.
+# labels are the window's, marked here and translated where a box shows them.
 _SCORE_LABELS = {
-    "masked_scores": QT_TR_NOOP("Scores fed to softmax"),
-    "scaled_scores": QT_TR_NOOP("Scaled scores ω / (√d_k·T)"),
-    "scores": QT_TR_NOOP("Raw scores ω = Q·Kᵀ"),
+    "masked_scores": N_("Scores fed to softmax"),
+    "scaled_scores": N_("Scaled scores ω / (√d_k·T)"),
+    "scores": N_("Raw scores ω = Q·Kᵀ"),
 }
 _WEIGHT_LABELS = {
-    "weights": QT_TR_NOOP("Weights (softmax)"),
-    "weights_dropped": QT_TR_NOOP("Weights after dropout"),
+    "weights": N_("Weights (softmax)"),
+    "weights_dropped": N_("Weights after dropout"),
 }
 _HEAD_LABELS = {
-    "weights": QT_TR_NOOP("Weights"),
-    "weights_dropped": QT_TR_NOOP("Weights after dropout"),
-    "masked_scores": QT_TR_NOOP("Scores fed to softmax"),
-    "scaled_scores": QT_TR_NOOP("Scaled scores"),
-    "scores": QT_TR_NOOP("Raw scores"),
-    "queries": QT_TR_NOOP("Queries Q"),
-    "keys": QT_TR_NOOP("Keys K"),
-    "values": QT_TR_NOOP("Values V"),
-    "head_contexts": QT_TR_NOOP("Context per head Z"),
+    "weights": N_("Weights"),
+    "weights_dropped": N_("Weights after dropout"),
+    "masked_scores": N_("Scores fed to softmax"),
+    "scaled_scores": N_("Scaled scores"),
+    "scores": N_("Raw scores"),
+    "queries": N_("Queries Q"),
+    "keys": N_("Keys K"),
+    "values": N_("Values V"),
+    "head_contexts": N_("Context per head Z"),
 }
 SCORE_VARIANTS = [(key, _SCORE_LABELS[key]) for key in SCORES_ARRAYS]
 WEIGHT_VARIANTS = [(key, _WEIGHT_LABELS[key]) for key in WEIGHTS_ARRAYS]
 HEAD_ARRAYS = [(key, _HEAD_LABELS[key]) for key in HEADS_ARRAYS]
+
+
+def llm_chapter() -> str:
+    """The tutorial that masks the raw scores first, named as its learners know it (the
+    same words as `text.tutorials`)."""
+    return _tr("Build a Large Language Model (From Scratch), chapter 3")
 
 
 def _mask_first_text(name: str, cfg: AttentionConfig, grid: bool) -> tuple[str, str]:
@@ -45,10 +52,10 @@ def _mask_first_text(name: str, cfg: AttentionConfig, grid: bool) -> tuple[str, 
         text = _tr("Masked scores") if grid else _tr("Masked scores ωₘ (raw, −∞ where hidden)")
         tip = _tr(
             "ωₘ[i,j] = −∞ where key j is hidden from query i, else ω[i,j]: the raw scores "
-            "masked before they are divided, as tutorial 000 prints masked = "
+            "masked before they are divided, as {tutorial} prints masked = "
             "attn_scores.masked_fill(mask.bool(), -torch.inf)."
         )
-        return text, tip
+        return text, tip.format(tutorial=llm_chapter())
     divisor = divisor_symbol(cfg)
     text = _tr("Scores fed to softmax") if grid else _tr("Scores fed to softmax ωₘ / {0}")
     values = ([f"√d_k = √{cfg.d_head}"] if cfg.scale else []) + (
@@ -57,13 +64,13 @@ def _mask_first_text(name: str, cfg: AttentionConfig, grid: bool) -> tuple[str, 
     if cfg.scale:
         tip = _tr(
             "ω̃ₘ = ωₘ / {0}, {1}: the masked scores divided (−∞ stays −∞); softmax reads "
-            "these, as softmax(masked / keys.shape[-1]**0.5) in tutorial 000."
+            "these, as softmax(masked / keys.shape[-1]**0.5) in {tutorial}."
         )
     else:  # only the temperature divides: the tutorial's √d_k is switched off
         tip = _tr(
             "ω̃ₘ = ωₘ / {0}, {1}: the masked scores divided (−∞ stays −∞); softmax reads these."
         )
-    return text.format(divisor), tip.format(divisor, ", ".join(values))
+    return text.format(divisor), tip.format(divisor, ", ".join(values), tutorial=llm_chapter())
 
 
 def choice_text(name: str, config: AttentionConfig, grid: bool = False) -> tuple[str, str]:
@@ -154,10 +161,15 @@ def choice_text(name: str, config: AttentionConfig, grid: bool = False) -> tuple
 
 
 def name_items(box: QComboBox, config: AttentionConfig, grid: bool = False) -> None:
-    """Write `box`'s items as `choice_text` says for `config`. Only texts that change are
-    set, and setting them keeps the current item: no selection change is signalled."""
+    """Write `box`'s items as `choice_text` says for `config`, in the language of now (an
+    item whose text does not depend on the configuration, Q, K, V, as its table names it).
+    Only texts that change are set, and setting them keeps the current item: no selection
+    change is signalled."""
     for index in range(box.count()):
-        text, tip = choice_text(box.itemData(index), config, grid)
+        name = box.itemData(index)
+        text, tip = choice_text(name, config, grid)
+        if not text and grid:
+            text = _tr(_HEAD_LABELS[name])
         if text and box.itemText(index) != text:
             box.setItemText(index, text)
         if box.itemData(index, Qt.ItemDataRole.ToolTipRole) != (tip or None):

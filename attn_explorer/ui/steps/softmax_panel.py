@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -49,35 +49,17 @@ class SoftmaxPanel(QWidget):
         layout.addLayout(plots, 1)
         # Under the bars while the followed row has masked keys: they have no bar, and a
         # missing bar reads as a score of 0, the very idea the tutorial argues against.
-        self.masked_note = QLabel(
-            _tr(
-                "−∞: a masked key, not a score of 0. exp(−∞) = 0, so softmax gives it weight "
-                "0; a score of 0 would get exp(0) = 1 before dividing by the sum."
-            )
-        )
+        self.masked_note = QLabel()
         self.masked_note.setWordWrap(True)
         self.masked_note.hide()
         layout.addWidget(self.masked_note)
         controls = QHBoxLayout()
-        controls.addWidget(QLabel(_tr("Multiply the scores by k:")))
+        self.factor_label = QLabel()
+        controls.addWidget(self.factor_label)
         self.factor = SliderSpin(self.FACTOR_MIN, self.FACTOR_MAX, step=0.01, decimals=2, log=True)
         self.factor.setValue(1.0)
-        self.factor.setToolTip(
-            _tr(
-                "Scale this row's scores before softmax: large k sharpens the weights toward "
-                "one-hot, small k flattens them toward uniform (tutorial 004, figure 5)."
-            )
-        )
         controls.addWidget(self.factor, 1)
-        self.why = QPushButton(_tr("Why √dₖ? Show me"))
-        self.why.setToolTip(
-            _tr(
-                "Loads 8 tokens with random 16-dimensional unit-variance embeddings, sets d_out "
-                "to 64 and switches √d_k scaling off: the scores grow like √d_k and softmax "
-                "saturates toward one-hot. Tick “Divide by √d_k” to see the weights spread "
-                "again. Ctrl+Z restores your work."
-            )
-        )
+        self.why = QPushButton()
         controls.addWidget(self.why)
         layout.addLayout(controls)
         self.entropy_text = QLabel()
@@ -90,6 +72,38 @@ class SoftmaxPanel(QWidget):
         self.labels: tuple[str, ...] = ()
         self.sweep_weights: np.ndarray = np.zeros(0)
         self.sweep_entropy = 0.0
+        self._retranslate()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:  # the user chose another language
+            self._retranslate()
+
+    def _retranslate(self) -> None:
+        """The panel's words in the language of now (its titles and the entropy are written
+        with each row the step-through shows)."""
+        self.masked_note.setText(
+            _tr(
+                "−∞: a masked key, not a score of 0. exp(−∞) = 0, so softmax gives it weight "
+                "0; a score of 0 would get exp(0) = 1 before dividing by the sum."
+            )
+        )
+        self.factor_label.setText(_tr("Multiply the scores by k:"))
+        self.factor.setToolTip(
+            _tr(
+                "Scale this row's scores before softmax: large k sharpens the weights toward "
+                "one-hot, small k flattens them toward uniform, as figure 5 of {tutorial} shows."
+            ).format(tutorial=_tr("Self-Attention (blog)"))
+        )
+        self.why.setText(_tr("Why √dₖ? Show me"))
+        self.why.setToolTip(
+            _tr(
+                "Loads 8 tokens with random 16-dimensional unit-variance embeddings, sets d_out "
+                "to 64 and switches √d_k scaling off: the scores grow like √d_k and softmax "
+                "saturates toward one-hot. Tick “Divide by √d_k” to see the weights spread "
+                "again. Ctrl+Z restores your work."
+            )
+        )
 
     BARS_MIN_HEIGHT = 150  # at 100 % text; the titles and tick labels grow with the size
 

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TR_NOOP, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTabBar, QWidget
 
 from attn_explorer.engine import STEP_KEYS
+from attn_explorer.text.i18n import N_
 
+# Symbols are the same in every language and left unmarked; the words are translated where
+# the tabs show them.
 STAGE_LABELS = (
-    QT_TR_NOOP("X"),
-    QT_TR_NOOP("Q, K, V"),
-    QT_TR_NOOP("Q·Kᵀ"),
-    QT_TR_NOOP("Scale"),
-    QT_TR_NOOP("Mask"),
-    QT_TR_NOOP("Softmax"),
-    QT_TR_NOOP("Dropout"),
-    QT_TR_NOOP("α·V"),
-    QT_TR_NOOP("Concat"),
-    QT_TR_NOOP("Out"),
+    "X",
+    "Q, K, V",
+    "Q·Kᵀ",
+    N_("Scale"),
+    N_("Mask"),
+    N_("Softmax"),
+    N_("Dropout"),
+    "α·V",
+    N_("Concat"),
+    N_("Out"),
 )
 
 STAGE_LABEL = dict(zip(STEP_KEYS, STAGE_LABELS, strict=True))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from attn_explorer.engine import ARRAY_INFO, STEP_KEYS, Trace, step_keys
 from attn_explorer.text.explain import explain
+from attn_explorer.text.i18n import N_
 from attn_explorer.text.steps import step_text
 from attn_explorer.ui.heatmap import CellHover, MatrixPlot
 from attn_explorer.ui.i18n import tr as _tr
@@ -76,17 +77,14 @@ class StepThrough(HeadChoice, QWidget):
         # The stages as a row of tabs: it costs a line of height, not a column of width.
         self.stages = StageTabs([_tr(label) for label in STAGE_LABELS])
 
-        # At a large text size on a small screen the buttons keep their arrows only.
-        self.prev_button = ShrinkButton(_tr("◀ Previous"), "◀")
-        self.play_button = ShrinkButton(_tr("▶ Play"), "▶")
+        # At a large text size on a small screen the buttons keep their arrows only. Their
+        # words, and the other controls', are written by `_retranslate`.
+        self.prev_button = ShrinkButton("", "◀")
+        self.play_button = ShrinkButton("", "▶")
         self.play_button.setCheckable(True)
-        self.next_button = ShrinkButton(_tr("Next ▶"), "▶")
-        self.prev_button.setToolTip(_tr("Previous stage (←)"))
-        self.next_button.setToolTip(_tr("Next stage (→)"))
-        self.play_button.setToolTip(
-            _tr("Walk through the stages that apply to this configuration (Space)")
-        )
-        self.head_box = HeadBox(_tr("Which head the per-head matrices show"))
+        self.next_button = ShrinkButton("", "▶")
+        self.head_label = QLabel()
+        self.head_box = HeadBox("")
 
         self.figure = StageFigure()
         self.figure_view = FigureView(self.figure)
@@ -126,7 +124,7 @@ class StepThrough(HeadChoice, QWidget):
         for widget in (self.prev_button, self.play_button, self.next_button):
             nav.addWidget(widget)
         nav.addStretch(1)
-        nav.addWidget(QLabel(_tr("Head")))
+        nav.addWidget(self.head_label)
         nav.addWidget(self.head_box)
         right = QVBoxLayout()
         right.addWidget(self.stages)
@@ -153,23 +151,59 @@ class StepThrough(HeadChoice, QWidget):
         self.figure.cellHovered.connect(self._hovered)
         # Keys of this tab only (named: Help > Keyboard Shortcuts lists them).
         self.key_actions: list[QAction] = []
-        for text, key, slot in (
-            (_tr("Previous stage"), Qt.Key.Key_Left, lambda: self.step_by(-1)),
-            (_tr("Next stage"), Qt.Key.Key_Right, lambda: self.step_by(1)),
-            (
-                _tr("Play or pause the walk through the stages"),
-                Qt.Key.Key_Space,
-                self.play_button.toggle,
-            ),
+        for key, slot in (
+            (Qt.Key.Key_Left, lambda: self.step_by(-1)),
+            (Qt.Key.Key_Right, lambda: self.step_by(1)),
+            (Qt.Key.Key_Space, self.play_button.toggle),
         ):
-            action = QAction(text, self)
+            action = QAction(self)
             action.setShortcut(QKeySequence(key))
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             action.triggered.connect(slot)
             self.addAction(action)
             self.key_actions.append(action)
+        self._retranslate()
         self._stage_row_chosen(0)
         self._fit_stages()
+
+    KEY_TEXTS = (
+        N_("Previous stage"),
+        N_("Next stage"),
+        N_("Play or pause the walk through the stages"),
+    )
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:  # the user chose another language
+            self._retranslate()
+            # The colour bars' words ("1 hidden") are written when their levels change.
+            plots = list(self.figure.plots)
+            if self._mask_panel is not None:
+                plots += [self._mask_panel.method1, self._mask_panel.method2]
+            for plot in plots:
+                if plot.colorbar is not None:
+                    plot.colorbar.fit_labels()
+            if self.isVisible():
+                self.redraw()
+
+    def _retranslate(self) -> None:
+        """Write the stages' names and the controls' words in the language of now: at
+        construction, and when the language changes while the window is open."""
+        self.stages.set_names([_tr(STAGE_LABEL[key]) for key in self.keys])
+        if self.trace is not None:
+            self._label_stages(self.trace)
+        self.prev_button.set_texts(_tr("◀ Previous"), "◀")
+        self.next_button.set_texts(_tr("Next ▶"), "▶")
+        self._name_play(self.play_button.isChecked())
+        self.prev_button.setToolTip(_tr("Previous stage (←)"))
+        self.next_button.setToolTip(_tr("Next stage (→)"))
+        self.play_button.setToolTip(
+            _tr("Walk through the stages that apply to this configuration (Space)")
+        )
+        self.head_label.setText(_tr("Head"))
+        self.head_box.setToolTip(_tr("Which head the per-head matrices show"))
+        for action, text in zip(self.key_actions, self.KEY_TEXTS, strict=True):
+            action.setText(_tr(text))
 
     def resizeEvent(self, event: object) -> None:
         super().resizeEvent(event)
@@ -383,11 +417,14 @@ class StepThrough(HeadChoice, QWidget):
         self.redraw()
         self.headChanged.emit(index)
 
-    def _play(self, on: bool) -> None:
+    def _name_play(self, on: bool) -> None:
         if on:
             self.play_button.set_texts(_tr("❚❚ Pause"), "❚❚")
         else:
             self.play_button.set_texts(_tr("▶ Play"), "▶")
+
+    def _play(self, on: bool) -> None:
+        self._name_play(on)
         if on:
             if self._next_applying() is None:
                 self.stages.setCurrentIndex(0)  # from the end: start again

@@ -30,7 +30,7 @@ def vector(values: np.ndarray, limit: int = 8) -> str:
 
 def _side_by_side(heads: int, n: int) -> str:
     """ "[z2 of head 1 | z2 of head 2]": query n's row of Z_cat, the first four heads named."""
-    parts = " | ".join(f"z{n} of head {h + 1}" for h in range(min(heads, 4)))
+    parts = " | ".join(_tr("z{0} of head {1}").format(n, h + 1) for h in range(min(heads, 4)))
     return f"[{parts}{' | …' if heads > 4 else ''}]"
 
 
@@ -152,7 +152,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         lines.append(f"out{n} = {vector(trace.context[i])}")
         lines.append(explain(trace, "context", head, i, 0).split("\n")[0])
     head_note = (
-        f", head {head + 1}"
+        _tr(", head {0}").format(head + 1)
         if cfg.heads > 1 and key not in ("embeddings", "concat", "out_proj")
         else ""
     )
@@ -195,6 +195,6 @@ def matrices_text(trace: Trace, weights: str, head: int, i: int) -> str:
         lines.append(f"out{n} = Z_cat{n} = {side_by_side} = {vector(trace.context[i], 12)}")
     else:  # one head, no projection: the output is the context itself
         lines.append(f"out{n} = {context}")
-    head_note = f", head {head + 1}" if cfg.heads > 1 else ""
+    head_note = _tr(", head {0}").format(head + 1) if cfg.heads > 1 else ""
     token = quote_token(cfg.tokens[i])
     return _tr("Following query {0} {1}{2}:").format(n, token, head_note) + "\n" + "\n".join(lines)
