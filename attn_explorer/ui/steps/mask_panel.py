@@ -35,6 +35,8 @@ class MaskMethodsPanel(QWidget):
         text_size.changed.connect(self._fit_text_size)
         layout.addWidget(self.view, 1)
         self.difference = QLabel()
+        # Wrapped: the sentence of a method that breaks down is wider than a small window.
+        self.difference.setWordWrap(True)
         layout.addWidget(self.difference)
         self.largest = 0.0
 

@@ -12,7 +12,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF
-from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from attn_explorer.engine import Trace
 from attn_explorer.engine.softmax_lab import entropy, sweep
@@ -20,7 +20,9 @@ from attn_explorer.text.numbers import num
 from attn_explorer.ui.heatmap import display_token, left_to_right
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.text_size import text_size
-from attn_explorer.ui.widgets import SliderSpin, elide_words
+from attn_explorer.ui.widgets import ShrinkButton, SliderSpin, elide_words
+
+TITLE_MARGIN = 2  # px of a title's text item that hold no ink (its document margin)
 
 
 def _title_size() -> str:
@@ -59,7 +61,8 @@ class SoftmaxPanel(QWidget):
         self.factor = SliderSpin(self.FACTOR_MIN, self.FACTOR_MAX, step=0.01, decimals=2, log=True)
         self.factor.setValue(1.0)
         controls.addWidget(self.factor, 1)
-        self.why = QPushButton()
+        # Its question alone where the row is narrow (a large text size, a longer language).
+        self.why = ShrinkButton("", "√dₖ?")
         controls.addWidget(self.why)
         layout.addLayout(controls)
         self.entropy_text = QLabel()
@@ -95,7 +98,7 @@ class SoftmaxPanel(QWidget):
                 "one-hot, small k flattens them toward uniform, as figure 5 of {tutorial} shows."
             ).format(tutorial=_tr("Self-Attention (blog)"))
         )
-        self.why.setText(_tr("Why √dₖ? Show me"))
+        self.why.set_texts(_tr("Why √dₖ? Show me"), "√dₖ?")
         self.why.setToolTip(
             _tr(
                 "Loads 8 tokens with random 16-dimensional unit-variance embeddings, sets d_out "
@@ -122,8 +125,13 @@ class SoftmaxPanel(QWidget):
         whichever fits: Qt's own cut would leave "Scores fed to softmax (row" in a narrow
         window."""
         title, short = plot.titles
-        label = plot.getPlotItem().titleLabel
-        room = plot.width() - 8
+        item = plot.getPlotItem()
+        label = item.titleLabel
+        # The title's cell is the plot's width less the value axis beside it; a wider title
+        # widens the plot past its view, which cuts its end ("softmax(1 × attention scor").
+        # Its text item's margin may pass the cell: no ink is there.
+        beside = item.geometry().width() - label.geometry().width()
+        room = plot.width() - beside + TITLE_MARGIN
         for text in (title, short):
             plot.setTitle(text, size=_title_size())
             if label.item.boundingRect().width() <= room:

@@ -19,6 +19,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QStackedWidget,
     QToolTip,
     QVBoxLayout,
@@ -396,14 +397,27 @@ class StepThrough(HeadChoice, QWidget):
         self.figure.show_stage(trace, self.stage, head, query, self.summary)
         self.followed.setText(followed_text(trace, self.stage, head, query or 0))
         if self.stage == "softmax":
-            self.extras.setCurrentWidget(self.softmax_panel)
+            self._show_extra(self.softmax_panel)
             self.softmax_panel.show_row(trace, head, query or 0)
         elif self.stage == "mask" and "weights_neg_inf" in trace.arrays:
-            self.extras.setCurrentWidget(self.mask_panel)
+            self._show_extra(self.mask_panel)
             self.mask_panel.show_methods(trace, head, query)
         else:
-            self.extras.setCurrentIndex(0)
+            self._show_extra(self.extras.widget(0))
         self._fit_extras()
+
+    def _show_extra(self, page: QWidget) -> None:
+        """Show `page` under the stage's matrices. The pages not shown take no width: a
+        stacked widget is as wide as its widest page, and a page laid out at a larger text
+        size, or in a longer language, would keep the window wider than a small screen."""
+        self.extras.setCurrentWidget(page)
+        for index in range(self.extras.count()):
+            other = self.extras.widget(index)
+            policy = other.sizePolicy()
+            wanted = QSizePolicy.Policy.Preferred if other is page else QSizePolicy.Policy.Ignored
+            if policy.horizontalPolicy() != wanted:
+                policy.setHorizontalPolicy(wanted)
+                other.setSizePolicy(policy)
 
     def _stage_row_chosen(self, row: int) -> None:
         if 0 <= row < len(self.keys):

@@ -402,6 +402,8 @@ def test_the_mask_comparison_says_when_method_1_breaks_down(window, wait_settled
     steps.set_stage("mask")
     text = steps.mask_panel.difference.text()
     assert text.startswith("Method 1 breaks down on rows 1, 2:") and "nan" not in text
+    # Wrapped: on one line the sentence made the panel, and the window, 1,253 px wide.
+    assert steps.mask_panel.minimumSizeHint().width() <= 960
 
 
 def test_method_1_broken_on_every_row_is_said_without_a_numpy_warning(
@@ -722,3 +724,20 @@ def test_in_a_short_window_the_lesson_gives_way_to_the_matrices_and_the_panel(
     window.resize(1500, 940)  # room: whole again
     qtbot.waitUntil(lambda: lesson.toolTip() == "")
     assert lesson.text() == whole and lesson.isVisible()
+
+
+def test_a_panel_shown_at_a_larger_text_size_leaves_the_window_as_narrow_as_before(
+    window, steps, qtbot, normal_size
+):
+    """The softmax panel, laid out at 200 % text and then put aside for the mask stage's,
+    kept its width of then: back at 100 % the window could not be narrower than 869 px,
+    81 more than before (more in a longer language)."""
+    window.resize(1024, 768)
+    steps.set_stage("mask")
+    least = window.minimumSizeHint().width()
+    for factor, stage in ((2.0, "softmax"), (1.0, "mask")):
+        text_size.set_factor(factor)
+        qtbot.wait(50)  # the new fonts reach the widgets as events
+        steps.set_stage(stage)
+        qtbot.wait(50)
+    assert window.minimumSizeHint().width() == least

@@ -268,6 +268,21 @@ def test_the_stages_and_the_softmax_panel_read_vietnamese_with_the_same_numbers(
         "key không bị che: ln 6 = 1.7918; one-hot: 0). Trọng số lớn nhất: 0.2264."
     )
     assert panel.factor_label.text() == "Nhân attention score với k:"
+    # At 1024 × 768 the longer titles give way to their short forms: written whole,
+    # "softmax(1 × attention score)" widened its plot 25 px past the window's edge.
+    window.resize(1024, 768)
+    qtbot.waitUntil(lambda: panel.sweep_plot.width() < 300)
+    bars = (panel.score_plot, panel.weight_plot, panel.sweep_plot)
+    qtbot.wait(50)
+    assert [plot.getPlotItem().titleLabel.item.toPlainText() for plot in bars] == [
+        "Attention score (hàng 2)",
+        "Trọng số",
+        "k = 1",
+    ]
+    assert all(plot.getPlotItem().geometry().width() <= plot.width() + 1 for plot in bars)
+    assert window.minimumSizeHint().width() <= 960
+    window.resize(1500, 940)
+    qtbot.waitUntil(lambda: panel.sweep_plot.width() > 300)
     assert steps.followed.text().startswith("Theo dõi query 2 “journey”:\n")
     board = window.board
     assert board.head_label.text() == "Đầu"
