@@ -149,6 +149,7 @@ SLOW = (
     "tests/ui/test_projector_layout.py::test_the_mask_bar_is_written_short_only_where_its_columns_need_it",
     "tests/ui/test_projector_layout.py::test_values_cut_to_two_decimals_are_said_to_be",
     "tests/ui/test_projector_layout.py::test_values_left_out_for_want_of_room_are_said_to_be",
+    "tests/ui/steps/test_words.py",
     "tests/ui/test_menus_translated.py",
     "tests/ui/test_lessons_dialog.py",
     "tests/ui/test_translation_sweep.py",
