@@ -107,7 +107,7 @@ def test_the_stages_read_as_the_tutorials_steps_in_vietnamese(vietnamese):
         "Bước 2. Tính Q, K, V bằng phép chiếu",
         "Bước 3. Tính attention score ω = Q·Kᵀ",
         "Bước 4. Áp dụng mặt nạ",
-        "Bước 5. Chia tỉ lệ attention score",
+        "Bước 5. Chia attention score cho √d_k",
         "Bước 6. Chuẩn hóa bằng softmax",
         "Bước 7. Áp dụng dropout",
         "Bước 8. Tính context vector Z = α·V",
@@ -161,7 +161,7 @@ def test_vietnamese_array_titles(vietnamese):
     ]
     unscaled = dataclasses.replace(preset("v2").config, scale=False, mask_method="renormalize")
     assert array_label(unscaled, "weights_unmasked") == ("softmax(ω)", "softmax(ω), mọi key")
-    assert array_label(unscaled, "scaled_scores") == ("ω", "Attention score ω (không chia tỉ lệ)")
+    assert array_label(unscaled, "scaled_scores") == ("ω", "Attention score ω (không chia)")
 
 
 def test_every_stage_and_array_is_in_vietnamese(vietnamese):

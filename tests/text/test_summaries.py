@@ -29,7 +29,7 @@ def test_a_busy_config_in_english():
 def test_a_busy_config_in_vietnamese(vietnamese):
     config = dataclasses.replace(preset("mha").config, **BUSY)
     assert config_summary(config) == (
-        "linear · d_out 2 · 2 đầu (split) · causal · độ dài hợp lệ 4 · không chia tỉ lệ · "
+        "linear · d_out 2 · 2 đầu (split) · causal · độ dài hợp lệ 4 · không chia √d_k · "
         "T 0.5 · dropout 0.1 · seed dropout 3 · out_proj · seed 123"
     )
     assert config_summary(preset("cross").config) == (
@@ -45,7 +45,7 @@ def test_the_data_note_in_vietnamese(vietnamese):
     note = json_notes(preset("causal").config)  # masks the raw scores first
     assert note.startswith("null là -inf (một attention score bị che) hoặc, chỉ trong ")
     assert note.endswith(
-        "; che trước khi chia tỉ lệ, như trong Build a Large Language Model (From Scratch), "
+        "; che trước khi chia, như trong Build a Large Language Model (From Scratch), "
         "chương 3 (§3.5.1): masked_scores là attention score thô với -inf ở ô bị che (đúng ma "
         "trận `masked` của bài), scaled_scores là masked_scores / sqrt(d_k), tức giá trị "
         "softmax nhận vào"
