@@ -24,7 +24,7 @@ def test_a_set_value_the_other_settings_refuse_gives_the_engines_reason_in_vietn
     ) in err
     status, _, err = export_here(capsys, "--preset", "mha", "--set", "num_heads=3", "-o", out)
     assert status == 2
-    assert "Không thể chia d_out 2 thành 3 đầu: với bố cục split, d_out phải là bội số" in err
+    assert "Không thể chia d_out 2 thành 3 đầu: với bố trí split, d_out phải là bội số" in err
     assert not out.exists()
 
 

@@ -185,7 +185,7 @@ def test_no_english_word_escapes_the_catalogue(code, words_dropped):
 
 def test_vietnamese_sentences_a_learner_reads(vietnamese):
     assert problem_text(refusal("heads_do_not_split")) == (
-        "Không thể chia d_out 5 thành 2 đầu: với bố cục split, d_out phải là bội số của số đầu."
+        "Không thể chia d_out 5 thành 2 đầu: với bố trí split, d_out phải là bội số của số đầu."
     )
     assert problem_text(refusal("valid_len_range")) == (
         "Độ dài hợp lệ 4 nằm ngoài khoảng 1 đến 3: phải có ít nhất một key không bị che, và chỉ "
@@ -203,7 +203,7 @@ def test_vietnamese_sentences_a_learner_reads(vietnamese):
     )
     assert problem_text(refusal("too_large")) == (
         "Token 2 ('b'), chiều 1 là 1e+308, quá lớn đối với float32 (khoảng ±3.4e38), độ chính "
-        "xác mà chương trình dùng để tính."
+        "xác mà bộ tính toán dùng."
     )
     g = GROUP
     assert problem_text(refusal("too_big_heads")) == (
