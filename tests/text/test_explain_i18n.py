@@ -91,7 +91,7 @@ def test_a_masked_cell_says_why_in_vietnamese(vietnamese):
     )
     assert explain(causal, "masked_scores", 0, 1, 3).startswith(
         "ωₘ[2,4] = −∞: bị che vì key 4 đứng sau query 2 (mặt nạ causal).\n"
-        "Attention score gốc được che trước khi chia (masked_fill, rồi softmax(masked / √d_k))"
+        "Attention score thô được che trước khi chia (masked_fill, rồi softmax(masked / √d_k))"
     )
     assert explain(causal, "mask", 0, 1, 0) == (
         "M[2,1] = False: query 2 “journey” được phép chú ý tới key 1 “Your”."
