@@ -194,7 +194,7 @@ def test_the_export_dialog_speaks_vietnamese(vietnamese, qtbot, tmp_path, monkey
     (tmp_path / "folder").mkdir()
     d.path.setText("folder")
     d.accept()
-    assert d.problem.text() == "“folder” là một thư mục: hãy gõ tên tệp."
+    assert d.problem.text() == "“folder” là một thư mục: hãy nhập tên tệp."
     (tmp_path / "a.png").write_bytes(b"")
     d.path.setText("a.png")
     d.accept()
