@@ -222,7 +222,7 @@ def test_what_only_the_computation_finds_is_said_in_vietnamese_too(vietnamese):
         "tăng nhiệt độ."
     )
     said = problem_text(refusal("method_1_underflow"))
-    assert said.startswith("Với cách 1 (softmax, đưa các trọng số bị che về 0, chuẩn hóa lại)")
+    assert said.startswith("Với cách 1 (softmax, đặt các trọng số bị che về 0, chuẩn hóa lại)")
     assert "hãy tăng nhiệt độ (0.01) hoặc dùng cách 2 (−∞, rồi softmax)." in said
 
 
