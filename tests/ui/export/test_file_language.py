@@ -53,7 +53,7 @@ def test_the_file_menu_and_its_questions_follow_the_language(
         spec = FigureSpec("matrices")
         assert not files.export_figure_to(tmp_path / "m.png", spec, size=(400, 300))
         ((title, text),) = dialogs["critical"]
-        assert title == "Không xuất được hình"
+        assert title == "Không thể xuất hình"
         assert re.fullmatch(
             r"Hình này cần ít nhất \d+×\d+ px mới vừa, không phải 400×300: "
             r"hãy chọn kích thước lớn hơn\.",
