@@ -36,7 +36,7 @@ KEPT_IN_VIETNAMESE = (
     attention score scores token embedding context vector query key value causal padding
     seed cross self Self Attention Cross decoder encoder notebook blog
     Build Large Language Model From Scratch Dive into Deep Learning Scaled Dot Product
-    scaled dot product Embedding Masked Context Bias Notebook Dropout
+    scaled dot product Embedding Masked Context Bias Notebook Dropout Query Key Value
     """
     )
     | SETTINGS
