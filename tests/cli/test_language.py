@@ -50,7 +50,7 @@ def test_the_window_help_is_vietnamese_with_lang_vi(capsys):
     assert "\ntham số vị trí:\n  phiên " in out
     assert "\ntùy chọn:\n  -h, --help            hiện trợ giúp này rồi thoát\n" in out
     assert "một phiên làm việc đã lưu (.json) để mở" in out
-    assert "--set TRƯỜNG=GIÁ_TRỊ  đặt một điều khiển, ví dụ --set num_heads=4" in out
+    assert "--set TRƯỜNG=GIÁ_TRỊ  đặt giá trị một điều khiển, ví dụ --set num_heads=4" in out
     for english in ("usage:", "options:", "positional arguments", "show this help", "window"):
         assert english not in out
 
@@ -83,7 +83,7 @@ def test_lang_is_read_before_help_wherever_it_is_and_abbreviated_as_argparse_tak
             "attn-explorer: tham số --stage: lựa chọn không hợp lệ: 'nope' (chọn một trong "
             "'embeddings', ",
         ),
-        (["--bogus"], "attn-explorer: tham số không nhận ra: --bogus\n"),
+        (["--bogus"], "attn-explorer: không nhận ra các tham số: --bogus\n"),
         (
             ["--set", "temperature=1,5"],
             "attn-explorer: --set temperature: '1,5' không phải là một số (số thập phân dùng "
@@ -114,7 +114,7 @@ def test_the_window_refuses_in_vietnamese_with_lang_vi(capsys, args, said):
             ["--preset", "v1", "--view", "weights", "--all-steps", "-o", "x.png"],
             "tham số --all-steps: không được dùng cùng tham số --view",
         ),
-        (["-o", "x.png"], "hãy cho một tệp phiên làm việc, --preset TÊN hoặc --tokens N"),
+        (["-o", "x.png"], "hãy chỉ định một tệp phiên làm việc, --preset TÊN hoặc --tokens N"),
         (
             ["--preset", "mha", "--head", "3", "--view", "weights", "-o", "x.png"],
             "--head phải là số thứ tự của một đầu, từ 1 đến 2, hoặc 'all', không phải 3",

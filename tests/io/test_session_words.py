@@ -75,7 +75,7 @@ def test_what_json_itself_says_is_translated_too(vietnamese):
     )
     assert refusal('{"format": "attn_explorer.sess') == (
         "s.json không phải JSON hợp lệ: có chuỗi chưa được đóng, bắt đầu ở dòng 1, cột 12 (tệp "
-        "kết thúc quá sớm: có phải nó đã bị cắt mất?)."
+        "kết thúc quá sớm: phải chăng tệp đã bị cắt mất phần cuối?)."
     )
 
 
@@ -85,8 +85,8 @@ def test_a_newer_format_and_a_default_name(vietnamese):
     with pytest.raises(SessionError) as caught:
         document_to_state(doc)
     assert str(caught.value) == (
-        "Tài liệu được lưu bởi một attn_explorer mới hơn (định dạng 5); bản này đọc các định "
-        "dạng từ 1 đến 4."
+        "Tài liệu do một bản attn_explorer mới hơn lưu (định dạng 5); bản này đọc được các "
+        "định dạng từ 1 đến 4."
     )
 
 
@@ -186,5 +186,5 @@ def test_a_file_not_written_is_said_in_vietnamese(vietnamese):
         "Không thể ghi /no/such/folder/s.json: thư mục /no/such/folder không tồn tại."
     )
     assert impossible_path("/x/a\x00b.json") == (
-        "đường dẫn của nó chứa \\x00 (ký tự NUL), điều mà không đường dẫn nào có thể chứa"
+        "đường dẫn của nó chứa \\x00 (ký tự NUL), ký tự mà không đường dẫn nào được phép chứa"
     )

@@ -172,7 +172,7 @@ def test_a_vietnamese_learner_reads_the_tutorials_headings_and_numbers(qtbot):
         dialog.tree.setCurrentItem(dialog.tree.topLevelItem(3).child(5))
         assert dialog.tree.currentItem().text(0) == "Bước 6: Nhân Với Ma Trận Value (V)"
         assert (
-            "7 số được viết khác giá trị chính xác ở độ chính xác của chính bài hướng dẫn "
+            "7 số bài hướng dẫn viết khác với giá trị chính xác khi làm tròn như bài "
             "(được gạch chân)." in lines_of(dialog)
         )
     finally:
