@@ -16,20 +16,24 @@ def test_a_set_value_the_other_settings_refuse_gives_the_engines_reason_in_vietn
     tmp_path, capsys, vietnamese
 ):
     out = tmp_path / "x.json"
-    status, _, err = export_here(capsys, "--preset", "causal", "--set", "valid_len=10", "-o", out)
+    status, _, err = export_here(
+        capsys, "--lang", "vi", "--preset", "causal", "--set", "valid_len=10", "-o", out
+    )
     assert status == 2
     assert (
         "Độ dài hợp lệ 10 nằm ngoài khoảng 1 đến 6: phải có ít nhất một key không bị che, và "
         "chỉ có 6 key;"
     ) in err
-    status, _, err = export_here(capsys, "--preset", "mha", "--set", "num_heads=3", "-o", out)
+    status, _, err = export_here(
+        capsys, "--lang", "vi", "--preset", "mha", "--set", "num_heads=3", "-o", out
+    )
     assert status == 2
     assert "Không thể chia d_out 2 thành 3 đầu: với bố trí split, d_out phải là bội số" in err
     assert not out.exists()
 
 
 def test_a_count_too_big_is_grouped_without_a_comma(tmp_path, capsys, vietnamese):
-    args = ["--preset", "wrapper", "--tokens", "4096", "--set", "num_heads=16"]
+    args = ["--lang", "vi", "--preset", "wrapper", "--tokens", "4096", "--set", "num_heads=16"]
     status, _, err = export_here(capsys, *args, "-o", tmp_path / "x.json")
     assert status == 2
     g = GROUP

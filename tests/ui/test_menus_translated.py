@@ -26,6 +26,7 @@ from attn_explorer.text.i18n import LANGUAGES
 from attn_explorer.text.summaries import config_summary, shapes_summary
 from attn_explorer.ui.i18n import use_language
 from attn_explorer.ui.widgets import ElidedLabel
+from tests.untranslated import SYMBOLS
 
 
 def leftover_english(text: str, foreign: set[str]) -> list[str]:
@@ -35,7 +36,7 @@ def leftover_english(text: str, foreign: set[str]) -> list[str]:
         text = text.replace(words, "")
     while (inner := re.sub("⟪[^⟪⟫]*⟫", "", text)) != text:
         text = inner
-    return re.findall("[A-Za-z]{2,}", text)
+    return [word for word in re.findall("[A-Za-z_]{2,}", text) if word not in SYMBOLS]
 
 
 def menu_texts(menu: QMenu) -> Iterator[tuple[str, str]]:
