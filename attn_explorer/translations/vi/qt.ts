@@ -262,11 +262,11 @@
     <name>QMessageBox</name>
     <message>
         <source>Show Details...</source>
-        <translation>Hiện chi tiết...</translation>
+        <translation>Hiện chi tiết…</translation>
     </message>
     <message>
         <source>Hide Details...</source>
-        <translation>Ẩn chi tiết...</translation>
+        <translation>Ẩn chi tiết…</translation>
     </message>
     <message>
         <source>About Qt</source>
@@ -477,7 +477,7 @@ Bạn vẫn muốn xóa nó?</translation>
     </message>
     <message>
         <source>Could not delete directory.</source>
-        <translation>Không xóa được thư mục.</translation>
+        <translation>Không thể xóa thư mục.</translation>
     </message>
 </context>
 <context>
@@ -516,7 +516,7 @@ Bạn vẫn muốn xóa nó?</translation>
     </message>
     <message>
         <source>&lt;b&gt;The name &quot;%1&quot; cannot be used.&lt;/b&gt;&lt;p&gt;Try using another name, with fewer characters or no punctuation marks.</source>
-        <translation>&lt;b&gt;Không dùng được tên &quot;%1&quot;.&lt;/b&gt;&lt;p&gt;Hãy thử một tên khác, ít ký tự hơn hoặc không có dấu câu.</translation>
+        <translation>&lt;b&gt;Không thể dùng tên &quot;%1&quot;.&lt;/b&gt;&lt;p&gt;Hãy thử một tên khác, ít ký tự hơn hoặc không có dấu câu.</translation>
     </message>
 </context>
 <context>
