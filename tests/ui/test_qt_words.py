@@ -32,7 +32,7 @@ def letter(text: str) -> str:
 def test_qt_says_its_words_in_vietnamese_and_english_again_after(qt_in_vietnamese):
     assert qt("QLineEdit", "&Copy") == "&Sao chép"
     assert qt("QAbstractSpinBox", "&Step up") == "Tă&ng"
-    assert qt("QMessageBox", "Show Details...") == "Hiện chi tiết..."
+    assert qt("QMessageBox", "Show Details...") == "Hiện chi tiết…"
     assert qt("QFileDialog", "%1 already exists.\nDo you want to replace it?") == (
         "%1 đã có.\nBạn có muốn thay thế không?"
     )
