@@ -255,12 +255,6 @@ def test_a_pseudo_translated_figure_leaves_no_english_in_its_own_words(pseudo, t
         assert english_left(str(refused.value), tokens) == [], str(refused.value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the words about the computation (text/: titles, summaries, stage texts) and the "
-    "step-through's and heatmap's labels are marked by issue 25's other parts; remove this "
-    "mark when they are merged",
-)
 def test_a_pseudo_translated_figure_of_every_kind_leaves_no_english(pseudo, trace, tmp_path):
     """Everything drawn, as the SVG writes it: every kind of figure, every stage."""
     specs = [
