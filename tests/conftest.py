@@ -135,7 +135,6 @@ SLOW = (
     "tests/ui/test_hostile_tokens.py::test_a_token_name_with_a_line_break_stays_on_one_line_of_an_explanation",
     "tests/ui/test_hostile_tokens.py::test_any_token_name_is_computed_and_labelled",
     "tests/ui/test_hostile_tokens.py::test_the_softmax_bars_label_a_key_as_the_matrices_do",
-    "tests/ui/test_i18n.py::test_lupdate_finds_every_string_marked_for_translation",
     "tests/ui/test_long_session.py",
     "tests/ui/test_mask_first.py::test_the_control_is_greyed_where_the_order_is_no_choice",
     "tests/ui/test_mask_first.py::test_the_mask_stage_shows_the_tutorials_masked_matrix",
