@@ -442,7 +442,9 @@ def test_a_laptop_window_shows_all_stage_names_and_gives_the_matrices_room(windo
 
 
 @pytest.mark.parametrize("stage", ["softmax", "mask"])
-def test_a_short_window_gives_the_matrices_room_first(window, wait_settled, steps, qtbot, stage):
+def test_a_short_window_gives_the_matrices_room_first(
+    window, wait_settled, steps, qtbot, stage, normal_size
+):
     """At 1080p and 200 % (960 × 540 logical pixels) the softmax bars ran into their slider
     and text, and the stage's matrices were a line of labels: now the bars give way."""
     load(window, wait_settled, "causal")
