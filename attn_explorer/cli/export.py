@@ -30,7 +30,6 @@ from pathlib import Path
 
 from attn_explorer.cli.arguments import (
     BEYOND,
-    OneLineParser,
     UsageError,
     add_state_arguments,
     brief,
@@ -41,6 +40,7 @@ from attn_explorer.cli.arguments import (
     state_from_args,
     whole,
 )
+from attn_explorer.cli.parser import OneLineParser
 from attn_explorer.text import i18n
 from attn_explorer.text.i18n import _
 

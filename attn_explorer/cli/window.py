@@ -16,7 +16,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from attn_explorer.cli.arguments import (
-    OneLineParser,
     UsageError,
     add_state_arguments,
     brief,
@@ -27,6 +26,7 @@ from attn_explorer.cli.arguments import (
     state_from_args,
     whole,
 )
+from attn_explorer.cli.parser import OneLineParser
 from attn_explorer.engine import STEP_KEYS
 from attn_explorer.text import i18n
 from attn_explorer.text.i18n import _

@@ -7,6 +7,9 @@ lists the numbers the section prints so they can be found on screen. Every numbe
 checked against the engine to the digits printed (tests/text/test_lessons.py): a table of
 numbers nobody recomputes drifts from what the window shows.
 
+It is one table (some 900 lines, nearly all of it data: 32 sections and their printouts), kept
+in one file so a teacher adding a section sees the others beside it.
+
 Qt-free data. The words are marked `N_` and translated where shown, so the table never holds
 the language of the moment it was imported; section titles are translated into the headings
 the Vietnamese tutorials themselves use. Code names (`attn_scores_2`, `SelfAttention_v1`) and

@@ -7,7 +7,9 @@ stays on screen.
 
 The window composes its pieces and wires their signals: the menus (`menus`), the status bar
 (`status_bar`), the columns and the window's place on the screen (`window_layout`). What is
-left here is the engine round trip, the examples and the view a session stores.
+left here is the engine round trip, the examples and the view a session stores, and building
+the worded pieces again when the language changes. It is one piece (a little over 500 lines)
+because that rebuild must carry over exactly the state the round trip and the view keep.
 """
 
 from __future__ import annotations

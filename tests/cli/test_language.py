@@ -12,7 +12,8 @@ import re
 import pytest
 
 from attn_explorer.cli import export, window
-from attn_explorer.cli.arguments import ARGPARSE_WORDS, UsageError
+from attn_explorer.cli.arguments import UsageError
+from attn_explorer.cli.parser import ARGPARSE_WORDS
 from attn_explorer.engine import PRESETS, STEP_KEYS
 from attn_explorer.model.state import Controls
 from attn_explorer.text import i18n
