@@ -1,8 +1,6 @@
 """File menu, exports: the current figure, all stages, data and a PyTorch script."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -13,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from attn_explorer.engine import compute
 from attn_explorer.ui.export import export_actions
 from attn_explorer.ui.export.figures import FigureSpec
+from tests.scripts import run_in_process
 
 
 def test_export_figure_and_sessions_keep_the_matrices_the_boxes_chose(
@@ -116,9 +115,8 @@ def test_export_data_and_script(window, wait_settled, tmp_path, dialogs):
     assert window.files.export_data_to(tmp_path / "csv", "csv")
     assert (tmp_path / "csv").is_dir() and any((tmp_path / "csv").iterdir())
     assert window.files.export_script_to(tmp_path / "attn.py")
-    done = subprocess.run(
-        [sys.executable, str(tmp_path / "attn.py")], capture_output=True, text=True, timeout=120
-    )
+    # In this process: tests/io/test_code_export.py runs a script as `python script.py`.
+    done = run_in_process(tmp_path / "attn.py")
     assert done.returncode == 0, done.stderr
     expected = compute(window.doc.config()).context
     assert f"{expected[1, 0]:.6f}" in done.stdout
