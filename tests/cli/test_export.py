@@ -2,8 +2,6 @@
 the same figures and numbers the window shows."""
 
 import json
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
@@ -15,9 +13,16 @@ from attn_explorer.engine import compute, preset
 from attn_explorer.io.session import save_session
 from attn_explorer.model.state import ExplorerState
 from tests.cli.conftest import export_here, run, svg_texts
+from tests.scripts import run_in_process
+
+# The example whose stages draw the fewest matrices (no weights: three stages are skipped),
+# for the tests of where every stage goes rather than of what a stage shows.
+FEWEST = "simple"
 
 
 def test_svg_of_one_view_from_a_session_without_a_display(session, tmp_path):
+    """`python -m attn_explorer export` end to end, in a process with no display and no
+    QT_QPA_PLATFORM: the one figure export run as a process (the others run in this one)."""
     out = tmp_path / "out.svg"
     done = run(session, "--view", "weights", "--format", "svg", "-o", out)
     assert done.returncode == 0, done.stderr
@@ -28,62 +33,62 @@ def test_svg_of_one_view_from_a_session_without_a_display(session, tmp_path):
     )
 
 
-def test_the_matrices_of_a_session_show_the_scores_and_weights_it_chose(tmp_path):
+def test_the_matrices_of_a_session_show_the_scores_and_weights_it_chose(tmp_path, capsys, qapp):
     state = ExplorerState.from_config(preset("dropout").config)
     view = replace(state.view, scores_array="scores", weights_array="weights_dropped")
     path = tmp_path / "chosen.json"
     save_session(path, replace(state, view=view))
-    done = run(path, "--format", "svg", "-o", tmp_path / "m.svg")
-    assert done.returncode == 0, done.stderr
+    status, _, err = export_here(capsys, path, "--format", "svg", "-o", tmp_path / "m.svg")
+    assert status == 0, err
     texts = svg_texts(tmp_path / "m.svg")
     assert "Scores ω = Q·Kᵀ" in texts and "Weights after dropout" in texts
     assert "Masked scores" not in texts and "Attention weights" not in texts
 
 
-def test_all_steps_as_a_pdf_from_a_preset(tmp_path):
+def test_all_steps_as_a_pdf_from_a_preset(tmp_path, capsys, qapp):
     out = tmp_path / "steps.pdf"
-    done = run(
-        "--preset",
-        "causal-class",
-        "--all-steps",
-        "-o",
-        out,
-        env_extra={"QT_QPA_PLATFORM": "offscreen"},
-    )
-    assert done.returncode == 0, done.stderr
+    status, _, err = export_here(capsys, "--preset", "causal-class", "--all-steps", "-o", out)
+    assert status == 0, err
     assert len(PdfReader(out).pages) == 10
 
 
-def test_png_at_2x_with_size(tmp_path):
+def test_png_at_2x_with_size(tmp_path, capsys, qapp):
     out = tmp_path / "stage.png"
-    done = run(
-        "--preset", "v1", "--stage", "softmax", "--scale", "2", "--size", "900x600", "-o", out
-    )
-    assert done.returncode == 0, done.stderr
+    status, _, err = export_here(
+        capsys, "--preset", "v1", "--stage", "softmax", "--scale", "2", "--size", "900x600",
+        "-o", out,
+    )  # fmt: skip
+    assert status == 0, err
     from PySide6.QtGui import QImage
 
     assert (QImage(str(out)).width(), QImage(str(out)).height()) == (1800, 1200)
 
 
-def test_data_and_script(tmp_path, session):
-    done = run(session, "--format", "npz", "-o", tmp_path / "d.npz")
-    assert done.returncode == 0, done.stderr
+def test_data_and_script(tmp_path, session, capsys):
+    """The script is run in this process: tests/io/test_code_export.py runs one as
+    `python script.py` and checks it prints what it prints here."""
+    status, _, err = export_here(capsys, session, "--format", "npz", "-o", tmp_path / "d.npz")
+    assert status == 0, err
     expected = compute(preset("mha").config)
     with np.load(tmp_path / "d.npz", allow_pickle=False) as data:
         np.testing.assert_array_equal(data["context"], expected.context)
-    done = run(session, "-o", tmp_path / "d.json")
-    assert done.returncode == 0 and "arrays" in json.loads((tmp_path / "d.json").read_text())
-    done = run("--preset", "mha", "-o", tmp_path / "mha.py")
-    assert done.returncode == 0, done.stderr
-    script = subprocess.run(
-        [sys.executable, tmp_path / "mha.py"], capture_output=True, text=True, timeout=120
-    )
+    status, _, err = export_here(capsys, session, "-o", tmp_path / "d.json")
+    assert status == 0 and "arrays" in json.loads((tmp_path / "d.json").read_text())
+    status, _, err = export_here(capsys, "--preset", "mha", "-o", tmp_path / "mha.py")
+    assert status == 0, err
+    script = run_in_process(tmp_path / "mha.py")
+    assert script.returncode == 0, script.stderr
     assert "0.3190" in script.stdout or "0.318" in script.stdout
 
 
-def test_exported_arrays_are_bit_for_bit_those_the_window_computes(tmp_path, qtbot):
+def test_exported_arrays_are_bit_for_bit_those_the_window_computes(tmp_path, qtbot, capsys):
     """Matrix products round differently on one kernel thread and on two: the export ran on
-    torch's default two while the window's engine thread computes a small trace on one."""
+    torch's default two while the window's engine thread computes a small trace on one.
+
+    The export runs in this process, on two threads when it starts, as a process of its own
+    starts unless OMP_NUM_THREADS says otherwise (the tests set it to 1)."""
+    import torch
+
     from attn_explorer.ui.engine_thread import EngineBridge
 
     rng = np.random.default_rng(5)
@@ -103,37 +108,50 @@ def test_exported_arrays_are_bit_for_bit_those_the_window_computes(tmp_path, qtb
         bridge.shutdown()
     path = tmp_path / "s.json"
     save_session(path, ExplorerState.from_config(config))
-    done = run(path, "-o", tmp_path / "x.npz")
-    assert done.returncode == 0, done.stderr
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        status, _, err = export_here(capsys, path, "-o", tmp_path / "x.npz")
+    finally:
+        torch.set_num_threads(threads)
+    assert status == 0, err
     exported = np.load(tmp_path / "x.npz")
     for name in ("queries", "scores", "weights", "context"):
         np.testing.assert_array_equal(exported[name], shown.args[0].trace[name], err_msg=name)
 
 
 def test_cross_attention_without_a_second_sequence_uses_the_queries_as_the_window_does(
-    tmp_path,
+    tmp_path, capsys
 ):
-    done = run("--preset", "v1", "--set", "cross=true", "-o", tmp_path / "x.json")
-    assert done.returncode == 0, done.stderr
+    status, _, err = export_here(
+        capsys, "--preset", "v1", "--set", "cross=true", "-o", tmp_path / "x.json"
+    )
+    assert status == 0, err
     config = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))["config"]
     assert config["kv_tokens"] == config["tokens"]
 
 
-def test_a_folder_format_named_like_a_file_writes_the_folder_and_formats_must_match(tmp_path):
+def test_a_folder_format_named_like_a_file_writes_the_folder_and_formats_must_match(
+    tmp_path, capsys
+):
     """-o causal.csv made a folder named causal.csv; --format svg -o looks.png wrote SVG text
     into a .png."""
-    done = run("--preset", "causal", "-o", tmp_path / "causal.csv")
-    assert done.returncode == 0, done.stderr
+    status, _, err = export_here(capsys, "--preset", "causal", "-o", tmp_path / "causal.csv")
+    assert status == 0, err
     assert (tmp_path / "causal" / "weights_head1.csv").is_file()
     assert not (tmp_path / "causal.csv").exists()
-    done = run("--preset", "v1", "--format", "svg", "-o", tmp_path / "looks.png")
-    assert done.returncode == 2
-    assert "--format svg does not match the name 'looks.png'" in done.stderr
+    status, _, err = export_here(
+        capsys, "--preset", "v1", "--format", "svg", "-o", tmp_path / "looks.png"
+    )
+    assert status == 2
+    assert "--format svg does not match the name 'looks.png'" in err
     assert not (tmp_path / "looks.png").exists()
     (tmp_path / "course").mkdir()
     (tmp_path / "course" / "scores.csv").write_text("student,grade\n")
-    done = run("--preset", "v1", "--format", "csv", "-o", tmp_path / "course")
-    assert done.returncode == 1 and "already holds other files (scores.csv)" in done.stderr
+    status, _, err = export_here(
+        capsys, "--preset", "v1", "--format", "csv", "-o", tmp_path / "course"
+    )
+    assert status == 1 and "already holds other files (scores.csv)" in err
     assert (tmp_path / "course" / "scores.csv").read_text() == "student,grade\n"
 
 
@@ -210,7 +228,7 @@ def test_the_head_follows_the_session_unless_given(tmp_path, capsys, qapp, saved
 
 def test_stages_to_a_new_folder_make_that_folder_only(tmp_path, capsys, qapp):
     status, _, err = export_here(
-        capsys, "--preset", "v1", "--all-steps", "--format", "svg", "-o", tmp_path / "steps"
+        capsys, "--preset", FEWEST, "--all-steps", "--format", "svg", "-o", tmp_path / "steps"
     )
     assert status == 0, err
     assert len(list((tmp_path / "steps").iterdir())) == 10
@@ -238,7 +256,7 @@ def test_stages_named_like_a_file_go_to_the_folder_of_that_name(tmp_path, capsys
     """--all-steps -o steps.png made a folder named steps.png, as -o causal.csv once made a
     folder causal.csv; the window's dialog drops the extension for a folder of stages."""
     status, out, err = export_here(
-        capsys, "--preset", "v1", "--all-steps", *extra, "-o", tmp_path / f"steps.{fmt}"
+        capsys, "--preset", FEWEST, "--all-steps", *extra, "-o", tmp_path / f"steps.{fmt}"
     )
     assert status == 0, err
     assert out.splitlines()[0] == str(tmp_path / "steps" / f"01-embeddings.{fmt}")
@@ -291,7 +309,7 @@ def test_a_file_named_without_its_formats_extension_gets_it(tmp_path, capsys, qa
     double click; the export dialog names it name.pdf, and so does the command line, which
     prints the path it wrote."""
     args = [str(tmp_path / a) if a.startswith("name") else a for a in args]
-    status, out, err = export_here(capsys, "--preset", "v1", *args)
+    status, out, err = export_here(capsys, "--preset", FEWEST, *args)
     assert status == 0, err
     assert out == f"{tmp_path / written}\n"
     assert [p.name for p in tmp_path.iterdir()] == [written]
