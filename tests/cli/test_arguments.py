@@ -10,7 +10,7 @@ import pytest
 from attn_explorer.engine import preset
 from attn_explorer.io.session import save_session
 from attn_explorer.model.state import ExplorerState
-from tests.cli.conftest import export_here, run
+from tests.cli.conftest import export_here
 
 
 @pytest.mark.parametrize(
@@ -59,15 +59,15 @@ def test_the_window_command_line_turns_the_same_switches_on():
     assert (config.valid_len, config.dropout_seed) == (2, 9)
 
 
-def test_random_tokens_alone_start_from_the_default_example(tmp_path, capsys):
+def test_random_tokens_alone_start_from_the_default_example(tmp_path, capsys, qapp):
     """`export --tokens 5 -o out.png` was refused ("give a session file or --preset NAME")
     although the window's command line opens the default example with 5 random tokens."""
     from attn_explorer.model.state import default_state, random_sequence
 
     out = tmp_path / "out.png"
-    done = run("--tokens", "5", "-o", out)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == str(out)
+    status, printed, err = export_here(capsys, "--tokens", "5", "-o", out)
+    assert status == 0, err
+    assert printed.strip() == str(out)
     from PySide6.QtGui import QImage
 
     # The seven matrices, following token 2 (its worked lines below them).

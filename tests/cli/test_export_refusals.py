@@ -59,16 +59,26 @@ from tests.cli.conftest import export_here, run
         (["--preset", "mha", "--head", "all", "-o", "x.png"], 2, "--head all needs an array"),
     ],
 )
-def test_bad_input_fails_in_one_line(tmp_path, args, status, words):
-    done = run(*[str(tmp_path / a) if a.endswith((".json",)) else a for a in args])
-    assert done.returncode == status
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
+def test_bad_input_fails_in_one_line(tmp_path, capsys, qapp, monkeypatch, args, status, words):
+    """In this process, from a folder of its own (the relative names are written nowhere
+    else); test_corrupt_session_fails_cleanly runs a refusal as a process."""
+    monkeypatch.chdir(tmp_path)
+    args = [str(tmp_path / a) if a.endswith((".json",)) else a for a in args]
+    try:
+        returned, out, err = export_here(capsys, *args)
+    except SystemExit as stop:  # argparse's own refusals end the process there
+        returned = stop.code
+        out, err = capsys.readouterr()
+    assert returned == status
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
     assert lines[0].startswith("attn-explorer export: ") and words in lines[0]
-    assert "Traceback" not in done.stderr
+    assert "Traceback" not in err and out == ""
 
 
 def test_corrupt_session_fails_cleanly(tmp_path):
+    """A refusal from `python -m attn_explorer export` as a process: its exit status, and one
+    line on stderr, with nothing else a real interpreter prints on its way out."""
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "attn_explorer.session", "version": 1, "queries": [')
     done = run(bad, "-o", tmp_path / "x.png")
@@ -255,14 +265,16 @@ def test_a_refused_argument_exits_2_as_argparse_does(tmp_path, capsys, qapp, arg
 @pytest.mark.parametrize(
     "args", [["-o", "x.png"], ["-o", "x.svg"], ["-o", "x.pdf"], ["--all-steps", "-o", "x.pdf"]]
 )
-def test_a_figure_name_that_is_not_utf8_is_refused_not_written_under_another_name(tmp_path, args):
+def test_a_figure_name_that_is_not_utf8_is_refused_not_written_under_another_name(
+    tmp_path, capsys, qapp, args
+):
     """-o $'fig\\xff.png' wrote a file named 'fig\\ufffd.png' and printed the name asked for;
     an SVG left that file behind and failed. Qt, which writes figures, cannot name such a file."""
     bad = os.fsdecode(b"fig\xff")
     args = [str(tmp_path / (bad + a[1:])) if a.startswith("x.") else a for a in args]
-    done = run("--preset", "v1", *args)
-    assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == (
+    status, out, err = export_here(capsys, "--preset", "v1", *args)
+    assert (status, out) == (1, "")
+    assert err == (
         f"attn-explorer export: Cannot write {tmp_path}/fig\\xff.{args[-1][-3:]}: the figure "
         "writer needs a name in UTF-8; choose another name.\n"
     )
