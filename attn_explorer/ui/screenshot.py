@@ -42,8 +42,8 @@ def report_startup(app: QApplication, window: MainWindow) -> int:
         window.close()
         app.exit(0)
 
-    window.firstPicture.connect(lambda: QTimer.singleShot(0, done))
-    QTimer.singleShot(TIMEOUT_MS, lambda: app.exit(1))
+    window.firstPicture.connect(lambda: QTimer.singleShot(0, window, done))
+    QTimer.singleShot(TIMEOUT_MS, window, lambda: app.exit(1))
     return app.exec()
 
 
@@ -79,10 +79,12 @@ def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
         window.close()
         app.exit(1)
 
-    window.firstPicture.connect(lambda: QTimer.singleShot(SETTLE_MS, save))
+    # The timers belong to the window, and go with it: one left behind would end, minutes
+    # later, the event loop of whatever the process runs next (the tests run this in theirs).
+    window.firstPicture.connect(lambda: QTimer.singleShot(SETTLE_MS, window, save))
     # The window starts its first computation once painted; an impossible one is known then.
     window.problemsShown.connect(give_up)
     window.bridge.failed.connect(give_up)
-    QTimer.singleShot(TIMEOUT_MS, lambda: give_up())
+    QTimer.singleShot(TIMEOUT_MS, window, lambda: give_up())
     app.exec()
     return outcome["status"]
