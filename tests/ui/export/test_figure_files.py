@@ -2,6 +2,7 @@
 earlier files whole."""
 
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
@@ -20,6 +21,57 @@ from attn_explorer.ui.export.figures import (
 )
 
 SVG = "{http://www.w3.org/2000/svg}"
+
+
+# Every stage takes seconds to draw, and a size refused for them is refused after trying each
+# stage up to four times: what several tests only read (or copy) is drawn once, here.
+@pytest.fixture(scope="module")
+def wrapper(qapp):
+    """What the `trace` fixture computes (the wrapper example), for the shared figures."""
+    configure_pyqtgraph()
+    return compute(preset("wrapper").config)
+
+
+@pytest.fixture(scope="module")
+def stage_files(wrapper, tmp_path_factory):
+    """`stage_files(fmt)`: every stage of the wrapper example at 800×500, written once per
+    format to a folder of its own; the list export_all_stages returned."""
+    written = {}
+
+    def stages(fmt: str) -> list:
+        if fmt not in written:
+            folder = tmp_path_factory.mktemp(f"stages-{fmt}") / "steps"
+            written[fmt] = export_all_stages(wrapper, folder, fmt, size=(800, 500))
+        return written[fmt]
+
+    return stages
+
+
+@pytest.fixture(scope="module")
+def stages_pdf(wrapper, tmp_path_factory):
+    """Every stage of the wrapper example as one PDF at 1200×700."""
+    folder = tmp_path_factory.mktemp("stages-pdf")
+    (path,) = export_all_stages(wrapper, folder / "steps.pdf", "pdf", size=(1200, 700))
+    return path
+
+
+@pytest.fixture(scope="module")
+def refused_250x150(wrapper, tmp_path_factory):
+    """`refused_250x150(fmt)`: every stage of the wrapper example at 250×150, as one PDF or a
+    folder of SVG files, refused once per format: the refusal, and whether anything was left
+    where the export was asked for."""
+    refused = {}
+
+    def refusal(fmt: str) -> tuple[FigureError, bool]:
+        if fmt not in refused:
+            name = "all.pdf" if fmt == "pdf" else "all"
+            target = tmp_path_factory.mktemp(f"refused-{fmt}") / name
+            with pytest.raises(FigureError) as caught:
+                export_all_stages(wrapper, target, fmt, size=(250, 150))
+            refused[fmt] = (caught.value, target.exists())
+        return refused[fmt]
+
+    return refusal
 
 
 @pytest.mark.parametrize("scale", [1, 2, 4])
@@ -61,55 +113,56 @@ def test_token_names_with_control_characters_give_valid_svg(qapp, tmp_path):
     assert "a␀" in text and "b␛" in text and "c�" in text
 
 
-def test_a_size_too_small_for_the_figure_is_refused_not_cut(trace, tmp_path):
+def test_a_size_too_small_for_the_figure_is_refused_not_cut(trace, tmp_path, refused_250x150):
     """At 400 × 300 the seven matrices were laid out 579 px wide: three were cut off."""
     with pytest.raises(FigureError, match=r"needs at least [56]\d\d×3\d\d px to fit, not 400×300"):
         export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(400, 300))
     assert not (tmp_path / "m.png").exists()
     assert export_figure(trace, FigureSpec("matrices"), tmp_path / "m.png", size=(640, 480))
-    for fmt, target in (("pdf", tmp_path / "all.pdf"), ("svg", tmp_path / "all")):
-        with pytest.raises(FigureError, match="the stages need at least"):
-            export_all_stages(trace, target, fmt, size=(250, 150))
-        assert not target.exists()  # no empty PDF, no empty or half-filled folder
+    for fmt in ("pdf", "svg"):
+        refusal, left = refused_250x150(fmt)
+        assert "the stages need at least" in str(refusal)
+        assert not left  # no empty PDF, no empty or half-filled folder
 
 
 @pytest.mark.parametrize("fmt", ["pdf", "svg"])
-def test_the_size_advised_for_all_stages_fits_every_stage(trace, tmp_path, fmt):
+def test_the_size_advised_for_all_stages_fits_every_stage(wrapper, tmp_path, fmt, refused_250x150):
     """The advice named the first stage that did not fit (250×161): exporting at that size
     failed again on a wider stage."""
     target = tmp_path / ("all.pdf" if fmt == "pdf" else "all")
-    with pytest.raises(FigureError, match=r"the stages need at least") as caught:
-        export_all_stages(trace, target, fmt, size=(250, 150))
-    width, height = map(int, re.search(r"(\d+)×(\d+) px", str(caught.value)).groups())
+    refusal, _ = refused_250x150(fmt)
+    assert "the stages need at least" in str(refusal)
+    width, height = map(int, re.search(r"(\d+)×(\d+) px", str(refusal)).groups())
     assert width > 400  # the seven-matrix stages are the wide ones
-    assert len(export_all_stages(trace, target, fmt, size=(width, height))) in (1, 10)
+    assert len(export_all_stages(wrapper, target, fmt, size=(width, height))) in (1, 10)
 
 
-def test_stages_refused_half_way_leave_an_earlier_export_whole(trace, tmp_path):
+def test_stages_refused_half_way_leave_an_earlier_export_whole(wrapper, stage_files, tmp_path):
     """Stage 1 was written over the earlier one before stage 2 was refused, and the clean-up
     then deleted it: the folder lost 01-embeddings.svg."""
     folder = tmp_path / "steps"
-    earlier = export_all_stages(trace, folder, "svg", size=(800, 500))
+    earlier = [folder / p.name for p in stage_files("svg")]
+    shutil.copytree(stage_files("svg")[0].parent, folder)
     before = {p.name: p.read_bytes() for p in earlier}
     with pytest.raises(FigureError, match="the stages need at least"):
-        export_all_stages(trace, folder, "svg", size=(330, 300))  # stage 1 fits, 2 does not
+        export_all_stages(wrapper, folder, "svg", size=(330, 300))  # stage 1 fits, 2 does not
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 
-def test_pdf_of_all_stages_has_one_page_per_stage(trace, tmp_path):
-    (path,) = export_all_stages(trace, tmp_path / "steps.pdf", "pdf", size=(1200, 700))
-    reader = PdfReader(path)
+def test_pdf_of_all_stages_has_one_page_per_stage(stages_pdf):
+    reader = PdfReader(stages_pdf)
     assert len(reader.pages) == len(STEP_KEYS) == 10
     box = reader.pages[0].mediabox
     assert (round(float(box.width)), round(float(box.height))) == (900, 525)  # 96 px = 72 pt
-    pages = [" ".join(page.extract_text().split()) for page in reader.pages]
-    assert "1. Embeddings X" in pages[0] and "journey" in pages[0]
-    assert "6. Softmax" in pages[5] and "0.5167" in pages[5]
+    # The two pages read (pypdf takes most of a second to extract a page's text).
+    first, sixth = (" ".join(reader.pages[i].extract_text().split()) for i in (0, 5))
+    assert "1. Embeddings X" in first and "journey" in first
+    assert "6. Softmax" in sixth and "0.5167" in sixth
 
 
 @pytest.mark.parametrize("fmt", ["png", "svg"])
-def test_all_stages_as_a_folder(trace, tmp_path, fmt):
-    written = export_all_stages(trace, tmp_path / "steps", fmt, size=(800, 500))
+def test_all_stages_as_a_folder(stage_files, fmt):
+    written = stage_files(fmt)
     assert [p.name for p in written][:2] == [f"01-embeddings.{fmt}", f"02-projections.{fmt}"]
     assert len(written) == 10 and all(p.stat().st_size > 1000 for p in written)
 
@@ -174,12 +227,13 @@ def test_a_figure_that_fails_half_way_says_why_and_leaves_the_earlier_one(
     assert [p.name for p in tmp_path.iterdir()] == [f"w.{fmt}"], "a temporary file stayed"
 
 
-def test_stages_that_fail_half_way_leave_the_earlier_pdf(trace, tmp_path, disk_full_after):
+def test_stages_that_fail_half_way_leave_the_earlier_pdf(stages_pdf, tmp_path, disk_full_after):
+    """Over the wrapper example's stages, the simple example's (the fewest matrices to draw)."""
     path = tmp_path / "steps.pdf"
-    export_all_stages(trace, path, "pdf", size=(900, 600))
+    shutil.copyfile(stages_pdf, path)
     before = path.read_bytes()
     with disk_full_after(4096), pytest.raises(OSError, match="File too large"):
-        export_all_stages(compute(preset("mha").config), path, "pdf", size=(900, 600))
+        export_all_stages(compute(preset("simple").config), path, "pdf", size=(900, 600))
     assert path.read_bytes() == before
 
 
