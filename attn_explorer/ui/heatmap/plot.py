@@ -51,11 +51,17 @@ class MatrixPlot(pg.GraphicsLayout):
         self.title = ShrinkingLabel("", size=self._title_size)
         self.addItem(self.title, row=0, col=0, colspan=2)
         self.top_axis = TokenAxis("top")
+        axes = {"top": self.top_axis, "left": pg.AxisItem("left")}
+        # The axes write tokens, never a unit: pyqtgraph would otherwise write each one's
+        # (hidden, empty) unit label again on every change of its range, hundreds of times
+        # while a window lays itself out.
+        for axis in axes.values():
+            axis.autoSIPrefix = False
         # No context menu, decided at construction: disabling it afterwards deletes a built
         # menu, 45 ms a plot at startup.
-        self.plot: pg.PlotItem = self.addPlot(
-            row=1, col=0, axisItems={"top": self.top_axis}, enableMenu=False
-        )
+        self.plot: pg.PlotItem = self.addPlot(row=1, col=0, axisItems=axes, enableMenu=False)
+        for side in ("bottom", "right"):  # made by the plot, and hidden
+            self.plot.getAxis(side).autoSIPrefix = False
         self.plot.hideButtons()
         self.plot.showAxis("top")
         self.plot.hideAxis("bottom")
