@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 from PySide6.QtGui import QImage
 
 from attn_explorer.text import i18n
@@ -59,6 +59,10 @@ def run_main(capsys, *args: str, within: float = 60) -> subprocess.CompletedProc
         status = stop.code
     finally:
         watchdog.stop()
+        # The window closed as the last one while the loop ran, which posts the application
+        # a Quit that the command's own exit overtook: left queued, it would end the next
+        # event loop at once (a later test's wait for a signal). A process ends instead.
+        QCoreApplication.removePostedEvents(QCoreApplication.instance(), QEvent.Type.Quit)
     out, err = capsys.readouterr()
     return subprocess.CompletedProcess(args, None if late else status, out, err)
 
