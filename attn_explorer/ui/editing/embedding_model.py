@@ -3,13 +3,12 @@
 Column 0 holds the token names, columns 1..d the embedding values. Edits from the view go
 through `setData`, which refuses bad text (leaving the old value and emitting `inputRejected`
 with the reason) and otherwise records an undo step on the shared QUndoStack. Every step keeps
-only the rows it changed (`_Splice`), the dimension it added or removed (`_ColumnEdit`) or the
-one cell (`_CellEdit`): moving a token in a 4096-row table keeps two rows for undo, not the table.
+only the rows it changed (`Splice`), the dimension it added or removed (`ColumnEdit`) or the
+one cell (`CellEdit`): moving a token in a 4096-row table keeps two rows for undo, not the table.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable
 
 import numpy as np
@@ -34,6 +33,7 @@ from attn_explorer.model.state import MAX_TOKENS, TokenSequence
 from attn_explorer.text.i18n import pgettext
 from attn_explorer.text.numbers import num
 from attn_explorer.text.tokens import label_token
+from attn_explorer.ui.editing.table_edits import CellEdit, ColumnEdit, Rows, Splice
 from attn_explorer.ui.editing.undo import Edit, record
 from attn_explorer.ui.i18n import tr as _tr
 
@@ -147,7 +147,7 @@ class EmbeddingTableModel(QAbstractTableModel):
             return True
         label = _tr("token") if col == 0 else f"x{row + 1}[{col}]"
         text = pgettext("undo", "Edit {0}").format(label)
-        record(self.undo_stack, text, [_CellEdit(self, row, col, old, new)])
+        record(self.undo_stack, text, [CellEdit(self, row, col, old, new)])
         return True
 
     # ------------------------------------------------------------------ used by edits
@@ -161,10 +161,10 @@ class EmbeddingTableModel(QAbstractTableModel):
         self.dataChanged.emit(index, index)
         self.sequenceChanged.emit()
 
-    def _rows(self, start: int, stop: int) -> _Rows:
-        return _Rows(tuple(self._tokens[start:stop]), self._values[start:stop].copy())
+    def _rows(self, start: int, stop: int) -> Rows:
+        return Rows(tuple(self._tokens[start:stop]), self._values[start:stop].copy())
 
-    def _splice(self, start: int, count: int, rows: _Rows) -> None:
+    def _splice(self, start: int, count: int, rows: Rows) -> None:
         """Replace rows start..start+count-1 by `rows` (the whole table may change width)."""
         tokens = self._tokens[:start] + list(rows.tokens) + self._tokens[start + count :]
         if start == 0 and count == len(self._tokens):
@@ -196,8 +196,8 @@ class EmbeddingTableModel(QAbstractTableModel):
         """The edit that turns this table into `sequence`, or None when they are equal."""
         if sequence == self.sequence():
             return None
-        after = _Rows(tuple(sequence.tokens), _array(sequence, self.d_in))
-        return _Splice(self, 0, self._rows(0, len(self._tokens)), after)
+        after = Rows(tuple(sequence.tokens), _array(sequence, self.d_in))
+        return Splice(self, 0, self._rows(0, len(self._tokens)), after)
 
     def replace(self, sequence: TokenSequence, text: str) -> None:
         """Replace the table in one undoable step."""
@@ -212,8 +212,8 @@ class EmbeddingTableModel(QAbstractTableModel):
         count = min(count, MAX_ROWS - len(self._tokens))
         if count <= 0:
             return
-        fresh = _Rows(tuple(self._new_names(count)), _random_values(rng, (count, self.d_in)))
-        splice = _Splice(self, row, self._rows(row, row), fresh)
+        fresh = Rows(tuple(self._new_names(count)), _random_values(rng, (count, self.d_in)))
+        splice = Splice(self, row, self._rows(row, row), fresh)
         self._record_rows(
             pgettext("undo", "Add token"),
             [splice],
@@ -240,9 +240,9 @@ class EmbeddingTableModel(QAbstractTableModel):
                 runs[-1] = (runs[-1][0], r + 1)
             else:
                 runs.append((r, r + 1))
-        empty = _Rows((), np.zeros((0, self.d_in)))
+        empty = Rows((), np.zeros((0, self.d_in)))
         # Last run first, so that the earlier runs' row numbers still hold when applied.
-        edits = [_Splice(self, a, self._rows(a, b), empty) for a, b in reversed(runs)]
+        edits = [Splice(self, a, self._rows(a, b), empty) for a, b in reversed(runs)]
         if len(drop) == 1:
             text = pgettext("undo", "Remove token")
         else:
@@ -264,9 +264,9 @@ class EmbeddingTableModel(QAbstractTableModel):
             return row
         top = min(row, target)
         pair = self._rows(top, top + 2)
-        swapped = _Rows(pair.tokens[::-1], pair.values[::-1].copy())
+        swapped = Rows(pair.tokens[::-1], pair.values[::-1].copy())
         moved = {row: target, target: row}
-        splice = _Splice(self, top, pair, swapped)
+        splice = Splice(self, top, pair, swapped)
         swap = lambda r: moved.get(r, r)  # noqa: E731 (its own inverse)
         self._record_rows(pgettext("undo", "Move token"), [splice], swap, swap)
         return target
@@ -281,8 +281,8 @@ class EmbeddingTableModel(QAbstractTableModel):
     def randomize(self, rng: np.random.Generator | None = None) -> None:
         rng = rng or np.random.default_rng()
         n = len(self._tokens)
-        after = _Rows(tuple(self._tokens), _random_values(rng, self._values.shape))
-        edit = _Splice(self, 0, self._rows(0, n), after)
+        after = Rows(tuple(self._tokens), _random_values(rng, self._values.shape))
+        edit = Splice(self, 0, self._rows(0, n), after)
         record(self.undo_stack, pgettext("undo", "Randomize embeddings"), [edit])
 
     def clear(self, ranges: Iterable[tuple[int, int, int, int]]) -> str | None:
@@ -313,9 +313,9 @@ class EmbeddingTableModel(QAbstractTableModel):
             for top, bottom, left, right in boxes:
                 if first <= top <= last:  # every box lies in one run
                     values[top - first : bottom - first + 1, left - 1 : right] = 0.0
-            after = _Rows(before.tokens, values)
+            after = Rows(before.tokens, values)
             if after != before:
-                edits.append(_Splice(self, first, before, after))
+                edits.append(Splice(self, first, before, after))
         if edits:
             record(self.undo_stack, pgettext("undo", "Clear values"), edits)
         return None
@@ -323,11 +323,11 @@ class EmbeddingTableModel(QAbstractTableModel):
     def dimension_added(self, rng: np.random.Generator) -> Edit:
         """The edit that appends one random dimension (the caller records it)."""
         column = _random_values(rng, (len(self._tokens), 1))
-        return _ColumnEdit(self, self.d_in, column, insert=True)
+        return ColumnEdit(self, self.d_in, column, insert=True)
 
     def dimension_removed(self, col: int) -> Edit:
         """The edit that removes dimension `col` (0-based; the caller records it)."""
-        return _ColumnEdit(self, col, self._values[:, col : col + 1].copy(), insert=False)
+        return ColumnEdit(self, col, self._values[:, col : col + 1].copy(), insert=False)
 
     def paste(self, top: int, left: int, text: str) -> str | None:
         """Paste a block at (top, left); rows are added as needed. Returns an error or None.
@@ -391,9 +391,9 @@ class EmbeddingTableModel(QAbstractTableModel):
                             "below it read well: copy the block without its first row. ({0})"
                         ).format(where) + _tr(" Nothing was pasted.")
                     return where + _tr(" Nothing was pasted.")
-        after = _Rows(tuple(tokens), values)
+        after = Rows(tuple(tokens), values)
         if after != block:
-            record(self.undo_stack, pgettext("undo", "Paste"), [_Splice(self, top, block, after)])
+            record(self.undo_stack, pgettext("undo", "Paste"), [Splice(self, top, block, after)])
         return None
 
 
@@ -421,83 +421,3 @@ def _array(sequence: TokenSequence, width: int) -> np.ndarray:
 
 def _random_values(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     return rng.uniform(0, 1, size=shape).round(2)
-
-
-class _Rows:
-    """Some consecutive rows of a table, kept for undo (never shared with the live table)."""
-
-    def __init__(self, tokens: tuple[str, ...], values: np.ndarray) -> None:
-        self.tokens, self.values = tokens, values
-        self.values.flags.writeable = False
-        # Counted once: the history sums every step's size after each new step.
-        self.nbytes = values.nbytes + sum(map(sys.getsizeof, tokens))
-
-    def __len__(self) -> int:
-        return len(self.tokens)
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, _Rows)
-            and self.tokens == other.tokens
-            and self.values.shape == other.values.shape
-            # Bit for bit: -0.0 == 0.0, yet a "-0" loaded from a file must be clearable.
-            and self.values.tobytes() == other.values.tobytes()
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class _CellEdit:
-    nbytes = 64
-
-    def __init__(self, model: EmbeddingTableModel, row: int, col: int, old: object, new: object):
-        self.model, self.row, self.col, self.old, self.new = model, row, col, old, new
-
-    def apply(self) -> None:
-        self.model._write_cell(self.row, self.col, self.new)
-
-    def revert(self) -> None:
-        self.model._write_cell(self.row, self.col, self.old)
-
-
-class _Splice:
-    """Rows start..start+len(before)-1 replaced by `after` (insert, remove, move, paste, ...)."""
-
-    def __init__(self, model: EmbeddingTableModel, start: int, before: _Rows, after: _Rows):
-        self.model, self.start, self.before, self.after = model, start, before, after
-
-    @property
-    def nbytes(self) -> int:
-        return self.before.nbytes + self.after.nbytes
-
-    def apply(self) -> None:
-        self.model._splice(self.start, len(self.before), self.after)
-
-    def revert(self) -> None:
-        self.model._splice(self.start, len(self.after), self.before)
-
-
-class _ColumnEdit:
-    """One embedding dimension inserted at (or removed from) column `col`."""
-
-    def __init__(self, model: EmbeddingTableModel, col: int, column: np.ndarray, insert: bool):
-        self.model, self.col, self.column, self.insert = model, col, column, insert
-        self.column.flags.writeable = False
-
-    @property
-    def nbytes(self) -> int:
-        return self.column.nbytes
-
-    def apply(self) -> None:
-        self._put() if self.insert else self._take()
-
-    def revert(self) -> None:
-        self._take() if self.insert else self._put()
-
-    def _put(self) -> None:
-        model = self.model
-        model._set_table(model._tokens, np.insert(model._values, [self.col], self.column, axis=1))
-
-    def _take(self) -> None:
-        model = self.model
-        model._set_table(model._tokens, np.delete(model._values, self.col, axis=1))
