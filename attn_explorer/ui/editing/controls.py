@@ -25,27 +25,11 @@ from attn_explorer.model.settings import SETTINGS
 from attn_explorer.text.examples import example_text
 from attn_explorer.text.i18n import N_
 from attn_explorer.text.problems import problem_text
+from attn_explorer.ui.editing.choice_labels import choices as _choices
 from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.widgets import CommandBox, ErrorLabel, SliderSpin, choice_box, shrinkable
 from attn_explorer.ui.widgets.range_spin import RangeSpinBox
-
-# What each choice of a choice setting is called in its box; the choices and their order
-# are the settings' (a choice without a label here is a KeyError when the panel is built).
-CHOICE_LABELS = {
-    "none": N_("none: Q = K = V = X"),
-    "rand": N_("rand: torch.rand (v1)"),
-    "linear": N_("linear: nn.Linear (v2)"),
-    "stacked": N_("stacked: one W per head"),
-    "split": N_("split: one W, split"),
-    "neg_inf": N_("−∞, then softmax"),
-    "renormalize": N_("softmax, zero, renormalize"),
-}
-
-
-def _choices(field: str) -> list[tuple[str, str]]:
-    """The (value, label) items of the box of the choice setting `field`."""
-    return [(value, CHOICE_LABELS[value]) for value in SETTINGS[field].choices]
 
 
 def _spin(field: str, what: str, **options: object) -> SliderSpin:
