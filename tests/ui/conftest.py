@@ -6,6 +6,7 @@ from attn_explorer.text.examples import example_text
 from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.export import file_actions
 from attn_explorer.ui.main_window import MainWindow
+from tests.ui import window_reuse
 
 # The offscreen platform has no window manager; these are not the app's warnings.
 OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"
@@ -51,22 +52,47 @@ def normal_size(qapp):
     text_size.remember()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    """The `window` fixture keeps its window only for a next test that uses one."""
+    window_reuse.pool.next_uses_window = nextitem is not None and "window" in getattr(
+        nextitem, "fixturenames", ()
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A window whose test failed is not used again: it may be anything."""
+    report = yield
+    if report.failed:
+        item.window_failed = True
+    return report
+
+
 @pytest.fixture
-def window(qtbot):
+def window(qtbot, monkeypatch, wait_settled, request):
     """The main window on the default example, shown, with its first picture drawn.
 
-    At teardown its edits count as saved, so closing does not ask about them.
+    The window of the test before where, reset, it is as a new one would be (see
+    tests/ui/window_reuse.py), else a new one. A window that is not kept is closed at
+    teardown, its edits counting as saved, so closing does not ask about them.
     """
-    configure_pyqtgraph()
-    win = MainWindow()
-    qtbot.addWidget(win, before_close_func=lambda w: w.doc.undo_stack.setClean())
-    win.resize(1500, 940)
-    with qtbot.waitSignal(win.firstPicture, timeout=30_000):
-        win.show()
+    pool = window_reuse.pool
+    win = pool.take(monkeypatch)
+    if win is None:
+        configure_pyqtgraph()
+        win = MainWindow()
+        win.resize(*window_reuse.SIZE)
+        with qtbot.waitSignal(win.firstPicture, timeout=30_000):
+            win.show()
+        pool.remember_new(win)
     yield win
-    win.doc.undo_stack.setClean()
-    win.close()
-    assert not win.bridge.is_running(), "the engine thread outlived the window"
+    pool.give_back(
+        win,
+        getattr(request.node, "window_failed", False),
+        monkeypatch,
+        lambda w, new: window_reuse.reset(w, new, settled, wait_settled),
+    )
 
 
 @pytest.fixture

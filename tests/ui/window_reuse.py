@@ -1,0 +1,625 @@
+"""One main window handed from test to test, where, reset, it is as a new one would be.
+
+Building a window and drawing its first picture takes about half a second, and some 600 tests
+ask for one (the `window` fixture, tests/ui/conftest.py). After a test the window is brought
+back to the default document and view (`reset`), and kept for the next test only if all that
+`looks` reads of it is then exactly what it read when the window was new: every object the
+window holds, with its Python attributes and how many slots its signals reach, and of every
+widget its texts, values, chosen items and cells, size, place, font, focus and whether it is
+shown or enabled, and the items drawn in its matrices. Anything a test changed that the reset
+does not undo (a lazily built panel or grid, a stage drawn, a dialog kept, an attribute or a
+method replaced, a lambda left connected, text at another size) shows up there, and the
+window is then closed as before and a new one built for the next test.
+
+A window is also built anew where the test before it failed, where a test patched anything
+(monkeypatch) but Qt's dialogs, where the language, the text size, the locale or the layout
+direction differ from when it was built, and where the next test does not use it: no other
+test ever sees it.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEvent,
+    QLocale,
+    QMetaMethod,
+    QObject,
+    QRectF,
+    QSettings,
+    Qt,
+)
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSlider,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QGraphicsView,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QStackedWidget,
+    QTabBar,
+    QTableView,
+    QTabWidget,
+    QTextEdit,
+    QWidget,
+)
+from shiboken6 import getCppPointer, isValid
+
+from attn_explorer.engine import Trace
+from attn_explorer.model.state import default_state
+from attn_explorer.text import i18n
+from attn_explorer.ui import text_size as text_size_module
+from attn_explorer.ui.heatmap import ColorBar
+
+SIZE = (1500, 940)
+# Qt's dialogs, which tests answer in place of a user (tests/ui/conftest.py's
+# `no_modal_dialogs` refuses the message boxes for every test): a window is built without
+# them, and what a dialog leaves in a window shows in its look.
+DIALOGS = (QMessageBox, QFileDialog, QInputDialog)
+# Attributes that count what happened (computations, pictures drawn): a test reads them only
+# as differences, and they go on counting in a window used again.
+COUNTERS = {"_pictures", "_generation", "computations", "trims", "revision"}
+# The engine's timer that hands freed memory back, made when the first trace is dropped
+# (every window's second picture).
+MADE_ON_THE_WAY = {"_trim_timer"}
+# Caches, filled as they are needed from what is shown (the widths of the values written in a
+# matrix's cells, measured on paint): a fuller one shows the same.
+CACHES = {"_measured"}
+LEFT_OUT = COUNTERS | MADE_ON_THE_WAY | CACHES
+# Qt's animations of a style (a scroll bar fading), which end and delete themselves.
+TRANSIENT = {"QPropertyAnimation"}
+
+SIMPLE = (type(None), bool, int, float, str, bytes, Path, enum.Enum)
+
+# ---------------------------------------------------------------------------- the look
+
+
+def _address(obj: object) -> int:
+    return getCppPointer(obj)[0]
+
+
+def _rect(rect: object) -> tuple:
+    return (rect.x(), rect.y(), rect.width(), rect.height())
+
+
+_KINDS: dict[type, str] = {}
+
+
+def _kind(kind: type) -> str:
+    """How `_value` writes a value of class `kind` (looked up once per class: isinstance
+    against Qt's classes is slow, and there are some 50,000 values in a look)."""
+    found = _KINDS.get(kind)
+    if found is None:
+        if issubclass(kind, SIMPLE):
+            found = "plain"
+        elif issubclass(kind, (tuple, list)):
+            found = "sequence"
+        elif issubclass(kind, QObject):
+            found = "qobject"
+        elif issubclass(kind, Trace):
+            found = "trace"
+        elif any("__call__" in vars(base) for base in kind.__mro__):  # callable instances
+            found = "callable"
+        else:
+            found = "object"
+        _KINDS[kind] = found
+    return found
+
+
+def _value(value: object, depth: int = 0) -> object:
+    """A plain value as itself; a Qt object by its address; a trace by its settings and
+    arrays (one computed again is a new object of the same numbers); anything else by its
+    type."""
+    kind = _KINDS.get(type(value)) or _kind(type(value))
+    if kind == "plain":
+        return value
+    if kind == "sequence" and depth < 2:
+        return (type(value).__name__, tuple(_value(v, depth + 1) for v in value))
+    if kind == "qobject":
+        return ("qobject", _address(value) if isValid(value) else None)
+    if kind == "callable":
+        return ("callable", id(value))
+    if kind == "trace":
+        return ("trace", value.config, tuple(sorted(value.arrays)))
+    return ("object", type(value).__name__)
+
+
+def _attributes(obj: object) -> dict:
+    return {key: _value(value) for key, value in vars(obj).items() if key not in LEFT_OUT}
+
+
+def parts(win: QWidget) -> dict:
+    """The attributes of the window and of the parts tests reach into: one replaced (a test
+    that monkeypatched a method, or swapped a widget) makes another window."""
+    named = {"window": win}
+    for name in (
+        "doc",
+        "bridge",
+        "board",
+        "stepper",
+        "controls",
+        "editor",
+        "files",
+        "menus",
+        "window_layout",
+        "status_line",
+    ):
+        named[name] = getattr(win, name, None)
+    named["worker"] = getattr(named["bridge"], "_worker", None)
+    return {name: _attributes(obj) for name, obj in named.items() if obj is not None}
+
+
+def identities(attributes: dict) -> dict:
+    """Of `parts`, which attributes there are and the objects among them (a test's monkeypatch
+    or a widget swapped), leaving out plain values, which the reset brings back."""
+    return {
+        name: {
+            key: value
+            for key, value in values.items()
+            if isinstance(value, tuple) and value[:1] in (("qobject",), ("callable",))
+        }
+        | {"keys": tuple(values)}
+        for name, values in attributes.items()
+    }
+
+
+_READERS: dict[type, tuple] = {}
+
+
+def _readers(kind: type) -> tuple:
+    """What to read of a widget of class `kind` beyond what every widget has (looked up once
+    per class: isinstance against Qt's classes is slow)."""
+    found = _READERS.get(kind)
+    if found is None:
+        found = tuple(
+            read
+            for base, read in (
+                ((QLabel, QAbstractButton, QLineEdit), lambda w: w.text()),
+                (QLineEdit, lambda w: (w.selectedText(), w.cursorPosition())),
+                (QTableView, _sections),
+                (QAbstractButton, lambda w: w.isChecked()),
+                (QTextEdit, lambda w: w.toPlainText()),
+                (QComboBox, lambda w: (w.currentIndex(), w.count(), w.currentText())),
+                ((QTabWidget, QStackedWidget, QTabBar), lambda w: (w.currentIndex(), w.count())),
+                (QTabBar, lambda w: tuple(w.tabText(i) for i in range(w.count()))),
+                (QAbstractSlider, lambda w: (w.value(), w.minimum(), w.maximum())),
+                (QAbstractSpinBox, lambda w: w.text()),
+                (QAbstractItemView, _item_view),
+                (QGraphicsView, _scene),
+            )
+            if issubclass(kind, base)
+        )
+        _READERS[kind] = found
+    return found
+
+
+def _item_view(view: QAbstractItemView) -> tuple:
+    model, selection, current = view.model(), view.selectionModel(), view.currentIndex()
+    return (
+        model.rowCount() if model else None,
+        model.columnCount() if model else None,
+        (current.row(), current.column()),
+        tuple(sorted((i.row(), i.column()) for i in selection.selectedIndexes()))
+        if selection
+        else (),
+    )
+
+
+_FROM_QT: dict[type, bool] = {}
+
+
+def _from_qt(kind: type) -> bool:
+    found = _FROM_QT.get(kind)
+    if found is None:
+        found = _FROM_QT[kind] = kind.__module__.startswith(("PySide6", "shiboken6"))
+    return found
+
+
+def _python_state(obj: object) -> object:
+    """The attributes a Python class (ours, pyqtgraph's) keeps on an object; none for Qt's."""
+    if _from_qt(type(obj)):
+        return None
+    try:
+        return _attributes(obj)
+    except TypeError:  # no __dict__
+        return None
+
+
+# Qt's own signals a test may connect to; every signal a Python class (ours, pyqtgraph's)
+# declares is counted as well.
+QT_SIGNALS = {
+    "activated",
+    "clicked",
+    "currentChanged",
+    "currentIndexChanged",
+    "textChanged",
+    "toggled",
+    "triggered",
+    "valueChanged",
+}
+_SIGNALS: dict[type, tuple[str, ...]] = {}
+
+
+def _signals(obj: QObject) -> tuple[str, ...]:
+    """The signals of `obj` whose connections `looks` counts, by class."""
+    found = _SIGNALS.get(type(obj))
+    if found is None:
+        meta = obj.metaObject()
+        qt = meta
+        while qt is not None and not _from_qt_name(qt.className()):
+            qt = qt.superClass()
+        own = qt.methodCount() if qt is not None else 0
+        found = tuple(
+            "2" + bytes(method.methodSignature()).decode()
+            for method in (meta.method(i) for i in range(meta.methodCount()))
+            if method.methodType() == QMetaMethod.MethodType.Signal
+            and (method.methodIndex() >= own or bytes(method.name()).decode() in QT_SIGNALS)
+        )
+        _SIGNALS[type(obj)] = found
+    return found
+
+
+def _from_qt_name(name: str) -> bool:
+    return name.startswith("Q")
+
+
+def connections(obj: QObject) -> tuple[int, ...]:
+    """How many slots each counted signal of `obj` reaches: a test's lambda left connected
+    to a window's signal would run in every later test."""
+    return tuple(obj.receivers(signal) for signal in _signals(obj))
+
+
+def _sections(table: QTableView) -> tuple:
+    """The widths of a table's columns and heights of its rows (a test may drag them)."""
+    model = table.model()
+    if model is None:
+        return ()
+    return (
+        tuple(table.columnWidth(c) for c in range(model.columnCount())),
+        tuple(table.rowHeight(r) for r in range(model.rowCount())),
+    )
+
+
+def _scene(view: QGraphicsView) -> tuple:
+    scene = view.scene()
+    if scene is None:
+        return ()
+    items = []
+    for item in scene.items():
+        bounds = item.boundingRect()
+        entry = [
+            type(item).__name__,
+            item.isVisible(),
+            (item.pos().x(), item.pos().y()),
+            _rect(bounds) if isinstance(bounds, QRectF) else None,
+            item.zValue(),
+            _python_state(item),
+            connections(item) if isinstance(item, QObject) else (),
+        ]
+        text = getattr(item, "toPlainText", None)
+        if text is not None:
+            entry.append(text())
+        matrix = getattr(item, "matrix", None)
+        if isinstance(matrix, np.ndarray):
+            entry.append((matrix.shape, matrix.tobytes()))
+        items.append(tuple(entry))
+    return tuple(items)
+
+
+def _widget(widget: QWidget) -> tuple:
+    """Hidden, a widget keeps the size and place it had when last shown, and is laid out
+    again when shown: they are left out."""
+    look = [
+        widget.isHidden(),
+        widget.isEnabled(),
+        _rect(widget.geometry()) if widget.isVisible() else None,
+        widget.toolTip(),
+        widget.font().pointSizeF(),
+        widget.hasFocus(),
+    ]
+    look.extend(read(widget) for read in _readers(type(widget)))
+    return tuple(look)
+
+
+def looks(win: QWidget) -> dict:
+    """Everything of `win` a test could read that a reset must bring back (the engine's
+    times in the status bar aside): every object it holds, by address, with its attributes
+    and, for a widget, what it shows."""
+    skip = _address(win.time_text)
+    objects = {}
+    everything = win.findChildren(QObject)
+    # A label that once showed rich text keeps the document it laid it out in; its text is
+    # what it shows.
+    label_texts = {
+        _address(inner)
+        for label in everything
+        if isinstance(label, QLabel)
+        for control in label.children()
+        if not isinstance(control, QWidget)
+        for inner in (control, *control.findChildren(QObject))
+    }
+    for obj in (win, *everything):
+        kind = type(obj)
+        if kind.__name__ in TRANSIENT or _address(obj) in label_texts:
+            continue
+        look = (kind.__name__, obj.objectName(), connections(obj))
+        if _address(obj) != skip:
+            look += (_python_state(obj),)
+            if isinstance(obj, QWidget):
+                look += _widget(obj)
+        objects[_address(obj)] = look
+    return {
+        "window": (
+            win.isVisible(),
+            win.windowState(),
+            _rect(win.geometry()),
+            win.windowTitle(),
+            win.isWindowModified(),
+        ),
+        "objects": objects,
+        "parts": parts(win),
+    }
+
+
+def differences(a: object, b: object, path: str = "") -> list[str]:
+    """Where two looks differ, for a message (none: they are equal)."""
+    if a == b:
+        return []
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            gone = sorted(str(a[k])[:80] for k in a.keys() - b.keys())
+            new = sorted(str(b[k])[:80] for k in b.keys() - a.keys())
+            return [f"{path}: only before {gone}, only after {new}"]
+        return [d for k in a for d in differences(a[k], b[k], f"{path}[{k}]")]
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
+        pairs = enumerate(zip(a, b, strict=True))
+        return [d for i, (x, y) in pairs for d in differences(x, y, f"{path}.{i}")]
+    return [f"{path}: {a!r:.200} != {b!r:.200}"]
+
+
+# ---------------------------------------------------------------------------- the pool
+
+
+def environment() -> tuple:
+    """What a window takes from around it when it is built: a new one built under another
+    language, text size, locale or direction would differ from the one kept."""
+    app = QGuiApplication.instance()
+    return (
+        i18n.language(),
+        text_size_module.text_size.factor,
+        str(QSettings().value(text_size_module.SETTING, 1.0)),
+        QLocale().name(),
+        app.layoutDirection(),
+        QGuiApplication.font().toString(),
+        tuple(sorted((k, str(v)) for k, v in pg.CONFIG_OPTIONS.items())),
+        os.environ.get("QT_SCALE_FACTOR"),
+    )
+
+
+def _a_dialog(target: object, name: str) -> bool:
+    """A patch of Qt's dialogs (`DIALOGS`), or of a dialog's `exec` (a user's answer)."""
+    if not isinstance(target, type):
+        return False
+    return issubclass(target, DIALOGS) or (issubclass(target, QDialog) and name == "exec")
+
+
+def only_harmless_patches(monkeypatch: object) -> bool:
+    """Nothing patched for the test but dialogs (see `DIALOGS`)."""
+    return (
+        all(_a_dialog(target, name) for target, name, _value in monkeypatch._setattr)
+        and not monkeypatch._setitem
+        and monkeypatch._cwd is None
+        and monkeypatch._savesyspath is None
+    )
+
+
+def collect_deleted() -> None:
+    """Delete now what was deleted later (a dialog a test closed): it is still the window's
+    child until then."""
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+class NewWindow:
+    """What a window was when new, for `reset` to bring back and `looks` to check: its look,
+    and the few things Qt and pyqtgraph keep that a reset of the document does not restore
+    (the focus, where each text box's cursor stood, the room kept for labels)."""
+
+    def __init__(self, win: QWidget) -> None:
+        self.look = looks(win)
+        self.room = label_room(win)
+        self.focus = QApplication.focusWidget()
+        self.cursors = {box: box.cursorPosition() for box in win.findChildren(QLineEdit)}
+        self.environment = environment()
+
+
+class WindowPool:
+    """The window kept for the next test, and what it was when new. Counts what it does:
+    read by a plugin or a debugger when a file reuses less than expected."""
+
+    def __init__(self) -> None:
+        self.window: QWidget | None = None
+        self.new: NewWindow | None = None
+        self.next_uses_window = False
+        self.built = 0
+        self.reused = 0
+        self.closed: dict[str, int] = {}
+        self.last_reason = ""
+
+    def take(self, monkeypatch: object) -> QWidget | None:
+        """The kept window, if a new one built now would be the same."""
+        win, self.window = self.window, None
+        if win is None:
+            return None
+        if self.new.environment != environment() or not only_harmless_patches(monkeypatch):
+            self.close(win, "environment or patches before the test")
+            return None
+        self.reused += 1
+        return win
+
+    def remember_new(self, win: QWidget) -> None:
+        """`win` was just built and drew its first picture: what it is now is what a reset
+        brings back."""
+        self.built += 1
+        settle()
+        self.new = NewWindow(win)
+
+    def give_back(self, win: QWidget, failed: bool, monkeypatch: object, reset) -> None:
+        """After a test: keep `win` for the next one if, reset, it looks new; else close it."""
+        if failed:
+            return self.close(win, "the test failed")
+        if not self.next_uses_window:
+            return self.close(win, "the next test does not use it")
+        if not isValid(win) or not win.isVisible():
+            return self.close(win, "closed by the test")
+        if not only_harmless_patches(monkeypatch):
+            return self.close(win, "patched by the test")
+        if self.new is None or self.new.environment != environment():
+            return self.close(win, "environment changed by the test")
+        kept, now = identities(self.new.look["parts"]), identities(parts(win))
+        if kept != now:
+            self.last_reason = "\n".join(differences(kept, now)[:20])
+            return self.close(win, "attributes replaced")
+        try:
+            reset(win, self.new)
+        except Exception as error:  # the window is closed, as before
+            return self.close(win, f"reset failed: {error!r}")
+        settle()
+        look = looks(win)
+        if look != self.new.look:
+            found = differences(self.new.look, look)
+            self.last_reason = "\n".join(found[:20])
+            return self.close(win, "looks different: " + found[0].split(":")[0])
+        self.window = win
+        return None
+
+    def close(self, win: QWidget, why: str) -> None:
+        """Close `win` as the fixture always closed its window."""
+        self.closed[why] = self.closed.get(why, 0) + 1
+        if self.window is win:
+            self.window = None
+        if isValid(win):
+            win.doc.undo_stack.setClean()
+            win.close()
+            win.deleteLater()
+            assert not win.bridge.is_running(), "the engine thread outlived the window"
+
+
+def settle() -> None:
+    """Run what the window posted for later (layouts, a fit to the text size, the values'
+    notice), as the event loop would before the next test looks."""
+    collect_deleted()
+    for _ in range(3):
+        QApplication.processEvents()
+
+
+def _items(win: QWidget, kind: type) -> list:
+    return [
+        item
+        for view in win.findChildren(QGraphicsView)
+        if view.scene() is not None
+        for item in view.scene().items()
+        if isinstance(item, kind)
+    ]
+
+
+def label_room(win: QWidget) -> dict:
+    """The room each axis and colour bar of the matrices keeps for its labels, by item."""
+    room = {axis: (axis.textWidth, axis.textHeight) for axis in _items(win, pg.AxisItem)}
+    room.update({bar: (bar.minimumWidth(), bar.maximumWidth()) for bar in _items(win, ColorBar)})
+    return room
+
+
+def give_room_back(win: QWidget, new_room: dict) -> None:
+    """An axis widens for longer labels at once but narrows only when they are 10 px shorter
+    (pyqtgraph's AxisItem), and a colour bar only grows with its labels (ColorBar.set_levels):
+    after a test's long token names or large values the default ones would sit in wider
+    axes and bars than a new window's. They get back the room they had when new, once the
+    default labels are drawn (drawn later, the test's labels would widen them again)."""
+    now = label_room(win)
+    for item, (a, b) in new_room.items():
+        if now.get(item, (a, b)) == (a, b):
+            continue
+        if isinstance(item, ColorBar):
+            item.setMinimumWidth(0)
+            item.setMaximumWidth(b)
+            item.setMinimumWidth(a)
+        else:
+            item.textWidth, item.textHeight = a, b
+            item._adjustSize()
+
+
+def _no_cell_chosen(win: QWidget) -> None:
+    for table in (win.editor.query_table, win.editor.kv_table):
+        table.selectionModel().clearCurrentIndex()
+        table.clearSelection()
+
+
+def reset(win: QWidget, new: NewWindow, settled, wait_settled) -> None:
+    """Bring `win` back to the default document and view, as File → New does with nothing to
+    save, and what else a test may have changed to what it was when new (`new`): its size,
+    the notice, the lesson, the tables' chosen cells, the focus, the text boxes' cursors, the
+    room kept for labels. What this misses, `looks` finds."""
+    # A tooltip still shown is a child of the window until it fades, and a dialog a test
+    # answered in place of a user is one until deleted: Qt deletes them so.
+    for tip in win.findChildren(QLabel, "qtooltip_label"):
+        tip.close()
+        tip.deleteLater()
+    for dialog in win.findChildren(QDialog, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        if dialog.isHidden():
+            dialog.deleteLater()
+    win.files.recent_menu.clear()  # filled each time it opens
+    collect_deleted()
+    win.stepper.play_button.setChecked(False)
+    if win.isFullScreen():
+        win.set_full_screen(False)
+    if not win.window_layout.side.isVisible():
+        win.show_controls(True)
+    if (win.width(), win.height()) != SIZE:
+        win.resize(*SIZE)
+    # Before the document's reset, where a table remembers its chosen cells for after its
+    # model's reset.
+    _no_cell_chosen(win)
+    fresh = default_state()
+    doc = win.doc
+    if doc.state() != fresh or doc.undo_stack.count() or not settled(win):
+        doc.reset(fresh)
+    win.apply_view(doc.view)
+    win.files.path = None
+    win.files.update_title()
+    win.status_line.clear_notice()
+    win._show_example(doc.config(), again=True)
+    wait_settled(win)
+    _no_cell_chosen(win)  # a new picture chooses the followed query's row
+    win.status_line.size_labels()  # the shapes' room only grows with longer shapes
+    give_room_back(win, new.room)
+    for box, position in new.cursors.items():
+        if box.cursorPosition() != position or box.hasSelectedText():
+            box.deselect()
+            box.setCursorPosition(position)
+    focus = new.focus
+    if QApplication.focusWidget() is not focus:
+        if focus is None:
+            QApplication.focusWidget().clearFocus()
+        else:
+            focus.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+    if win.stale_banner.isHidden():
+        # (what it said stays in it, hidden, until it says something else)
+        win.stale_banner.setText("")
+        win.stale_banner.setToolTip("")
+
+
+pool = WindowPool()
