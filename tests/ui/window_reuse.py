@@ -77,8 +77,9 @@ COUNTERS = {"_pictures", "_generation", "computations", "trims", "revision"}
 # (every window's second picture).
 MADE_ON_THE_WAY = {"_trim_timer"}
 # Caches, filled as they are needed from what is shown (the widths of the values written in a
-# matrix's cells, measured on paint): a fuller one shows the same.
-CACHES = {"_measured"}
+# matrix's cells, measured on paint; an axis's drawing, made again on its next paint where it
+# was dropped): a fuller one shows the same.
+CACHES = {"_measured", "picture"}
 LEFT_OUT = COUNTERS | MADE_ON_THE_WAY | CACHES
 # Qt's animations of a style (a scroll bar fading), which end and delete themselves.
 TRANSIENT = {"QPropertyAnimation"}
@@ -442,6 +443,7 @@ class NewWindow:
         self.look = looks(win)
         self.room = label_room(win)
         self.focus = QApplication.focusWidget()
+        self.active = QApplication.activeWindow() is win
         self.cursors = {box: box.cursorPosition() for box in win.findChildren(QLineEdit)}
         self.environment = environment()
 
@@ -489,6 +491,7 @@ class WindowPool:
             return self.close(win, "patched by the test")
         if self.new is None or self.new.environment != environment():
             return self.close(win, "environment changed by the test")
+        forget_shortcuts(win)
         kept, now = identities(self.new.look["parts"]), identities(parts(win))
         if kept != now:
             self.last_reason = "\n".join(differences(kept, now)[:20])
@@ -562,6 +565,16 @@ def give_room_back(win: QWidget, new_room: dict) -> None:
             item._adjustSize()
 
 
+def forget_shortcuts(win: QWidget) -> None:
+    """Help > Keyboard Shortcuts builds its dialog when first opened and keeps it: a new
+    window has none, and the next test to open it gets a new one, as in a new window."""
+    dialog = win.menus.shortcuts_dialog
+    if dialog is not None and isValid(dialog):
+        dialog.close()
+        dialog.deleteLater()
+    win.menus.shortcuts_dialog = None
+
+
 def _no_cell_chosen(win: QWidget) -> None:
     for table in (win.editor.query_table, win.editor.kv_table):
         table.selectionModel().clearCurrentIndex()
@@ -611,6 +624,8 @@ def reset(win: QWidget, new: NewWindow, settled, wait_settled) -> None:
             box.deselect()
             box.setCursorPosition(position)
     focus = new.focus
+    if QApplication.activeWindow() is not win and new.active:
+        win.activateWindow()  # a dialog shown beside it took the keyboard
     if QApplication.focusWidget() is not focus:
         if focus is None:
             QApplication.focusWidget().clearFocus()

@@ -23,9 +23,16 @@ def board(window, wait_settled):
     board = window.board
     board.score_box.setCurrentIndex(board.score_box.findData("scaled_scores"))
     board.chosen = []
-    for box in (board.score_box, board.weight_box, board.heads_array):
-        box.currentIndexChanged.connect(board.chosen.append)
-    return board
+    record = board.chosen.append
+    boxes = (board.score_box, board.weight_box, board.heads_array)
+    for box in boxes:
+        box.currentIndexChanged.connect(record)
+    yield board
+    # The window may serve the next test (tests/ui/window_reuse.py): it must not go on
+    # recording into this test's list.
+    for box in boxes:
+        box.currentIndexChanged.disconnect(record)
+    del board.chosen
 
 
 def set_controls(window, wait_settled, **controls) -> None:
