@@ -336,12 +336,8 @@ def _widget(widget: QWidget) -> tuple:
     return tuple(look)
 
 
-def looks(win: QWidget) -> dict:
-    """Everything of `win` a test could read that a reset must bring back (the engine's
-    times in the status bar aside): every object it holds, by address, with its attributes
-    and, for a widget, what it shows."""
-    skip = _address(win.time_text)
-    objects = {}
+def counted_objects(win: QWidget) -> list[QObject]:
+    """The window and the objects it holds, but those that come and go by themselves."""
     everything = win.findChildren(QObject)
     # A label that once showed rich text keeps the document it laid it out in; its text is
     # what it shows.
@@ -353,10 +349,31 @@ def looks(win: QWidget) -> dict:
         if not isinstance(control, QWidget)
         for inner in (control, *control.findChildren(QObject))
     }
-    for obj in (win, *everything):
+    return [
+        obj
+        for obj in (win, *everything)
+        if type(obj).__name__ not in TRANSIENT and _address(obj) not in label_texts
+    ]
+
+
+def skeleton(win: QWidget) -> tuple:
+    """Which objects the window holds and how many items each of its views draws, which no
+    reset changes back (a panel or grid built, a stage drawn): checked before one is tried."""
+    views = win.findChildren(QGraphicsView)
+    return (
+        frozenset(_address(obj) for obj in counted_objects(win)),
+        {_address(view): len(view.scene().items()) if view.scene() else 0 for view in views},
+    )
+
+
+def looks(win: QWidget) -> dict:
+    """Everything of `win` a test could read that a reset must bring back (the engine's
+    times in the status bar aside): every object it holds, by address, with its attributes
+    and, for a widget, what it shows."""
+    skip = _address(win.time_text)
+    objects = {}
+    for obj in counted_objects(win):
         kind = type(obj)
-        if kind.__name__ in TRANSIENT or _address(obj) in label_texts:
-            continue
         look = (kind.__name__, obj.objectName(), connections(obj))
         if _address(obj) != skip:
             look += (_python_state(obj),)
@@ -441,6 +458,7 @@ class NewWindow:
 
     def __init__(self, win: QWidget) -> None:
         self.look = looks(win)
+        self.skeleton = skeleton(win)
         self.room = label_room(win)
         self.focus = QApplication.focusWidget()
         self.active = QApplication.activeWindow() is win
@@ -491,11 +509,18 @@ class WindowPool:
             return self.close(win, "patched by the test")
         if self.new is None or self.new.environment != environment():
             return self.close(win, "environment changed by the test")
-        forget_shortcuts(win)
+        tidy(win)
         kept, now = identities(self.new.look["parts"]), identities(parts(win))
         if kept != now:
             self.last_reason = "\n".join(differences(kept, now)[:20])
             return self.close(win, "attributes replaced")
+        now = skeleton(win)
+        if now != self.new.skeleton:
+            (old_objects, old_items), (objects, items) = self.new.skeleton, now
+            self.last_reason = f"{len(objects - old_objects)} objects made, "
+            drawn = {view: n for view, n in items.items() if old_items.get(view) != n}
+            self.last_reason += f"{len(old_objects - objects)} deleted; items drawn now {drawn}"
+            return self.close(win, "objects made or deleted")
         try:
             reset(win, self.new)
         except Exception as error:  # the window is closed, as before
@@ -565,14 +590,26 @@ def give_room_back(win: QWidget, new_room: dict) -> None:
             item._adjustSize()
 
 
-def forget_shortcuts(win: QWidget) -> None:
-    """Help > Keyboard Shortcuts builds its dialog when first opened and keeps it: a new
-    window has none, and the next test to open it gets a new one, as in a new window."""
-    dialog = win.menus.shortcuts_dialog
-    if dialog is not None and isValid(dialog):
-        dialog.close()
-        dialog.deleteLater()
+def tidy(win: QWidget) -> None:
+    """Take away what a test left beside the window and a new window has not: a tooltip
+    still shown (a child of the window until it fades), a dialog answered in place of a user
+    (one until deleted), Help > Keyboard Shortcuts' dialog (built when first opened and kept;
+    the next test to open it gets a new one, as in a new window), the Open Recent items
+    (filled each time it opens), a notice in the status bar. Qt deletes them so."""
+    for tip in win.findChildren(QLabel, "qtooltip_label"):
+        tip.close()
+        tip.deleteLater()
+    for dialog in win.findChildren(QDialog, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        if dialog.isHidden():
+            dialog.deleteLater()
+    shortcuts = win.menus.shortcuts_dialog
+    if shortcuts is not None and isValid(shortcuts):
+        shortcuts.close()
+        shortcuts.deleteLater()
     win.menus.shortcuts_dialog = None
+    win.files.recent_menu.clear()
+    win.status_line.clear_notice()  # (the status bar's timer for it goes with it)
+    collect_deleted()
 
 
 def _no_cell_chosen(win: QWidget) -> None:
@@ -585,17 +622,7 @@ def reset(win: QWidget, new: NewWindow, settled, wait_settled) -> None:
     """Bring `win` back to the default document and view, as File → New does with nothing to
     save, and what else a test may have changed to what it was when new (`new`): its size,
     the notice, the lesson, the tables' chosen cells, the focus, the text boxes' cursors, the
-    room kept for labels. What this misses, `looks` finds."""
-    # A tooltip still shown is a child of the window until it fades, and a dialog a test
-    # answered in place of a user is one until deleted: Qt deletes them so.
-    for tip in win.findChildren(QLabel, "qtooltip_label"):
-        tip.close()
-        tip.deleteLater()
-    for dialog in win.findChildren(QDialog, options=Qt.FindChildOption.FindDirectChildrenOnly):
-        if dialog.isHidden():
-            dialog.deleteLater()
-    win.files.recent_menu.clear()  # filled each time it opens
-    collect_deleted()
+    room kept for labels (`tidy` came first). What this misses, `looks` finds."""
     win.stepper.play_button.setChecked(False)
     if win.isFullScreen():
         win.set_full_screen(False)
@@ -613,7 +640,6 @@ def reset(win: QWidget, new: NewWindow, settled, wait_settled) -> None:
     win.apply_view(doc.view)
     win.files.path = None
     win.files.update_title()
-    win.status_line.clear_notice()
     win._show_example(doc.config(), again=True)
     wait_settled(win)
     _no_cell_chosen(win)  # a new picture chooses the followed query's row
