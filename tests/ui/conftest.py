@@ -78,7 +78,7 @@ def window(qtbot, monkeypatch, wait_settled, request):
     teardown, its edits counting as saved, so closing does not ask about them.
     """
     pool = window_reuse.pool
-    win = pool.take(monkeypatch)
+    win = pool.take(monkeypatch, request.node.get_closest_marker("new_window") is not None)
     if win is None:
         configure_pyqtgraph()
         win = MainWindow()

@@ -479,10 +479,14 @@ class WindowPool:
         self.closed: dict[str, int] = {}
         self.last_reason = ""
 
-    def take(self, monkeypatch: object) -> QWidget | None:
-        """The kept window, if a new one built now would be the same."""
+    def take(self, monkeypatch: object, new_only: bool = False) -> QWidget | None:
+        """The kept window, if a new one built now would be the same and the test takes a
+        used one (`new_only`: the test is marked `new_window`)."""
         win, self.window = self.window, None
         if win is None:
+            return None
+        if new_only:
+            self.close(win, "the test asks for a new window")
             return None
         if self.new.environment != environment() or not only_harmless_patches(monkeypatch):
             self.close(win, "environment or patches before the test")

@@ -98,6 +98,12 @@ def stale_pixels(view, window) -> int:
     return int((difference > 128).sum())
 
 
+# These tests compare what the window's backing store holds with a fresh render: the paints
+# of a window that earlier tests used are part of what they read. With a used window, the
+# re-layout test found stale pixels in 3 runs of 8 and never with a new one (0 of 9).
+pytestmark = pytest.mark.new_window
+
+
 def on_screen_as_rendered(window) -> bool:
     return all(stale_pixels(view, window) == 0 for view in window.board.views.values())
 
