@@ -75,14 +75,15 @@ def test_screenshot_of_a_preset(tmp_path, capsys, qapp):
     assert (image.width(), image.height()) == (1280, 800)
 
 
-def test_a_step_through_screenshot_exits_cleanly(tmp_path):
+@pytest.mark.parametrize("stage", ["softmax", "mask", "concat"])
+def test_a_step_through_screenshot_exits_cleanly(tmp_path, stage):
     """The step-through's widgets once crashed the process as Python shut down (exit 139):
-    only a process of its own shows how it ends."""
-    for stage in ("softmax", "mask", "concat"):
-        out = tmp_path / f"{stage}.png"
-        done = run_process("--screenshot", str(out), "--preset", "mha", "--stage", stage)
-        assert done.returncode == 0, (stage, done.returncode, done.stderr[-500:])
-        assert out.exists()
+    only a process of its own shows how it ends. One process per test, so the three run on
+    the test workers side by side."""
+    out = tmp_path / f"{stage}.png"
+    done = run_process("--screenshot", str(out), "--preset", "mha", "--stage", stage)
+    assert done.returncode == 0, (stage, done.returncode, done.stderr[-500:])
+    assert out.exists()
 
 
 def test_screenshot_with_many_tokens_and_heads(tmp_path, capsys, qapp):

@@ -40,37 +40,58 @@ def tokens(window) -> set[str]:
     return words
 
 
-def test_every_text_of_the_window_is_translated(pseudo_window, qtbot, tmp_path):
-    window = pseudo_window
-    missed: dict[str, str] = {}  # each text that escaped, and where it was first seen
+@pytest.fixture
+def missed() -> dict[str, str]:
+    """Each text that escaped translation, and where it was first seen."""
+    return {}
 
+
+def assert_none_missed(missed: dict[str, str]) -> None:
+    assert not missed, "\n".join(f"{where}: {text!r}" for text, where in sorted(missed.items()))
+
+
+@pytest.fixture
+def look(pseudo_window, missed):
     def look(where: str, texts: list[str] | None = None) -> None:
-        found = untranslated(texts if texts is not None else shown_texts(window), tokens(window))
-        for text in found:
+        shown = texts if texts is not None else shown_texts(pseudo_window)
+        for text in untranslated(shown, tokens(pseudo_window)):
             missed.setdefault(text, where)
 
+    return look
+
+
+# One test per example, so that the sweep's windows run on the test workers side by side.
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_text_of_an_example_is_translated(pseudo_window, qtbot, look, missed, name):
+    window = pseudo_window
     look("startup")
-    for name in EXAMPLES:
-        window.load_preset(name)
-        qtbot.waitUntil(lambda: settled(window), timeout=30_000)
-        window.show_tab(0)
-        board = window.board
-        for box in (board.heads_array, board.score_box, board.weight_box):
-            for index in range(box.count()):
-                box.setCurrentIndex(index)
-                look(f"{name}: {box.itemText(index)}")
-        for plot in [view.plot for view in board.views.values()]:
-            plot._hover((0, 0), QPointF(5, 5))
-            look(f"{name}: hover {plot.shown.name}", [board.explanation.text()])
-        board.show_all_heads(True)
-        look(f"{name}: all heads")
-        board.show_all_heads(False)
-        window.show_tab(1)
-        stepper = window.stepper
-        for key in step_keys(window.doc.config()):
-            stepper.set_stage(key)
-            qtbot.wait(1)
-            look(f"{name}: stage {key}")
+    window.load_preset(name)
+    qtbot.waitUntil(lambda: settled(window), timeout=30_000)
+    window.show_tab(0)
+    board = window.board
+    for box in (board.heads_array, board.score_box, board.weight_box):
+        for index in range(box.count()):
+            box.setCurrentIndex(index)
+            look(f"{name}: {box.itemText(index)}")
+    for plot in [view.plot for view in board.views.values()]:
+        plot._hover((0, 0), QPointF(5, 5))
+        look(f"{name}: hover {plot.shown.name}", [board.explanation.text()])
+    board.show_all_heads(True)
+    look(f"{name}: all heads")
+    board.show_all_heads(False)
+    window.show_tab(1)
+    stepper = window.stepper
+    for key in step_keys(window.doc.config()):
+        stepper.set_stage(key)
+        qtbot.wait(1)
+        look(f"{name}: stage {key}")
+    assert_none_missed(missed)
+
+
+def test_problems_and_dialogs_are_translated(pseudo_window, qtbot, look, missed, tmp_path):
+    window = pseudo_window
+    window.load_preset("happy")
+    qtbot.waitUntil(lambda: settled(window), timeout=30_000)
     # A setting that cannot be computed: the problems, the banner over the old picture.
     window.doc.set_control("d_out", 3)
     window.doc.set_control("num_heads", 2)
@@ -88,4 +109,4 @@ def test_every_text_of_the_window_is_translated(pseudo_window, qtbot, tmp_path):
         qtbot.addWidget(export)
         look(f"export dialog, all stages {all_stages}", shown_texts(export))
         export.close()
-    assert not missed, "\n".join(f"{where}: {text!r}" for text, where in sorted(missed.items()))
+    assert_none_missed(missed)
