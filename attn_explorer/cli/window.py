@@ -242,6 +242,10 @@ def main(argv: list[str] | None = None) -> int:
         from attn_explorer.cli.export import main as export_main
 
         return export_main(argv[:first] + argv[first + 1 :])
+    if argv[first : first + 1] == ["worksheet"]:
+        from attn_explorer.cli.worksheet import main as worksheet_main
+
+        return worksheet_main(argv[:first] + argv[first + 1 :])
     return gui_main(argv)
 
 

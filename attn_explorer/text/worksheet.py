@@ -56,7 +56,8 @@ OUTPUT_INPUTS = ("w_out", "b_out")  # given where the output projection is asked
 @dataclass(frozen=True)
 class Line:
     """A line (or paragraph) of words. `style`: "title", "heading", "subheading", "body",
-    "formula", "worked" (a derivation), "note" or "name" (a line to write one's name on)."""
+    "formula", "worked" (a derivation), "note", "command" (a command line to type) or "name"
+    (a line to write one's name on)."""
 
     text: str
     style: str = "body"
@@ -106,7 +107,7 @@ def blank_problem(trace: Trace, name: str) -> str | None:
             "dropout_keep is drawn at random, not computed: the sheet gives it where dropout "
             "is asked"
         )
-    if name not in trace.arrays or name not in BLANKABLE:
+    if name not in trace.arrays or name not in BLANKABLE:  # "it has" lists those worth it
         known = ", ".join(blankable(trace))
         return _("this configuration has no array {name} to compute; it has: {known}").format(
             name=repr(name), known=known
@@ -115,8 +116,23 @@ def blank_problem(trace: Trace, name: str) -> str | None:
 
 
 def blankable(trace: Trace) -> tuple[str, ...]:
-    """The arrays of `trace` a worksheet can blank, in the order they are computed."""
-    return tuple(n for n in trace.names if n in BLANKABLE)
+    """The arrays of `trace` worth blanking, in the order they are computed: not one that is
+    another under a second name here (the weights "after" a dropout that drops nothing, the
+    concatenation of one head, scores no stage divides or masks), nor the comparison of the
+    two masking methods. `blank_problem` still takes them, as `export --view` does."""
+    cfg = trace.config
+    same = {"weights_neg_inf", "weights_renormalize"}
+    if not cfg.dropout_active:
+        same.add("weights_dropped")
+    if cfg.heads == 1:
+        same.add("concat")
+        if not cfg.out_proj:
+            same.add("context")
+    if not trace.step("scale").applies:
+        same.add("scaled_scores")
+    if not cfg.has_mask or cfg.method_1:
+        same.add("masked_scores")
+    return tuple(n for n in trace.names if n in BLANKABLE and n not in same)
 
 
 def stage_of(trace: Trace, name: str) -> str:
@@ -237,16 +253,17 @@ def worksheet(
         number=number, count=count, seed=cfg.seed
     )
     check: list[Block] = []
-    if open_with:
+    if open_with:  # the command on a line of its own: copied whole, not split at a hyphen
         check.append(
             Line(
                 _(
                     "To check your numbers, open this exercise in attn_explorer and use "
-                    "Check my numbers: {command}"
-                ).format(command=open_with),
+                    "Check my numbers:"
+                ),
                 "note",
             )
         )
+        check.append(Line(open_with, "command"))
     head: list[Block] = [
         Line(
             _("Attention worksheet: {source}").format(source=source)
@@ -267,7 +284,9 @@ def worksheet(
         given += [table(trace, name, h) for h in _heads(trace, name)]
     formulas: list[Block] = [Line(_("Formulas"), "heading")]
     for step in trace.steps:
-        if step.key in stages:
+        # A stage that changes nothing is left out, but for the projections: "Q = K = V = X"
+        # is what the learner computes the scores from.
+        if step.key in stages and (step.applies or step.key == "projections"):
             words = step_text(step)
             formulas.append(Line(words.title, "subheading"))
             formulas.append(Line(words.formula if step.applies else words.reason, "formula"))
@@ -286,7 +305,8 @@ def worksheet(
             rows = trace.matrix(name, h or 0).shape[0]
             key += [Line(worked_line(trace, name, h, i), "worked") for i in range(rows)]
     if open_with:
-        key.append(Line(_("Open it in attn_explorer: {command}").format(command=open_with), "note"))
+        key.append(Line(_("Open it in attn_explorer:"), "note"))
+        key.append(Line(open_with, "command"))
     return Sheet(
         exercise=(*head, *given, *formulas, *asked),
         key=tuple(key),

@@ -25,6 +25,7 @@ from attn_explorer.text.i18n import N_
 from attn_explorer.ui.export.export_actions import ExportActions
 from attn_explorer.ui.export.export_actions import _sentence as _sentence  # read here by tests
 from attn_explorer.ui.export.host import FileHost
+from attn_explorer.ui.export.worksheet_actions import WorksheetActions
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import commit_typed_edits
 
@@ -32,7 +33,7 @@ MAX_RECENT = 8
 SESSION_FILTER = N_("attn_explorer sessions (*.json)")
 
 
-class FileActions(ExportActions, QObject):
+class FileActions(ExportActions, WorksheetActions, QObject):
     """Owns the File menu and the window's file, its title and unsaved-changes guard."""
 
     def __init__(self, window: FileHost) -> None:
@@ -52,6 +53,7 @@ class FileActions(ExportActions, QObject):
         self._add(N_("Export All S&tages…"), QKeySequence("Ctrl+Shift+E"), self.export_stages)
         self._add(N_("Export &Data…"), None, self.export_data)
         self._add(N_("Export &PyTorch Script…"), None, self.export_script)
+        self._add(N_("Export &Worksheet…"), None, self.export_worksheet)
         self.menu.addSeparator()
         window.doc.undo_stack.cleanChanged.connect(self.update_title)
         self.update_title()

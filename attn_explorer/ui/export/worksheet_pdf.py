@@ -42,6 +42,7 @@ STYLES = {
     "formula": (9.5, False),
     "worked": (8.0, False),
     "note": (8.5, False),
+    "command": (8.5, True),
     "name": (10.0, False),
 }
 TABLE_PT = 8.5
@@ -121,8 +122,8 @@ class _Layout:
             fitting = max(int((self.width - label) // cell), 0)
             raise WorksheetTooLargeError(
                 _(
-                    "{array} has {columns} columns: its grid does not fit across a {paper} "
-                    "page, which takes {fitting}; use fewer tokens or a narrower head"
+                    "{array} has {columns} columns: its grid does not fit across the page "
+                    "({paper}), which takes {fitting}; use fewer tokens or a narrower head"
                 ).format(
                     array=table.title,
                     columns=columns,
@@ -135,8 +136,8 @@ class _Layout:
         if height > self.bottom - self.top:
             raise WorksheetTooLargeError(
                 _(
-                    "{array} has {rows} rows: its grid does not fit down a {paper} page; use "
-                    "fewer tokens"
+                    "{array} has {rows} rows: its grid does not fit down the page ({paper}); "
+                    "use fewer tokens"
                 ).format(array=table.title, rows=len(table.rows), paper=PAPER_NAMES[self.paper])
             )
         return label, cell, row, height
