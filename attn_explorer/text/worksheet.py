@@ -130,6 +130,8 @@ def blankable(trace: Trace) -> tuple[str, ...]:
             same.add("context")
     if not trace.step("scale").applies:
         same.add("scaled_scores")
+    if not cfg.has_mask:
+        same.add("mask")  # every key visible: a grid of False
     if not cfg.has_mask or cfg.method_1:
         same.add("masked_scores")
     return tuple(n for n in trace.names if n in BLANKABLE and n not in same)
