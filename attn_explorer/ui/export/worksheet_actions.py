@@ -12,9 +12,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QDialog
-
-from attn_explorer.engine import matching_preset
+from attn_explorer.engine import ARRAY_INFO, matching_preset
 from attn_explorer.io.data_export import file_for
 from attn_explorer.io.errors import cannot_write, shown_path
 from attn_explorer.io.session import SessionError
@@ -61,7 +59,7 @@ class WorksheetActions:
         if self.window.trace is None or self._stale(failure):
             return
         dialog = WorksheetDialog(self.window.trace, self.window)
-        if dialog.exec() != QDialog.DialogCode.Accepted:
+        if not dialog.exec():  # cancelled
             return
         blanks, variants, paper = dialog.choices()
         chosen = self._ask_where(
@@ -124,6 +122,8 @@ class WorksheetActions:
 
 
 def _sentence(text: str) -> str:
-    """A refusal's clause as a sentence: capital first, full stop last."""
-    text = text[:1].upper() + text[1:]
+    """A refusal's clause as a sentence: capital first (not where it opens with an array's
+    name, x or w_query, which a capital would make another), full stop last."""
+    if text.split(" ", 1)[0] not in ARRAY_INFO:
+        text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "?", "!")) else text + "."
