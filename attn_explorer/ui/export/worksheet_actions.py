@@ -59,9 +59,12 @@ class WorksheetActions:
         if self.window.trace is None or self._stale(failure):
             return
         dialog = WorksheetDialog(self.window.trace, self.window)
-        if not dialog.exec():  # cancelled
-            return
-        blanks, variants, paper = dialog.choices()
+        try:
+            if not dialog.exec():  # cancelled
+                return
+            blanks, variants, paper = dialog.choices()
+        finally:
+            dialog.deleteLater()  # not one more child of the window per export
         chosen = self._ask_where(
             _tr("Export worksheet"),
             self._directory() / f"{self._stem()}-worksheet.pdf",

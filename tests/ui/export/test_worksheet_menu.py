@@ -87,3 +87,35 @@ def test_a_refusal_is_said_in_vietnamese(window, tmp_path, dialogs):
         "một mảng được tính từ nó, ví dụ weights."
     )
     assert not (tmp_path / "x.pdf").exists()
+
+
+def test_the_dialog_in_vietnamese_and_pseudo_translated(qapp, vietnamese):
+    from attn_explorer.engine import compute, preset
+
+    dialog = WorksheetDialog(compute(preset("dropout").config))
+    try:
+        assert dialog.windowTitle() == "Xuất phiếu bài tập"
+        assert dialog.variants.specialValueText() == "không: chính bài này như hiện tại"
+        assert dialog.paper.itemText(0) == "A4"
+        weights = dialog.boxes["weights_dropped"]
+        assert weights.text() == "Trọng số sau dropout α_d  (weights_dropped)"
+        assert weights.isChecked() is False and dialog.boxes["weights"].isChecked()
+        for box in dialog.boxes.values():
+            box.setChecked(False)
+        assert not dialog.buttons.buttons()[0].isEnabled()  # nothing to compute, no file
+    finally:
+        dialog.deleteLater()
+
+
+def test_the_dialog_leaves_no_english_untranslated(qapp, pseudo):
+    from attn_explorer.engine import compute, preset
+    from tests.untranslated import shown_texts, untranslated
+
+    trace = compute(preset("mha").config)
+    dialog = WorksheetDialog(trace)
+    try:
+        # The arrays' code names in brackets are what --blank takes, in every language.
+        names = set(dialog.boxes)
+        assert untranslated(shown_texts(dialog), names) == set()
+    finally:
+        dialog.deleteLater()
