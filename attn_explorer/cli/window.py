@@ -11,6 +11,7 @@ time, else the system's.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -234,18 +235,23 @@ def _dispose(window: QWidget) -> None:
         shiboken6.delete(window)
 
 
+# The commands besides the window, each a module with its own `main(argv)`: imported only
+# when named, so that starting the window imports none of them.
+COMMANDS = {
+    "export": "attn_explorer.cli.export",
+    "worksheet": "attn_explorer.cli.worksheet",
+    "check": "attn_explorer.cli.check",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # `attn-explorer --lang vi export ...` is `attn-explorer export --lang vi ...`.
     first = 2 if argv[:1] == ["--lang"] else 1 if argv[:1] and argv[0].startswith("--lang=") else 0
-    if argv[first : first + 1] == ["export"]:
-        from attn_explorer.cli.export import main as export_main
-
-        return export_main(argv[:first] + argv[first + 1 :])
-    if argv[first : first + 1] == ["worksheet"]:
-        from attn_explorer.cli.worksheet import main as worksheet_main
-
-        return worksheet_main(argv[:first] + argv[first + 1 :])
+    command = argv[first] if len(argv) > first else None
+    if command in COMMANDS:
+        run = importlib.import_module(COMMANDS[command]).main
+        return run(argv[:first] + argv[first + 1 :])
     return gui_main(argv)
 
 
