@@ -74,10 +74,11 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def read_grid(text: str, labels: Sequence[str] = ()) -> list[list[Cell]]:
-    """The cells of `text`, row by row. A first row or column of labels (tokens, as the data
-    export writes them, or any word) is skipped; `labels` names column labels that read as
-    numbers ("1", "2"). Raises GridError at the first cell that is not a number."""
+def grid_texts(text: str, labels: Sequence[str] = ()) -> list[list[str]]:
+    """The cells of `text` as written, row by row, without a first row or column of labels
+    (tokens, as the data export writes them, or any word); `labels` names column labels
+    that read as numbers ("1", "2"). A paste keeps these texts, a cell that is no number
+    included, to mark it where it landed."""
     text = text.lstrip("\ufeff")
     block = _printout_rows(text) if "[" in text else split_block(text)
     block = [row for row in block if any(cell.strip() for cell in row)]
@@ -88,6 +89,13 @@ def read_grid(text: str, labels: Sequence[str] = ()) -> list[list[Cell]]:
         block = block[1:]
     if block and not all(_is_number(row[0]) for row in block if row):
         block = [row[1:] for row in block]
+    return block
+
+
+def read_grid(text: str, labels: Sequence[str] = ()) -> list[list[Cell]]:
+    """The numbers of `text` (see `grid_texts`), row by row. Raises GridError at the first
+    cell that is not a number."""
+    block = grid_texts(text, labels)
     grid: list[list[Cell]] = []
     for r, row in enumerate(block):
         cells: list[Cell] = []

@@ -15,6 +15,8 @@ from PySide6.QtWidgets import QMenu, QMenuBar, QMessageBox
 
 from attn_explorer.engine import PRESETS
 from attn_explorer.text.examples import example_text
+from attn_explorer.ui.check.dialog import CheckDialog
+from attn_explorer.ui.check.marks import CheckMarks
 from attn_explorer.ui.editing.embedding_editor import table_entry
 from attn_explorer.ui.heatmap import MatrixView
 from attn_explorer.ui.i18n import tr as _tr
@@ -54,6 +56,10 @@ class MenuHost(Protocol):
     def open_lesson(self, preset: str, stage: str | None) -> None: ...
     def why_scaling_from_menu(self) -> None: ...
 
+    trace: object
+    traceShown: object
+    languageChanged: object
+
 
 class WindowMenus(QObject):
     """Builds the menus after the File menu (whose `file_menu` gets Quit) and keeps the
@@ -65,6 +71,8 @@ class WindowMenus(QObject):
         self.window = window
         self.shortcuts_dialog: ShortcutsDialog | None = None  # built when first opened
         self.lessons_dialog: LessonsDialog | None = None  # built when first opened
+        self.check_dialog: CheckDialog | None = None  # built when first opened
+        self.check_marks: CheckMarks | None = None  # its verdicts on the matrices
         self._quit(file_menu)
         self._edit_menu()
         self._view_menu()
@@ -101,6 +109,11 @@ class WindowMenus(QObject):
         edit.addSeparator()
         for action in window.editor.actions.values():
             edit.addAction(table_entry(action, window))
+        edit.addSeparator()
+        check = self._action(_tr("Chec&k my numbers…"), "Ctrl+K")
+        check.setStatusTip(_tr("Type or paste numbers computed by hand and see which are right"))
+        check.triggered.connect(self.show_check)
+        edit.addAction(check)
 
     def _view_menu(self) -> None:
         window, board = self.window, self.window.board
@@ -214,6 +227,32 @@ class WindowMenus(QObject):
         self.lessons_dialog.raise_()
         self.lessons_dialog.activateWindow()
         return self.lessons_dialog
+
+    def show_check(self) -> CheckDialog:
+        """Check my numbers, beside the window (not modal), on the trace it shows; it follows
+        the window's computation and language while open."""
+        window = self.window
+        if self.check_dialog is None:
+            self.check_dialog = CheckDialog(window.trace, window.board.shown_head, window)
+            self.check_marks = CheckMarks(window.board)
+            self.check_dialog.checked.connect(self.check_marks.show)
+            self.check_dialog.finished.connect(lambda _code: self.check_marks.show(None))
+            window.traceShown.connect(self._check_follows)
+            window.languageChanged.connect(lambda _code: self.check_dialog.retranslate())
+        else:
+            self.check_dialog.set_trace(window.trace, window.board.shown_head)
+        self.check_dialog.show()
+        self.check_marks.show(self.check_dialog.result)
+        self.check_dialog.raise_()
+        self.check_dialog.activateWindow()
+        return self.check_dialog
+
+    def _check_follows(self, _trace: object) -> None:
+        dialog = self.check_dialog
+        if dialog is not None and dialog.isVisible():
+            dialog.set_trace(self.window.trace, self.window.board.shown_head)
+            if self.check_marks is not None:
+                self.check_marks.redraw()  # the board drew its matrices again
 
     def _about(self) -> None:
         QMessageBox.about(
