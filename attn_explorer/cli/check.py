@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -83,7 +84,7 @@ def _values(items: list[str], trace: object) -> list[tuple[str, str]]:
     from attn_explorer.engine.check import CHECKABLE
 
     if not items:
-        raise UsageError(_("give at least one --values ARRAY=FILE"))
+        raise UsageError(_("give at least one --values {form}").format(form=_("ARRAY=FILE")))
     known = [name for name in CHECKABLE if name in trace]
     pairs: list[tuple[str, str]] = []
     for item in items:
@@ -228,12 +229,15 @@ def run(argv: list[str]) -> int:
     given = {name: _read(name, file, trace, head) for name, file in pairs}
     result = check(trace, given, head)
     if args.format == "json":
-        json.dump(as_json(trace, result), sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
+        out = json.dumps(as_json(trace, result), ensure_ascii=False, indent=1)
     else:
         from attn_explorer.text.check_words import report
 
-        print(report(trace, result))
+        out = report(trace, result)
+    try:
+        print(out, flush=True)
+    except BrokenPipeError:  # "| head" has read what it wanted: not a failure
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -76,18 +76,24 @@ def _is_number(text: str) -> bool:
 
 def grid_texts(text: str, labels: Sequence[str] = ()) -> list[list[str]]:
     """The cells of `text` as written, row by row, without a first row or column of labels
-    (tokens, as the data export writes them, or any word); `labels` names column labels
+    (tokens, as the data export writes them, or words); `labels` names column labels
     that read as numbers ("1", "2"). A paste keeps these texts, a cell that is no number
     included, to mark it where it landed."""
     text = text.lstrip("\ufeff")
     block = _printout_rows(text) if "[" in text else split_block(text)
     block = [row for row in block if any(cell.strip() for cell in row)]
+    # Labels are words, not one mistyped number among numbers: a row (a column) is taken
+    # for labels only where none of its cells is a number, or it is the labels themselves.
     if block and (
-        not all(_is_number(cell) for cell in block[0])
+        not any(_is_number(cell) and cell.strip() for cell in block[0])
         or (labels and [c.strip() for c in block[0][-len(labels) :]] == list(labels))
     ):
-        block = block[1:]
-    if block and not all(_is_number(row[0]) for row in block if row):
+        header, block = block[0], block[1:]
+        # A blank corner, as the data export writes it: the first column holds row labels
+        # even where they read as numbers.
+        if header and not header[0].strip() and len(header) > 1:
+            return [row[1:] for row in block]
+    if block and not any(_is_number(row[0]) and row[0].strip() for row in block if row):
         block = [row[1:] for row in block]
     return block
 

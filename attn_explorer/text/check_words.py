@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from attn_explorer.engine.check import Cell, CheckResult
+from attn_explorer.engine.config import AttentionConfig
 from attn_explorer.engine.trace import Trace
 from attn_explorer.text.explain import explain
 from attn_explorer.text.i18n import N_, _, ngettext
@@ -46,12 +47,17 @@ def _labels(trace: Trace, name: str, head: int) -> tuple[tuple[str, ...], tuple[
     return trace.axis_labels(info.rows, _), trace.axis_labels(info.cols, _)
 
 
+def array_name(config: AttentionConfig, name: str) -> str:
+    """An array's title with its symbol ("Attention weights α"), where the title lacks it and
+    the symbol is one ("out", the output, is a word the title says better)."""
+    title, symbol = array_title(config, name), array_symbol(config, name)
+    return title if symbol in title or symbol == "out" else f"{title} {symbol}"
+
+
 def place(trace: Trace, cell: Cell, head: int = 0) -> str:
     """ "Attention weights α, row 2 (am), column 3 (happy)": a cell as the grid labels it."""
     rows, cols = _labels(trace, cell.array, head)
-    title = array_title(trace.config, cell.array)
-    symbol = array_symbol(trace.config, cell.array)
-    named = title if symbol in title else f"{title} {symbol}"
+    named = array_name(trace.config, cell.array)
     row_label = rows[cell.row] if cell.row < len(rows) else ""
     col_label = cols[cell.col] if cell.col < len(cols) else ""
     # A dimension's label is its number: "column 2 (2)" would say it twice.

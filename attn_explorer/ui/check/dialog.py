@@ -30,7 +30,6 @@ from attn_explorer.engine.trace import Trace
 from attn_explorer.io.grid_input import InputError, grid_texts, parse_cell
 from attn_explorer.text import check_words as words
 from attn_explorer.text.i18n import ngettext
-from attn_explorer.text.titles import array_symbol, array_title
 from attn_explorer.ui.check.grid import SYMBOLS, CheckGrid
 from attn_explorer.ui.i18n import tr as _tr
 
@@ -140,9 +139,7 @@ class CheckDialog(QDialog):
         if trace is not None:
             for name in CHECKABLE:
                 if name in trace:
-                    symbol = array_symbol(trace.config, name)
-                    title = array_title(trace.config, name)
-                    self.array_box.addItem(title if symbol in title else f"{title} {symbol}", name)
+                    self.array_box.addItem(words.array_name(trace.config, name), name)
             if self.array_box.findData(self.array) < 0:
                 self.array = "weights"
             self.array_box.setCurrentIndex(max(self.array_box.findData(self.array), 0))
