@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -153,6 +153,18 @@ def untranslated(texts: Iterable[str], allowed: Iterable[str] = ()) -> set[str]:
     return found
 
 
+def _count(method) -> int:
+    """A model's rows or columns, as each model's binding takes the question: a table
+    widget's model without the root's index, a list widget's with it; a list model's one
+    column is private to it."""
+    for args in ((), (QModelIndex(),)):
+        try:
+            return method(*args)
+        except TypeError:
+            continue
+    return 1
+
+
 def shown_texts(root: QWidget) -> list[str]:
     """Every text `root` and its children show: labels, buttons, tooltips, status tips,
     placeholders, boxes' items, tabs, group titles, menus (with their actions'
@@ -186,8 +198,8 @@ def shown_texts(root: QWidget) -> list[str]:
         if isinstance(child, QAbstractItemView) and child.model() is not None:
             model = child.model()
             for orientation, count in (
-                (Qt.Orientation.Horizontal, model.columnCount()),
-                (Qt.Orientation.Vertical, model.rowCount()),
+                (Qt.Orientation.Horizontal, _count(model.columnCount)),
+                (Qt.Orientation.Vertical, _count(model.rowCount)),
             ):
                 for section in range(count):
                     for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):

@@ -229,16 +229,18 @@ class WindowMenus(QObject):
         return self.lessons_dialog
 
     def show_check(self) -> CheckDialog:
-        """Check my numbers, beside the window (not modal), on the trace it shows; it follows
-        the window's computation and language while open."""
+        """Check my numbers, beside the window (not modal), on the trace it shows; while open
+        it follows the window's computation and language, its verdicts drawn on the
+        matrices. The connections are the dialog's and the marks' own: they go with them."""
         window = self.window
         if self.check_dialog is None:
-            self.check_dialog = CheckDialog(window.trace, window.board.shown_head, window)
-            self.check_marks = CheckMarks(window.board)
-            self.check_dialog.checked.connect(self.check_marks.show)
-            self.check_dialog.finished.connect(lambda _code: self.check_marks.show(None))
-            window.traceShown.connect(self._check_follows)
-            window.languageChanged.connect(lambda _code: self.check_dialog.retranslate())
+            dialog = CheckDialog(window.trace, window.board.shown_head, window)
+            marks = CheckMarks(window.board)
+            dialog.checked.connect(marks.show)
+            dialog.finished.connect(marks.take_away)
+            window.traceShown.connect(dialog.follow)
+            window.languageChanged.connect(dialog.follow_language)
+            self.check_dialog, self.check_marks = dialog, marks
         else:
             self.check_dialog.set_trace(window.trace, window.board.shown_head)
         self.check_dialog.show()
@@ -246,13 +248,6 @@ class WindowMenus(QObject):
         self.check_dialog.raise_()
         self.check_dialog.activateWindow()
         return self.check_dialog
-
-    def _check_follows(self, _trace: object) -> None:
-        dialog = self.check_dialog
-        if dialog is not None and dialog.isVisible():
-            dialog.set_trace(self.window.trace, self.window.board.shown_head)
-            if self.check_marks is not None:
-                self.check_marks.redraw()  # the board drew its matrices again
 
     def _about(self) -> None:
         QMessageBox.about(

@@ -597,9 +597,10 @@ def give_room_back(win: QWidget, new_room: dict) -> None:
 def tidy(win: QWidget) -> None:
     """Take away what a test left beside the window and a new window has not: a tooltip
     still shown (a child of the window until it fades), a dialog answered in place of a user
-    (one until deleted), Help > Keyboard Shortcuts' dialog (built when first opened and kept;
-    the next test to open it gets a new one, as in a new window), the Open Recent items
-    (filled each time it opens), a notice in the status bar. Qt deletes them so."""
+    (one until deleted), Help > Keyboard Shortcuts' dialog and Edit > Check my numbers' (built
+    when first opened and kept; the next test to open one gets a new one, as in a new window),
+    the Open Recent items (filled each time it opens), a notice in the status bar. Qt deletes
+    them so."""
     for tip in win.findChildren(QLabel, "qtooltip_label"):
         tip.close()
         tip.deleteLater()
@@ -611,6 +612,16 @@ def tidy(win: QWidget) -> None:
         shortcuts.close()
         shortcuts.deleteLater()
     win.menus.shortcuts_dialog = None
+    # Check my numbers: its dialog and its marks on the matrices, as Shortcuts' dialog.
+    for name in ("check_dialog", "check_marks"):
+        made = getattr(win.menus, name, None)
+        if made is not None and isValid(made):
+            if name == "check_dialog":
+                made.close()
+            else:
+                made.clear()
+            made.deleteLater()
+        setattr(win.menus, name, None)
     win.files.recent_menu.clear()
     win.status_line.clear_notice()  # (the status bar's timer for it goes with it)
     collect_deleted()

@@ -203,6 +203,15 @@ class CheckDialog(QDialog):
         if self.result is not None:
             self.run_check()
 
+    def follow(self, trace: Trace) -> None:
+        """The window shows a new computation: followed while the dialog is open (it is
+        brought up to date when opened again)."""
+        if self.isVisible():
+            self.set_trace(trace)  # on the head chosen here
+
+    def follow_language(self, _code: str) -> None:
+        self.retranslate()
+
     def paste_text(self, text: str) -> None:
         """A pasted block or printout, from the current cell (from the first, when it is the
         whole array); a first row or column of tokens is left out."""

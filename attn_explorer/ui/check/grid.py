@@ -34,6 +34,13 @@ COLOURS = {
 SYMBOLS = {**VERDICT_SYMBOLS, "bad": "?"}
 
 
+def _numbered(index: int, label: str) -> str:
+    """ "2 am": a token with its number, as the check's sentences count; a dimension's label
+    is its number already."""
+    number = str(index + 1)
+    return number if label in ("", number) else f"{number} {label}"
+
+
 class _VerdictDelegate(QStyledItemDelegate):
     """Draws the cell as usual, then its verdict's symbol at its right edge."""
 
@@ -66,8 +73,8 @@ class CheckGrid(QTableWidget):
     def set_shape(self, rows: tuple[str, ...], cols: tuple[str, ...]) -> None:
         self.setRowCount(len(rows))
         self.setColumnCount(len(cols))
-        self.setVerticalHeaderLabels([f"{r + 1} {label}" for r, label in enumerate(rows)])
-        self.setHorizontalHeaderLabels([f"{c + 1} {label}" for c, label in enumerate(cols)])
+        self.setVerticalHeaderLabels([_numbered(r, label) for r, label in enumerate(rows)])
+        self.setHorizontalHeaderLabels([_numbered(c, label) for c, label in enumerate(cols)])
         for r in range(len(rows)):
             for c in range(len(cols)):
                 if self.item(r, c) is None:

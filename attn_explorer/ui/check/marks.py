@@ -45,6 +45,10 @@ class CheckMarks(QObject):
         self.result = result
         self.redraw()
 
+    def take_away(self, *_args: object) -> None:
+        """The dialog closed: its verdicts leave the matrices."""
+        self.show(None)
+
     def clear(self) -> None:
         for plot, item in self.items:
             plot.removeItem(item)
