@@ -20,7 +20,7 @@ from attn_explorer.text.titles import array_symbol, array_title, divisor_symbol
 
 VERDICT_NAMES = {
     "right": N_("right"),
-    "follows": N_("follows"),
+    "follows": N_("follows from an earlier slip"),
     "wrong": N_("wrong"),
     "missing": N_("not given"),
 }

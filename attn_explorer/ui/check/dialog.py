@@ -68,6 +68,10 @@ class CheckDialog(QDialog):
         self.message.setStyleSheet("color: #b00020;")
         self.listing = QListWidget()
         self.listing.setWordWrap(True)
+        self.listing.setSpacing(3)
+        self.listing.setAlternatingRowColors(True)
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
         self.listing.itemActivated.connect(self._go_to)
         self.listing.itemClicked.connect(self._go_to)
         self.paste_button = QPushButton()
@@ -95,10 +99,13 @@ class CheckDialog(QDialog):
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.grid)
+        top_layout.addWidget(self.legend)
         top_layout.addWidget(self.message)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
         splitter.addWidget(self.listing)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)  # the sentences need the room more than a 6 × 6 grid
         layout = QVBoxLayout(self)
         layout.addWidget(self.intro)
         layout.addLayout(choose)
@@ -119,6 +126,15 @@ class CheckDialog(QDialog):
                 "checked. The arrays you fill are checked together, in the order of the "
                 "computation, so a cell that only follows from an earlier slip says so."
             )
+        )
+        # What each symbol in the grid says, so that it reads without its colour.
+        self.legend.setText(
+            "   ".join(
+                f"{SYMBOLS[verdict]} {words.verdict_name(verdict)}"
+                for verdict in ("right", "follows", "wrong", "missing")
+            )
+            + "   ? "
+            + _tr("not a number")
         )
         self.array_label.setText(_tr("&Array:"))
         self.head_label.setText(_tr("&Head:"))
@@ -199,8 +215,9 @@ class CheckDialog(QDialog):
         self.trace = trace
         if head is not None:
             self.head = head
+        shown, self.result = self.result, None  # its cells may lie outside the new arrays
         self._fill_boxes()
-        if self.result is not None:
+        if shown is not None:
             self.run_check()
 
     def follow(self, trace: Trace) -> None:
@@ -252,6 +269,11 @@ class CheckDialog(QDialog):
             texts = self.typed.get(self._key(name))
             if not texts or not any(cell.strip() for row in texts for cell in row):
                 continue
+            # As far as the array reaches now: tokens may have gone since it was typed.
+            info = self.trace.info(name)
+            n_rows, n_cols = self.trace.matrix(name, self.head if info.per_head else 0).shape
+            texts = [(row + [""] * n_cols)[:n_cols] for row in texts[:n_rows]]
+            texts += [[""] * n_cols for _ in range(n_rows - len(texts))]
             rows = []
             for r, row in enumerate(texts):
                 cells = []

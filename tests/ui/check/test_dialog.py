@@ -65,9 +65,13 @@ def test_day_43_pasted_shows_its_slips_first_and_what_follows(window, qtbot, wai
         "The first slip: Attention weights α, row 2 (am), column 1 (I).",
         "Context (output): rows 2 (am), 3 (happy) only follow from an earlier slip.",
     ]
-    assert lines[3].replace("\xa0", " ").startswith(
-        "✗ Attention weights α, row 2 (am), column 1 (I): you wrote 0.26; the exact value is "
-        "0.2514 (0.25 to 2 decimals).\nα[2,1] = exp(ω̃[2,1])"
+    assert (
+        lines[3]
+        .replace("\xa0", " ")
+        .startswith(
+            "✗ Attention weights α, row 2 (am), column 1 (I): you wrote 0.26; the exact value is "
+            "0.2514 (0.25 to 2 decimals).\nα[2,1] = exp(ω̃[2,1])"
+        )
     )
     assert lines[-1] == (
         "✓ Context (output), row 1 (I), column 2: 0.53 is right within the rounding of your "
@@ -138,4 +142,22 @@ def test_no_english_left_under_the_pseudo_translation(pseudo, window, qtbot, wai
     texts += [grid.item(r, c).toolTip() for r in range(3) for c in range(3)]
     texts += [action.text() for action in window.menuBar().actions()[1].menu().actions()]
     assert untranslated(texts, {"I", "am", "happy"}) == set()
+    dialog.close()
+
+
+def test_numbers_typed_for_more_tokens_are_checked_as_far_as_the_array_reaches(
+    window, qtbot, wait_settled
+):
+    dialog = open_on_happy(window, qtbot, wait_settled)
+    dialog.choose_array("weights")
+    dialog.paste_text(WEIGHTS)
+    dialog.run_check()
+    window.editor.query_table.setCurrentIndex(window.editor.query_table.model().index(2, 0))
+    window.editor.actions["remove_token"].trigger()  # "happy" goes
+    wait_settled(window)
+    assert window.trace.config.tokens == ("I", "am")
+    # Checked again against the new computation, on the 2 × 2 that is left of what was typed.
+    assert dialog.grid.rowCount() == 2
+    assert [c.given for c in dialog.result.of("weights")] == [0.30, 0.33, 0.26, 0.37]
+    assert [dialog.grid.item(1, c).text() for c in range(2)] == ["0.26", "0.37"]
     dialog.close()
