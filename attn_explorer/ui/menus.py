@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QMenuBar, QMessageBox
+from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QMessageBox
 
 from attn_explorer.engine import PRESETS
 from attn_explorer.text.examples import example_text
@@ -229,7 +229,8 @@ class WindowMenus(QObject):
         return self.lessons_dialog
 
     def show_check(self) -> CheckDialog:
-        """Check my numbers, beside the window (not modal), on the trace it shows; while open
+        """Check my numbers, beside the window (not modal), on the trace it shows (on the
+        array of the matrix that has the keyboard, if one has it); while open
         it follows the window's computation and language, its verdicts drawn on the
         matrices. The connections are the dialog's and the marks' own: they go with them."""
         window = self.window
@@ -243,6 +244,11 @@ class WindowMenus(QObject):
             self.check_dialog, self.check_marks = dialog, marks
         else:
             self.check_dialog.set_trace(window.trace, window.board.shown_head)
+        # Opened from a matrix (Ctrl+K while it has the keyboard): on that matrix's array.
+        focused = QApplication.focusWidget()
+        for view in window.board.views.values():
+            if focused is view and view.plot.shown is not None:
+                self.check_dialog.choose_array(view.plot.shown.name)
         self.check_dialog.show()
         self.check_marks.show(self.check_dialog.result)
         self.check_dialog.raise_()

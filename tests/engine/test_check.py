@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from attn_explorer.engine import PRESETS, compute
-from attn_explorer.engine.check import CheckError, Given, check
+from attn_explorer.engine.check import CHECKABLE, CheckError, Given, check
 from attn_explorer.text.lessons import TUTORIALS
 
 
@@ -211,3 +211,28 @@ def test_a_grid_of_another_shape_or_array_is_refused(v1):
         check(v1, {"weights": written(np.zeros((2, 2)))})
     with pytest.raises(CheckError):
         check(v1, {"mask": written(np.zeros((6, 6)))})
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_array_of_every_example_written_to_4_decimals_is_right(name):
+    trace = compute(PRESETS[name].config)
+    for head in range(trace.heads):
+        given = {
+            array: written(trace.matrix(array, head if trace.info(array).per_head else 0))
+            for array in CHECKABLE
+            if array in trace
+        }
+        result = check(trace, given, head)
+        assert {c.verdict for c in result.cells} == {"right"}, (name, head)
+        assert not any(c.rounding for c in result.cells)
+
+
+def test_dropped_weights_follow_from_the_learners_weights():
+    trace = compute(PRESETS["dropout"].config)
+    weights = trace.matrix("weights").astype(float).copy()
+    weights[2, :3] = (0.5, 0.25, 0.25)  # a slip in the row of "starts"
+    keep = trace.matrix("dropout_keep") * 2.0  # p = 0.5: kept weights doubled
+    result = check(trace, {"weights": written(weights), "weights_dropped": written(weights * keep)})
+    assert cells_of(result, "wrong") == {("weights", 2, c) for c in range(3)}
+    followed = {(r, c) for _a, r, c in cells_of(result, "follows")}
+    assert followed == {(2, c) for c in range(3) if keep[2, c]}

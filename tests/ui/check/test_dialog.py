@@ -161,3 +161,23 @@ def test_numbers_typed_for_more_tokens_are_checked_as_far_as_the_array_reaches(
     assert [c.given for c in dialog.result.of("weights")] == [0.30, 0.33, 0.26, 0.37]
     assert [dialog.grid.item(1, c).text() for c in range(2)] == ["0.26", "0.37"]
     dialog.close()
+
+
+def test_ctrl_k_on_a_matrix_opens_on_its_array(window, qtbot, wait_settled):
+    window.load_preset("happy")
+    wait_settled(window)
+    window.activateWindow()
+    view = window.board.views["values"]
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus)
+    qtbot.keyClick(view, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    dialog = window.menus.check_dialog
+    assert dialog.isVisible()
+    assert dialog.array_box.currentData() == "values"
+    assert dialog.array_box.currentText() == "Values V"
+    assert [dialog.grid.verticalHeaderItem(r).text() for r in range(3)] == [
+        "1 I",
+        "2 am",
+        "3 happy",
+    ]
+    dialog.close()
