@@ -49,6 +49,8 @@ VERDICTS = ("right", "follows", "wrong", "missing")
 # The likely slips of a wrong cell, in the order they are tried.
 SLIPS = ("not_scaled", "masked_keys_summed", "wrong_score", "transposed")
 
+CELL, ROW = 0, 1  # what a slip's values give: the cell's own value, or any of its row's
+
 # First-order propagation is not a bound for rounding errors of a few units: some room.
 _SLACK = 1.25
 _EPS = 1e-6
@@ -224,40 +226,43 @@ class _Learner:
         raise CheckError(f"{name!r} cannot be checked")
 
     def alternatives(self, name: str) -> list[tuple[str, np.ndarray, int]]:
-        """What each known slip would give for `name`: (slip, values, -1) or, for a score
-        taken from the wrong key, one entry per other key k (values shifted so that cell j
-        holds key k's weight)."""
+        """What each known slip would give for `name`: (slip, values, CELL), the value of
+        each cell; or, for a score taken from the wrong key, (slip, weights, ROW): any other
+        cell of the cell's row."""
         cfg, out = self.trace.config, []
         divides = self.divisor != 1
         if name in ("scaled_scores", "masked_scores") and divides:
             scores, _ = self.get("scores")
             if name == "masked_scores" and (cfg.mask_first or cfg.mask_method == "neg_inf"):
                 scores = np.where(self.mask, -np.inf, scores)
-            out.append(("not_scaled", scores, -1))
+            out.append(("not_scaled", scores, CELL))
         if name == "weights":
             scores, _ = self.get("scores")
             if divides:
-                out.append(("not_scaled", _softmax(np.where(self.mask, -np.inf, scores)), -1))
+                out.append(("not_scaled", _softmax(np.where(self.mask, -np.inf, scores)), CELL))
             if self.mask.any():
-                out.append(("masked_keys_summed", _softmax(scores / self.divisor), -1))
+                out.append(("masked_keys_summed", _softmax(scores / self.divisor), CELL))
             self.get("weights")
-            p = self.recomputed["weights"]  # from their scores, not the weights they wrote
-            for k in range(p.shape[1]):
-                out.append(("wrong_score", np.repeat(p[:, k : k + 1], p.shape[1], axis=1), k))
+            # From their scores, not the weights they wrote: each row's weights, any of
+            # which a cell may hold by mistake.
+            out.append(("wrong_score", self.recomputed["weights"], ROW))
         square = self.mask.shape[0] == self.mask.shape[1]
         if name == "scores" and square:
             (q, _), (k, _) = self.get("queries"), self.get("keys")
-            out.append(("transposed", k @ q.T, -1))
+            out.append(("transposed", k @ q.T, CELL))
         if name == "head_contexts" and square:
             (w, _), (v, _) = self.get("weights_dropped"), self.get("values")
-            out.append(("transposed", w.T @ v, -1))
+            out.append(("transposed", w.T @ v, CELL))
         return out
 
 
-def _close(given: float, reference: float, room: float) -> bool:
-    if not (math.isfinite(given) and math.isfinite(reference)):
-        return given == reference
-    return abs(given - reference) <= room + _EPS * max(1.0, abs(reference))
+def _close(given: np.ndarray, reference: np.ndarray, room: np.ndarray) -> np.ndarray:
+    """Where `given` is `reference` within `room` (±∞ only itself), cell by cell."""
+    given, reference = np.asarray(given, dtype=float), np.asarray(reference, dtype=float)
+    finite = np.isfinite(given) & np.isfinite(reference)
+    with np.errstate(invalid="ignore"):
+        near = np.abs(given - reference) <= room + _EPS * np.maximum(1.0, np.abs(reference))
+    return np.where(finite, near, given == reference)
 
 
 def check(trace: Trace, given: Mapping[str, Given], head: int = 0) -> CheckResult:
@@ -285,43 +290,69 @@ def check(trace: Trace, given: Mapping[str, Given], head: int = 0) -> CheckResul
 
 
 def _judge(learner: _Learner, name: str, given: Given) -> list[Cell]:
+    """The verdicts of one array, all cells at once; the likely slip of each wrong one."""
+    values, decimals = given.values, given.decimals
     exact = learner.exact(name)
     mine, mine_tol = learner.recomputed[name], learner.recomputed_tol[name]
-    room = half_unit(given.decimals) + _SLACK * mine_tol
-    alternatives: list[tuple[str, np.ndarray, int]] | None = None
+    room = half_unit(decimals) + _SLACK * mine_tol
+    has = ~np.isnan(values)
+    right = has & _close(values, exact, half_unit(decimals))
+    rounding = has & ~right & _close(values, exact, room)
+    follows = has & ~right & ~rounding & _close(values, mine, room)
+    wrong = has & ~right & ~rounding & ~follows
+    slips = _slips(learner, name, values, mine, room, wrong)
     cells = []
-    for (r, c), value in np.ndenumerate(given.values):
-        decimals = int(given.decimals[r, c])
-        common = dict(array=name, row=r, col=c, given=float(value), decimals=decimals)
-        expected = float(exact[r, c])
-        if math.isnan(value):
-            cells.append(Cell(**common, expected=expected, verdict="missing"))
-            continue
-        own = float(mine[r, c])
-        if _close(value, expected, half_unit(np.array(decimals)).item()):
-            cells.append(Cell(**common, expected=expected, verdict="right"))
-        elif _close(value, expected, room[r, c]):
-            cells.append(Cell(**common, expected=expected, verdict="right", rounding=True))
-        elif _close(value, own, room[r, c]):
-            cells.append(Cell(**common, expected=expected, verdict="follows", recomputed=own))
+    for (r, c), value in np.ndenumerate(values):
+        common = dict(
+            array=name,
+            row=r,
+            col=c,
+            given=float(value),
+            decimals=int(decimals[r, c]),
+            expected=float(exact[r, c]),
+        )
+        if not has[r, c]:
+            cells.append(Cell(**common, verdict="missing"))
+        elif right[r, c] or rounding[r, c]:
+            cells.append(Cell(**common, verdict="right", rounding=bool(rounding[r, c])))
         else:
-            if alternatives is None:
-                alternatives = learner.alternatives(name)
-            slip, key = "", -1
-            for kind, values, k in alternatives:
-                if k == c or _close(own, float(values[r, c]), room[r, c]):
-                    continue  # no slip to name where it gives the right value
-                if _close(value, float(values[r, c]), room[r, c]):
-                    slip, key = kind, k
-                    break
+            slip, key = slips.get((r, c), ("", -1))
             cells.append(
                 Cell(
                     **common,
-                    expected=expected,
-                    verdict="wrong",
-                    recomputed=own,
+                    verdict="follows" if follows[r, c] else "wrong",
+                    recomputed=float(mine[r, c]),
                     slip=slip,
                     slip_key=key,
                 )
             )
     return cells
+
+
+def _slips(
+    learner: _Learner,
+    name: str,
+    values: np.ndarray,
+    mine: np.ndarray,
+    room: np.ndarray,
+    wrong: np.ndarray,
+) -> dict[tuple[int, int], tuple[str, int]]:
+    """(slip, other key) of each wrong cell a known slip gives, the first that fits. A slip
+    is not named where it gives what the learner's own numbers give (it would be no slip)."""
+    found: dict[tuple[int, int], tuple[str, int]] = {}
+    if not wrong.any():
+        return found
+    for kind, slipped, reach in learner.alternatives(name):
+        if reach == CELL:
+            fits = wrong & _close(values, slipped, room) & ~_close(mine, slipped, room)
+            for r, c in zip(*np.nonzero(fits), strict=True):
+                found.setdefault((int(r), int(c)), (kind, -1))
+            continue
+        rows, cols = np.nonzero(wrong)  # each wrong cell against every key of its row
+        room_of = room[rows, cols][:, None]
+        fits = _close(values[rows, cols][:, None], slipped[rows], room_of)
+        fits &= ~_close(mine[rows, cols][:, None], slipped[rows], room_of)
+        fits[np.arange(len(rows)), cols] = False  # its own key is no slip
+        for i in np.nonzero(fits.any(axis=1))[0]:
+            found.setdefault((int(rows[i]), int(cols[i])), (kind, int(np.argmax(fits[i]))))
+    return found

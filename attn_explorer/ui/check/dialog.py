@@ -11,6 +11,8 @@ slip says so (`attn_explorer.engine.check`).
 
 from __future__ import annotations
 
+from functools import partial
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -35,6 +37,7 @@ from attn_explorer.ui.i18n import tr as _tr
 
 CELL_ROLE = Qt.ItemDataRole.UserRole  # (array, row, col) of a listed cell
 OPEN_SIZE = (760, 620)
+MOST_LISTED = 200  # cells written out in the list; each is a derivation of several lines
 
 
 class CheckDialog(QDialog):
@@ -302,12 +305,13 @@ class CheckDialog(QDialog):
         if self.trace is None:
             return
         if self.result is not None:
-            for cell in self.result.of(self.array):
-                tip = words.describe(self.trace, self.result, cell)
+            trace, result = self.trace, self.result
+            for cell in result.of(self.array):
+                tip = partial(words.describe, trace, result, cell)
                 self.grid.mark(cell.row, cell.col, cell.verdict, tip)
         for (name, r, c), reason in self.bad.items():
             if name == self.array and r < self.grid.rowCount() and c < self.grid.columnCount():
-                self.grid.mark(r, c, "bad", reason)
+                self.grid.mark(r, c, "bad", partial(str, reason))
 
     def _list(self) -> None:
         self.listing.clear()
@@ -332,11 +336,21 @@ class CheckDialog(QDialog):
             *words.follow_rows(trace, result),
         ):
             self.listing.addItem(line)
-        for cell in words.listed(result):
+        cells = words.listed(result)
+        for cell in cells[:MOST_LISTED]:
             text = f"{SYMBOLS[cell.verdict]} {words.describe(trace, result, cell)}"
             item = QListWidgetItem(text)
             item.setData(CELL_ROLE, (cell.array, cell.row, cell.col))
             self.listing.addItem(item)
+        if len(cells) > MOST_LISTED:  # a whole pasted 256 × 256 array: the first slips matter
+            more = len(cells) - MOST_LISTED
+            self.listing.addItem(
+                ngettext(
+                    "… and {count} more cell, marked in the grid.",
+                    "… and {count} more cells, marked in the grid.",
+                    more,
+                ).format(count=more)
+            )
 
     def _go_to(self, item: QListWidgetItem) -> None:
         where = item.data(CELL_ROLE)

@@ -9,6 +9,8 @@ cell when it is the whole array.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QGuiApplication, QKeySequence, QPainter
 from PySide6.QtWidgets import (
@@ -58,6 +60,20 @@ class _VerdictDelegate(QStyledItemDelegate):
         painter.restore()
 
 
+class _Cell(QTableWidgetItem):
+    """A grid cell whose tooltip is written when it is asked for: the sentences of a whole
+    pasted array, each with its derivation, would take seconds to write at once."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.tip: Callable[[], str] | None = None
+
+    def data(self, role: int) -> object:  # type: ignore[override]
+        if role == Qt.ItemDataRole.ToolTipRole and self.tip is not None:
+            return self.tip()
+        return super().data(role)
+
+
 class CheckGrid(QTableWidget):
     """One array's grid: `texts()` reads what is typed, `set_texts` puts it back, `mark`
     draws verdicts. Ctrl+V hands the clipboard's text to whoever reads it (`pasted`)."""
@@ -78,7 +94,7 @@ class CheckGrid(QTableWidget):
         for r in range(len(rows)):
             for c in range(len(cols)):
                 if self.item(r, c) is None:
-                    self.setItem(r, c, QTableWidgetItem(""))
+                    self.setItem(r, c, _Cell())
 
     def texts(self) -> list[list[str]]:
         return [
@@ -98,13 +114,14 @@ class CheckGrid(QTableWidget):
                 item = self.item(r, c)
                 item.setData(VERDICT_ROLE, None)
                 item.setBackground(QBrush())
-                item.setToolTip("")
+                item.tip = None
 
-    def mark(self, row: int, col: int, verdict: str, tip: str) -> None:
+    def mark(self, row: int, col: int, verdict: str, tip: Callable[[], str]) -> None:
+        """Draw `verdict` on a cell; `tip` writes its tooltip when it is shown."""
         item = self.item(row, col)
         item.setData(VERDICT_ROLE, verdict)
         item.setBackground(QBrush(QColor(COLOURS[verdict])))
-        item.setToolTip(tip)
+        item.tip = tip
 
     def paste_block(self, cells: list[list[str]]) -> None:
         """Fill from the current cell; a block the size of the whole grid fills it from the
