@@ -160,3 +160,24 @@ def test_a_refusal_in_vietnamese(capsys, tmp_path, monkeypatch):
     status, _out, err = check_here(capsys, "--lang", "vi", "--preset", "happy")
     assert status == 2
     assert err == "attn-explorer check: hãy đưa ít nhất một --values MẢNG=TỆP\n"
+
+
+def test_a_printout_from_standard_input_for_the_second_head(capsys, monkeypatch):
+    import io
+
+    from attn_explorer.engine import compute
+
+    trace = compute(preset("mha").config)
+    weights = trace.matrix("weights", 1)
+    printout = (
+        "tensor(["
+        + ",\n".join("[" + ", ".join(f"{v:.4f}" for v in row) + "]" for row in weights)
+        + "])"
+    )
+    monkeypatch.setattr("sys.stdin", io.StringIO(printout))
+    status, out, err = check_here(
+        capsys, "--preset", "mha", "--head", "2", "--values", "weights=-", "--format", "json"
+    )
+    assert (status, err) == (0, "")
+    summary = json.loads(out)["summary"]
+    assert (summary["head"], summary["right"], summary["wrong"]) == (2, 36, 0)
