@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QMessageBox
 
 from attn_explorer.engine import PRESETS
+from attn_explorer.engine.check import CHECKABLE
 from attn_explorer.text.examples import example_text
 from attn_explorer.ui.check.dialog import CheckDialog
 from attn_explorer.ui.check.marks import CheckMarks
@@ -57,6 +58,7 @@ class MenuHost(Protocol):
     def why_scaling_from_menu(self) -> None: ...
 
     trace: object
+    tabs: object
     traceShown: object
     languageChanged: object
 
@@ -229,8 +231,8 @@ class WindowMenus(QObject):
         return self.lessons_dialog
 
     def show_check(self) -> CheckDialog:
-        """Check my numbers, beside the window (not modal), on the trace it shows (on the
-        array of the matrix that has the keyboard, if one has it); while open
+        """Check my numbers, beside the window (not modal), on the trace it shows and the
+        array the learner looks at; while open
         it follows the window's computation and language, its verdicts drawn on the
         matrices. The connections are the dialog's and the marks' own: they go with them."""
         window = self.window
@@ -244,11 +246,19 @@ class WindowMenus(QObject):
             self.check_dialog, self.check_marks = dialog, marks
         else:
             self.check_dialog.set_trace(window.trace, window.board.shown_head)
-        # Opened from a matrix (Ctrl+K while it has the keyboard): on that matrix's array.
+        # On what the learner is looking at: the array of the matrix that has the keyboard,
+        # else the array the step-through's stage computes.
         focused = QApplication.focusWidget()
         for view in window.board.views.values():
             if focused is view and view.plot.shown is not None:
                 self.check_dialog.choose_array(view.plot.shown.name)
+                break
+        else:
+            if window.trace is not None and window.tabs.currentWidget() is window.stepper:
+                writes = window.trace.step(window.stepper.stage).writes
+                for name in (n for n in writes if n in CHECKABLE):
+                    self.check_dialog.choose_array(name)
+                    break
         self.check_dialog.show()
         self.check_marks.show(self.check_dialog.result)
         self.check_dialog.raise_()

@@ -181,3 +181,16 @@ def test_ctrl_k_on_a_matrix_opens_on_its_array(window, qtbot, wait_settled):
         "3 happy",
     ]
     dialog.close()
+
+
+def test_opened_on_a_stage_it_checks_what_the_stage_computes(window, qtbot, wait_settled):
+    window.load_preset("happy")
+    wait_settled(window)
+    window.show_tab(1)
+    window.stepper.set_stage("scale")
+    dialog = window.menus.show_check()
+    assert dialog.array_box.currentData() == "scaled_scores"
+    dialog.close()
+    window.stepper.set_stage("context")
+    assert window.menus.show_check().array_box.currentData() == "head_contexts"
+    dialog.close()
