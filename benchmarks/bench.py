@@ -30,7 +30,8 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.latency import HEADER, SIZES, run_latency
+from benchmarks.latency import SIZES, run_latency
+from benchmarks.load import busy, conditions, host_load, side_by_side
 from benchmarks.soak import run_burst, run_soak_fresh
 
 
@@ -82,8 +83,10 @@ def run_startup(repeats: int = 3) -> dict:
     return {
         "window_shown_s": statistics.median(shown),
         "first_picture_s": statistics.median(first),
-        "target_window_s": 1.0,
-        "target_first_picture_s": 2.5,
+        "window_shown_all_s": shown,
+        "first_picture_all_s": first,
+        "target_window_s": 0.5,
+        "target_first_picture_s": 1.0,
         "bytecode_cached": _bytecode_cached(),
     }
 
@@ -104,6 +107,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sizes", default="6,64,256,1024", help="token counts to measure (default all four)"
     )
+    parser.add_argument(
+        "--load",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also measure everything with N plain CPU loops running, side by side",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="repeat each measurement, conditions interleaved"
+    )
+    parser.add_argument("--no-matplotlib", action="store_true", help="skip the comparison")
     parser.add_argument("--burst", action="store_true", help="also run the 1000-change burst")
     parser.add_argument("--soak", type=int, default=0, metavar="N", help="also make N random edits")
     parser.add_argument("--startup", action="store_true", help="also time startup")
@@ -111,25 +125,36 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     wanted = {int(t) for t in args.sizes.split(",") if t.strip()}
     sizes = tuple(s for s in SIZES if s.tokens in wanted)
-    report: dict[str, object] = {"machine": machine(), "when": time.strftime("%Y-%m-%d %H:%M")}
+    measured_under = conditions(args.load)
+    report: dict[str, object] = {
+        "machine": machine(),
+        "when": time.strftime("%Y-%m-%d %H:%M"),
+        "host_load_before": host_load(),
+        "conditions": measured_under,
+        "rounds": args.rounds,
+    }
+    m = report["machine"]
     print(
-        f"attn_explorer benchmark — {report['machine']['cpu']}, "
-        f"{report['machine']['cores']} cores, torch {report['machine']['torch']}, "
-        f"Qt platform {report['machine']['qt_platform']}\n"
+        f"attn_explorer benchmark — {m['cpu']}, {m['cores']} cores, torch {m['torch']}, "
+        f"Qt platform {m['qt_platform']}; host load average before the run "
+        f"{report['host_load_before']}; conditions: "
+        + ", ".join(name for name, _ in measured_under)
+        + f"; {args.rounds} round(s)\n"
     )
     if sizes:
-        print(HEADER)
-        report["latency"] = run_latency(sizes, args.changes)
+        report["latency"] = run_latency(
+            sizes, args.changes, measured_under, args.rounds, not args.no_matplotlib
+        )
     if args.burst:
-        report["burst"] = [run_burst(s) for s in sizes[:2] or SIZES[:1]]
-        for row in report["burst"]:
-            print(
-                f"\nburst {row['changes']} changes at {row['size']['tokens']} tokens, sent in "
-                f"{row['seconds_to_send']:.2f} s: {row['computations']} computations, "
-                f"last picture after {row['seconds_to_final_picture']:.2f} s, longest "
-                f"event-loop stall {row['longest_stall_ms']} ms, final picture equals compute(): "
-                f"{row['final_picture_equals_compute']}"
-            )
+        report["burst"] = []
+        for _ in range(args.rounds):
+            for size in sizes[:2] or SIZES[:1]:
+                for name, loops in measured_under:
+                    with busy(loops):
+                        row = run_burst(size)
+                    row["condition"] = name
+                    report["burst"].append(row)
+                    print(_burst_text(row), flush=True)
     if args.soak:
         report["soak"] = run_soak_fresh(args.soak)
         soak = report["soak"]
@@ -141,20 +166,73 @@ def main(argv: list[str] | None = None) -> int:
             f"Qt warnings: {len(soak['qt_warnings'])}"
         )
     if args.startup:
-        report["startup"] = run_startup()
-        s = report["startup"]
-        print(
-            f"\nstartup: window shown {s['window_shown_s']:.2f} s (target 1.0), first picture "
-            f"{s['first_picture_s']:.2f} s (target 2.5)"
-        )
+        report["startup"] = {}
+        for name, loops in measured_under:
+            with busy(loops):
+                report["startup"][name] = s = run_startup(3 * args.rounds)
+            print(
+                f"\nstartup, {name}: window shown {s['window_shown_s']:.2f} s (target 0.5), "
+                f"first picture {s['first_picture_s']:.2f} s (target 1.0)"
+            )
         if not s["bytecode_cached"]:
             print(
                 "  (no cached bytecode: each start compiled the package's modules, as where "
                 "PYTHONDONTWRITEBYTECODE is set; a usual install caches them on first start)"
             )
+    print("\n" + summary_table(report, sizes))
     Path(args.json).write_text(json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8")
     print(f"\nwrote {args.json}")
     return 0
+
+
+def _burst_text(row: dict) -> str:
+    return (
+        f"burst, {row['condition']}: {row['changes']} changes at {row['size']['tokens']} tokens, "
+        f"sent in {row['seconds_to_send']:.2f} s: {row['computations']} computations, last "
+        f"picture after {row['seconds_to_final_picture']:.2f} s, longest event-loop stall "
+        f"{row['longest_stall_ms']} ms (target 16), final picture equals compute(): "
+        f"{row['final_picture_equals_compute']}"
+    )
+
+
+def summary_table(report: dict, sizes: tuple) -> str:
+    """The run's figures as Markdown, each condition side by side (for docs/performance.md)."""
+    m = report["machine"]
+    names = [name for name, _ in report["conditions"]]
+    parts = [
+        f"{report['when']}, {m['cpu']}, {m['cores']} cores, Python {m['python']}, torch "
+        f"{m['torch']}, PySide6 {m['pyside6']}; host load average before the run "
+        f"{report['host_load_before']}; `load N` = N CPU loops of the benchmark's own; "
+        f"{report['rounds']} round(s), conditions interleaved."
+    ]
+    if "latency" in report:
+        targets = {s.tokens: s.target_ms for s in sizes}
+        parts.append("Latency, slider to pixels:\n\n" + side_by_side(report["latency"], targets))
+    if "burst" in report:
+        lines = ["| burst of 1,000 changes | " + " | ".join(names) + " |"]
+        lines.append("|---|" + "---:|" * len(names))
+        for tokens in sorted({row["size"]["tokens"] for row in report["burst"]}):
+            cells = []
+            for name in names:
+                stalls = [
+                    row["longest_stall_ms"]
+                    for row in report["burst"]
+                    if row["condition"] == name and row["size"]["tokens"] == tokens
+                ]
+                cells.append(" / ".join(f"{x} ms" for x in stalls))
+            label = f"longest stall at {tokens} tokens (target 16 ms)"
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        parts.append("\n".join(lines))
+    if "startup" in report:
+        lines = ["| startup (median) | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+        for key, label in (
+            ("window_shown_s", "window shown (target 0.5 s)"),
+            ("first_picture_s", "first picture (target 1.0 s)"),
+        ):
+            cells = [f"{report['startup'][name][key]:.2f} s" for name in names]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
 
 
 if __name__ == "__main__":
