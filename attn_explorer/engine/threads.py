@@ -1,42 +1,196 @@
-"""How many threads torch's kernels may use for one computation.
+"""How many threads torch's kernels may use for one computation, decided from what the
+machine offers at that moment.
 
-Waking a second kernel thread costs more than a small trace's whole computation, and while
-that thread spins waiting for work it takes a core from the window (measured on a two-core
-machine: `triu` on a 6×6 mask took 1 ms instead of 5 µs, and the engine 9 ms instead of
-0.5 ms, while the window was painting). Big traces gain from every core, so they get them.
+Why not simply all cores: torch's kernels run on OpenMP, whose threads wait for each other at
+the end of every parallel operation, spinning, not sleeping. A computation is hundreds of such
+operations. When another program holds a core, one of the engine's two kernel threads is
+descheduled in the middle of an operation and the other spins until it returns: on two cores
+with one CPU loop running, 256 tokens × 8 heads took 180–580 ms on two kernel threads against
+20–57 ms on one, and a profile (perf, 60 moves) put 46 % of the process's samples in
+libgomp's spin-wait, the window's own thread starved beside it (2026-11-27, shared two-core
+EPYC). A fixed size threshold cannot know this: the same size is best on two threads when
+the machine is quiet and ten times slower on two when it is not.
+
+The rule (`choose_threads`, a pure function the tests check):
+
+1. A second thread pays only for a computation long enough to repay the cost of waking it and
+   of the barriers between operations. The engine measures itself: each computation's wall
+   time per attention weight, per thread used, predicts the next one's time on one thread.
+   Under `PARALLEL_FROM_MS` of predicted work, or with nothing measured yet, one thread.
+2. Otherwise as many threads as cores are free now: the cores this process may run on, minus
+   what the other programs on the machine kept busy since the last computation (from
+   /proc/stat and this process's own CPU time), a core counting as free when the others left
+   at least `FREE_CORE` of it. Never more than torch's default, never fewer than one.
+
+The count is set for the engine thread's computation and put back after it
+(`kernel_threads`), so nothing else in the process (a notebook's own torch code, the tests)
+finds torch's thread count changed. `compute()` itself never changes it. (torch keeps the
+count per thread, but a thread that first asks for it while the engine computes starts from
+the engine's: the window's only torch thread is the engine's, so this never happens there.)
 """
 
 from __future__ import annotations
 
-import torch
+import contextlib
+import math
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 
-from attn_explorer.engine.config import AttentionConfig
+# Predicted one-thread time under which a computation stays on one thread. Measured on two
+# cores, quiet: 256 × 8 (about 15 ms on one thread) gains 2–5 ms from a second one, while an
+# operation whose partner thread is late costs more than that; 1024 × 16 (about 75 ms) gains
+# 30 ms.
+PARALLEL_FROM_MS = 40.0
 
-# Below this many attention weights (heads × n_q × n_k) a computation runs on one thread:
-# 64 tokens × 4 heads (16,384) computes in ~1 ms either way; 256 tokens × 8 heads in 17 ms on
-# one thread and 10 ms on two.
-SMALL_TRACE_CELLS = 2**17
+# A core is free when the other programs left at least this much of it since the last look.
+FREE_CORE = 0.75
 
-_all_threads: int | None = None
+# Shorter than this between two looks, and the last reading of the others' load is kept: a
+# burst of computations must not read a few milliseconds of /proc/stat as the machine's load.
+MIN_WINDOW_S = 0.25
 
 
-def threads_for(config: AttentionConfig) -> int:
-    """One thread for a small trace, all of torch's default threads for a big one."""
-    global _all_threads
-    if _all_threads is None:
-        _all_threads = torch.get_num_threads()
-    if config.attention_cells < SMALL_TRACE_CELLS:
+@dataclass(frozen=True)
+class Machine:
+    """What the machine offers: cores this process may use, cores the others keep busy."""
+
+    cores: int
+    others_busy: float  # in cores, e.g. 1.0 for one CPU loop on another program's side
+
+
+def choose_threads(predicted_ms: float | None, machine: Machine, most: int) -> int:
+    """The kernel thread count for a computation predicted to take `predicted_ms` on one
+    thread (None: not yet measured), on `machine`, with `most` the largest count allowed."""
+    if predicted_ms is None or predicted_ms < PARALLEL_FROM_MS:
         return 1
-    return _all_threads
+    free = machine.cores - machine.others_busy
+    usable = math.floor(free + (1.0 - FREE_CORE))
+    return max(1, min(most, machine.cores, usable))
 
 
-def use_threads_for(config: AttentionConfig) -> int:
-    """Set the calling thread's kernel thread count for `config`; returns it.
+class LoadMeter:
+    """How many cores the machine's other programs kept busy, between two looks.
 
-    Call it on the thread that computes (the engine thread): torch applies the count to
-    that thread's parallel regions.
+    Busy time of the whole machine from /proc/stat, minus this process's own CPU time, over
+    the wall time between looks. Where /proc/stat cannot be read, the 1-minute load average
+    minus one (the engine's own thread) stands in for it.
     """
-    threads = threads_for(config)
-    if torch.get_num_threads() != threads:
-        torch.set_num_threads(threads)
-    return threads
+
+    def __init__(self) -> None:
+        self.cores = _cores()
+        self._last: tuple[float, float, float] | None = None  # wall, machine busy, own cpu
+        self.others_busy = 0.0
+
+    def look(self) -> Machine:
+        now = (time.monotonic(), *_busy_seconds())
+        if self._last is None:
+            self._last = now
+            self.others_busy = _load_average_others(self.cores)
+        elif now[0] - self._last[0] >= MIN_WINDOW_S:
+            wall = now[0] - self._last[0]
+            if now[1] >= 0:
+                others = (now[1] - self._last[1]) - (now[2] - self._last[2])
+                self.others_busy = min(float(self.cores), max(0.0, others / wall))
+            else:
+                self.others_busy = _load_average_others(self.cores)
+            self._last = now
+        return Machine(self.cores, self.others_busy)
+
+
+class ThreadChooser:
+    """The engine thread's decisions: measures itself and the machine, picks a count."""
+
+    def __init__(self, meter: LoadMeter | None = None, most: int | None = None) -> None:
+        self.meter = meter or LoadMeter()
+        self.most = most or _torch_default_threads()
+        self._ms_per_cell: float | None = None  # one thread's time per attention weight
+        self.last: int = 1
+
+    def predicted_ms(self, cells: int) -> float | None:
+        return None if self._ms_per_cell is None else self._ms_per_cell * cells
+
+    def choose(self, cells: int) -> int:
+        self.last = choose_threads(self.predicted_ms(cells), self.meter.look(), self.most)
+        return self.last
+
+    def measured(self, cells: int, seconds: float, threads: int) -> None:
+        """Learn from a finished computation. Its time × its threads bounds one thread's time
+        from above, so a computation slowed by a busy machine never makes the next one look
+        cheaper than it is."""
+        if cells > 0:
+            self._ms_per_cell = seconds * 1e3 * threads / cells
+
+
+@contextlib.contextmanager
+def kernel_threads(count: int) -> Iterator[int]:
+    """torch's kernel thread count set to `count` for the block, the earlier count after it."""
+    import torch
+
+    before = torch.get_num_threads()
+    if before != count:
+        torch.set_num_threads(count)
+    try:
+        yield count
+    finally:
+        if torch.get_num_threads() != before:
+            torch.set_num_threads(before)
+
+
+def use_threads_for(config: object) -> int:
+    """For a headless computation (the command line's export): the count the window's engine
+    uses for a computation it has not measured yet, one thread, set for the calling thread.
+
+    Matrix products can round differently on one thread and on two (last-bit differences);
+    on one thread an export holds the numbers the window shows for every trace it computes
+    on one, which is every trace under `PARALLEL_FROM_MS` and every trace on a busy machine.
+    """
+    import torch
+
+    if torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
+    return 1
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+_default_threads: int | None = None
+
+
+def _torch_default_threads() -> int:
+    """torch's thread count as the process started (before any engine thread changed it)."""
+    global _default_threads
+    if _default_threads is None:
+        import torch
+
+        _default_threads = torch.get_num_threads()
+    return _default_threads
+
+
+def _busy_seconds() -> tuple[float, float]:
+    """(seconds the whole machine's cores were busy since boot, this process's CPU seconds);
+    the first is -1 where /proc/stat cannot be read."""
+    own = time.process_time()
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            fields = stat.readline().split()
+    except OSError:
+        return -1.0, own
+    # cpu  user nice system idle iowait irq softirq steal ...
+    ticks = [int(x) for x in fields[1:]]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
+    busy = sum(ticks[:8]) - idle
+    return busy / os.sysconf("SC_CLK_TCK"), own
+
+
+def _load_average_others(cores: int) -> float:
+    try:
+        return min(float(cores), max(0.0, os.getloadavg()[0] - 1.0))
+    except OSError:
+        return 0.0

@@ -22,6 +22,7 @@ from attn_explorer.ui.i18n import tr as _tr
 
 if TYPE_CHECKING:
     from attn_explorer.engine.buffers import BufferPool
+    from attn_explorer.engine.threads import ThreadChooser
 
 # After the last trace is dropped, how long the engine thread waits before handing freed
 # memory back to the system (so a slider drag trims once, when it pauses).
@@ -30,11 +31,13 @@ TRIM_DELAY_MS = 1000
 
 @dataclass(frozen=True)
 class Result:
-    """A delivered computation: its generation, its trace and how long the engine took."""
+    """A delivered computation: its generation, its trace, how long the engine took and on
+    how many kernel threads."""
 
     generation: int
     trace: Trace
     seconds: float
+    threads: int = 1
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class _Worker(QObject):
         super().__init__()
         self._trim_timer: QTimer | None = None
         self.pool: BufferPool | None = None  # made on the engine thread, with torch
+        self.chooser: ThreadChooser | None = None  # likewise: it asks torch for its default
         self.trims = 0  # how often freed memory was handed back (read by the tests)
 
     @Slot(object)
@@ -79,21 +83,25 @@ class _Worker(QObject):
     def run(self, generation: int, config: AttentionConfig, compare: bool) -> None:
         from attn_explorer.engine.attention import compute
         from attn_explorer.engine.buffers import BufferPool
-        from attn_explorer.engine.threads import use_threads_for
+        from attn_explorer.engine.threads import ThreadChooser, kernel_threads
 
         if self.pool is None:
             self.pool = BufferPool()
+            self.chooser = ThreadChooser()
+        threads = self.chooser.choose(config.attention_cells)
         start = time.perf_counter()
         try:
-            use_threads_for(config)
-            trace = compute(config, compare_mask_methods=compare, pool=self.pool)
+            with kernel_threads(threads):
+                trace = compute(config, compare_mask_methods=compare, pool=self.pool)
         except ConfigError as error:
             self.done.emit(Failure(generation, problem_text(error), error.field))
         except Exception as error:  # the window must survive any engine bug, and say so
             message = _tr("Engine error: {0}: {1}").format(type(error).__name__, error)
             self.done.emit(Failure(generation, message, None))
         else:
-            self.done.emit(Result(generation, trace, time.perf_counter() - start))
+            seconds = time.perf_counter() - start
+            self.chooser.measured(config.attention_cells, seconds, threads)
+            self.done.emit(Result(generation, trace, seconds, threads))
 
 
 class EngineBridge(QObject):
