@@ -24,9 +24,11 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -64,8 +66,18 @@ def machine() -> dict[str, object]:
 
 
 def run_startup(repeats: int = 3) -> dict:
-    """A fresh process each time: time to the window on screen and to the first picture."""
-    shown, first = [], []
+    """A fresh process each time: time to the window on screen, to the first picture (a
+    restored one where the window has one) and to the first computed picture.
+
+    Each run has a cache folder of its own, empty at first: the default example's first trace
+    ships with the package, so even the first start has a picture to restore."""
+    shown, first, computed, restored = [], [], [], 0
+    cache = tempfile.mkdtemp(prefix="attn-explorer-bench-cache-")
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+        XDG_CACHE_HOME=cache,
+    )
     for _ in range(repeats):
         start = time.time()
         done = subprocess.run(
@@ -73,16 +85,21 @@ def run_startup(repeats: int = 3) -> dict:
             capture_output=True,
             text=True,
             timeout=120,
-            env=dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen")),
+            env=env,
         )
         times = dict(
             line.split("=", 1) for line in done.stdout.splitlines() if line.startswith("startup.")
         )
         shown.append(float(times["startup.window_shown"]) - start)
         first.append(float(times["startup.first_picture"]) - start)
+        computed.append(float(times.get("startup.first_computed", "nan")) - start)
+        restored += int(times.get("startup.restored", "0"))
+    shutil.rmtree(cache, ignore_errors=True)
     return {
         "window_shown_s": statistics.median(shown),
         "first_picture_s": statistics.median(first),
+        "first_computed_s": statistics.median(computed),
+        "restored": f"{restored} of {repeats}",
         "window_shown_all_s": shown,
         "first_picture_all_s": first,
         "target_window_s": 0.5,
@@ -172,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
                 report["startup"][name] = s = run_startup(3 * args.rounds)
             print(
                 f"\nstartup, {name}: window shown {s['window_shown_s']:.2f} s (target 0.5), "
-                f"first picture {s['first_picture_s']:.2f} s (target 1.0)"
+                f"first picture {s['first_picture_s']:.2f} s (target 1.0; restored in "
+                f"{s['restored']} starts), first computed picture {s['first_computed_s']:.2f} s"
             )
         if not s["bytecode_cached"]:
             print(
@@ -227,7 +245,8 @@ def summary_table(report: dict, sizes: tuple) -> str:
         lines = ["| startup (median) | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
         for key, label in (
             ("window_shown_s", "window shown (target 0.5 s)"),
-            ("first_picture_s", "first picture (target 1.0 s)"),
+            ("first_picture_s", "first picture, restored (target 1.0 s)"),
+            ("first_computed_s", "first computed picture"),
         ):
             cells = [f"{report['startup'][name][key]:.2f} s" for name in names]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")

@@ -21,6 +21,10 @@ from attn_explorer.text import i18n
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="attn-explorer-tests-")
 atexit.register(shutil.rmtree, os.environ["XDG_CONFIG_HOME"], ignore_errors=True)
+# Kept traces (ui/restore.py) neither read nor written: every window computes what it shows.
+# The tests of restoring turn them on, with a cache folder of their own.
+os.environ["XDG_CACHE_HOME"] = os.path.join(os.environ["XDG_CONFIG_HOME"], "cache")
+os.environ["ATTN_EXPLORER_TRACE_CACHE"] = "off"
 # The tests read the English words unless they choose another language, whatever this
 # machine's own language is.
 for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):

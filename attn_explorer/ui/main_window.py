@@ -40,6 +40,7 @@ from attn_explorer.ui.keys import commit_typed_edits, keep_own_keys, send_undo_t
 from attn_explorer.ui.language_menu import language_menu
 from attn_explorer.ui.matrices.board import MatrixBoard
 from attn_explorer.ui.menus import WindowMenus
+from attn_explorer.ui.restore import RestoredPicture
 from attn_explorer.ui.shortcuts_dialog import ShortcutsDialog
 from attn_explorer.ui.status_bar import StatusLine
 from attn_explorer.ui.steps.stepper import StepThrough
@@ -88,6 +89,8 @@ class MainWindow(QMainWindow):
         self._engine_started = False
         QTimer.singleShot(1000, self._start_engine)
         self._status(_tr("Starting the engine (loading PyTorch)…"))
+        self.restored = RestoredPicture(self)
+        self.restored.restore()  # the last picture of these settings, drawn before torch loads
 
     def _build_views(self) -> None:
         """Build every piece that shows words: the columns, the tabs, the menus and the status
