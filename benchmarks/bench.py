@@ -120,7 +120,7 @@ def _bytecode_cached() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench", description=__doc__)
-    parser.add_argument("--changes", type=int, default=100, help="control changes per size")
+    parser.add_argument("--changes", type=int, default=100, help="control changes per size (0: no latency)")
     parser.add_argument(
         "--sizes", default="6,64,256,1024", help="token counts to measure (default all four)"
     )
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         + ", ".join(name for name, _ in measured_under)
         + f"; {args.rounds} round(s)\n"
     )
-    if sizes:
+    if sizes and args.changes > 0:
         report["latency"] = run_latency(
             sizes, args.changes, measured_under, args.rounds, not args.no_matplotlib
         )

@@ -9,6 +9,7 @@ never delivered (the napari / ndv pattern). The UI thread never imports or runs 
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -27,6 +28,26 @@ if TYPE_CHECKING:
 # After the last trace is dropped, how long the engine thread waits before handing freed
 # memory back to the system (so a slider drag trims once, when it pauses).
 TRIM_DELAY_MS = 1000
+
+
+_startup_frozen = False
+
+
+def freeze_startup_objects() -> None:
+    """Set the objects made at startup aside from Python's cyclic garbage collector.
+
+    By the first computation the window is built and torch is imported: some 220,000
+    objects that live as long as the process. A full collection walks all of them, about
+    150 ms of CPU on the busy two-core machine, holding the interpreter lock, so the window
+    stalls (one comes now and then as the moves allocate). Frozen, they are never walked
+    again; a collection looks at what was made since. (Reference counting still frees a
+    frozen object; only a cycle among them would stay.) Once per process: a second window (the tests build many) leaves the first's objects
+    to the collector.
+    """
+    global _startup_frozen
+    if not _startup_frozen:
+        _startup_frozen = True
+        gc.freeze()
 
 
 @dataclass(frozen=True)
@@ -102,6 +123,7 @@ class _Worker(QObject):
             seconds = time.perf_counter() - start
             self.chooser.measured(config.attention_cells, seconds, threads)
             self.done.emit(Result(generation, trace, seconds, threads))
+            freeze_startup_objects()
 
 
 class EngineBridge(QObject):

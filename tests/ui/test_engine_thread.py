@@ -65,3 +65,24 @@ def test_the_engine_thread_writes_big_arrays_into_those_of_traces_no_longer_show
         del previous, blocker
     qtbot.waitUntil(lambda: bridge._worker.pool.reused >= 3, timeout=5_000)
     np.testing.assert_array_equal(shown.weights, compute(replace(config, seed=3)).weights)
+
+
+def test_the_objects_of_startup_are_frozen_once_after_the_first_computation(
+    bridge, qtbot, monkeypatch
+):
+    """A full collection of the ~220,000 objects alive once torch is imported takes ~150 ms
+    with the interpreter lock held: they are set aside once, never by every new window."""
+    frozen = []
+    monkeypatch.setattr(bridge_module, "_startup_frozen", False)
+    monkeypatch.setattr(bridge_module.gc, "freeze", lambda: frozen.append(True))
+    with qtbot.waitSignal(bridge.computed, timeout=30_000):
+        bridge.request(preset("v1").config)
+    with qtbot.waitSignal(bridge.computed, timeout=30_000):
+        bridge.request(replace(preset("v1").config, seed=7))
+    assert frozen == [True]
+
+
+def test_a_result_says_how_many_kernel_threads_computed_it(bridge, qtbot):
+    with qtbot.waitSignal(bridge.computed, timeout=30_000) as delivered:
+        bridge.request(preset("v1").config)
+    assert delivered.args[0].threads == 1  # nothing measured yet: one thread
