@@ -77,6 +77,7 @@ def run_startup(repeats: int = 3) -> dict:
         os.environ,
         QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"),
         XDG_CACHE_HOME=cache,
+        ATTN_EXPLORER_TRACE_CACHE="on",
     )
     for _ in range(repeats):
         start = time.time()
@@ -120,7 +121,9 @@ def _bytecode_cached() -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench", description=__doc__)
-    parser.add_argument("--changes", type=int, default=100, help="control changes per size (0: no latency)")
+    parser.add_argument(
+        "--changes", type=int, default=100, help="control changes per size (0: no latency)"
+    )
     parser.add_argument(
         "--sizes", default="6,64,256,1024", help="token counts to measure (default all four)"
     )

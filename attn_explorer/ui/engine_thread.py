@@ -41,8 +41,8 @@ def freeze_startup_objects() -> None:
     150 ms of CPU on the busy two-core machine, holding the interpreter lock, so the window
     stalls (one comes now and then as the moves allocate). Frozen, they are never walked
     again; a collection looks at what was made since. (Reference counting still frees a
-    frozen object; only a cycle among them would stay.) Once per process: a second window (the tests build many) leaves the first's objects
-    to the collector.
+    frozen object; only a cycle among them would stay.) Once per process: a second window
+    (the tests build many) leaves the first's objects to the collector.
     """
     global _startup_frozen
     if not _startup_frozen:
