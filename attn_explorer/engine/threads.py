@@ -174,19 +174,40 @@ def _torch_default_threads() -> int:
 
 
 def _busy_seconds() -> tuple[float, float]:
-    """(seconds the whole machine's cores were busy since boot, this process's CPU seconds);
-    the first is -1 where /proc/stat cannot be read."""
+    """(seconds the cores this process may run on were busy since boot, this process's CPU
+    seconds); the first is -1 where /proc/stat cannot be read.
+
+    Only those cores count: on a machine shared out by CPU affinity (a container on a big
+    host), the other cores' work takes nothing from this process."""
     own = time.process_time()
     try:
         with open("/proc/stat", encoding="ascii") as stat:
-            fields = stat.readline().split()
+            text = stat.read()
     except OSError:
         return -1.0, own
-    # cpu  user nice system idle iowait irq softirq steal ...
-    ticks = [int(x) for x in fields[1:]]
-    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
-    busy = sum(ticks[:8]) - idle
-    return busy / os.sysconf("SC_CLK_TCK"), own
+    return busy_ticks(text, _allowed_cpus()) / os.sysconf("SC_CLK_TCK"), own
+
+
+def busy_ticks(stat: str, mine: set[int] | None) -> int:
+    """Busy clock ticks of the cores `mine` (None: all) in the text of /proc/stat."""
+    busy = 0
+    for line in stat.splitlines():
+        if not line.startswith("cpu") or line.startswith("cpu "):
+            continue
+        fields = line.split()
+        if mine is not None and int(fields[0][3:]) not in mine:
+            continue
+        # cpuN user nice system idle iowait irq softirq steal ...
+        ticks = [int(x) for x in fields[1:9]]
+        busy += sum(ticks) - ticks[3] - ticks[4]
+    return busy
+
+
+def _allowed_cpus() -> set[int] | None:
+    try:
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
 
 
 def _load_average_others(cores: int) -> float:

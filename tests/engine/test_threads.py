@@ -117,6 +117,20 @@ def test_the_meter_keeps_its_reading_over_a_burst_of_looks(monkeypatch):
     assert meter.look().others_busy == pytest.approx(1.0)
 
 
+STAT = """cpu  900 0 300 5000 100 0 0 0 0 0
+cpu0 100 0 50 2000 50 0 0 0 0 0
+cpu1 300 0 50 1000 50 0 0 0 0 0
+cpu2 500 0 200 2000 0 0 0 0 0 0
+intr 12345
+"""
+
+
+def test_only_the_cores_this_process_may_use_count():
+    """On a big host shared out by CPU affinity, other cores' work takes nothing from us."""
+    assert threads.busy_ticks(STAT, {0, 1}) == 150 + 350
+    assert threads.busy_ticks(STAT, None) == 150 + 350 + 700
+
+
 def test_the_meter_reads_this_machine():
     machine = LoadMeter().look()
     assert machine.cores >= 1

@@ -168,3 +168,11 @@ def test_the_window_shows_the_restored_picture_before_torch_is_imported(tmp_path
     assert where == str(folder)
     assert shown == f"restored {float(computed.weights.sum())}"
     assert modules == "[]"
+
+
+def test_the_mark_and_its_reason_are_translated_words(kept, qtbot, pseudo):
+    trace_cache.save(kept, compute(seeded(85).config()))
+    window = new_window(qtbot, seeded(85))
+    assert window.time_text.full_text() == "⟪restored⟫"
+    summary = window.status_text.toolTip()
+    assert summary.startswith("⟪") and summary.endswith("⟫")
