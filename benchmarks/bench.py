@@ -138,6 +138,11 @@ def main(argv: list[str] | None = None) -> int:
         "--rounds", type=int, default=1, help="repeat each measurement, conditions interleaved"
     )
     parser.add_argument("--no-matplotlib", action="store_true", help="skip the comparison")
+    parser.add_argument(
+        "--one-thread-too",
+        action="store_true",
+        help="also measure the latency with the engine held to one kernel thread",
+    )
     parser.add_argument("--burst", action="store_true", help="also run the 1000-change burst")
     parser.add_argument("--soak", type=int, default=0, metavar="N", help="also make N random edits")
     parser.add_argument("--startup", action="store_true", help="also time startup")
@@ -163,7 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     if sizes and args.changes > 0:
         report["latency"] = run_latency(
-            sizes, args.changes, measured_under, args.rounds, not args.no_matplotlib
+            sizes,
+            args.changes,
+            conditions(args.load, args.one_thread_too),
+            args.rounds,
+            not args.no_matplotlib,
         )
     if args.burst:
         report["burst"] = []

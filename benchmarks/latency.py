@@ -199,7 +199,7 @@ def run_latency(
     rounds. matplotlib is timed once per size, on the quiet side.
     """
     from attn_explorer.ui.app import create_app, quiet_offscreen_notices
-    from benchmarks.load import busy
+    from benchmarks.load import busy, engine_threads_for
 
     quiet_offscreen_notices(create_app(["attn-explorer-bench"]))
     conditions = conditions or [("quiet", 0)]
@@ -211,7 +211,7 @@ def run_latency(
         for size in sizes:
             n = changes if size.tokens <= 256 else max(changes, 100)
             for name, loops in conditions:
-                with busy(loops):
+                with busy(loops), engine_threads_for(name):
                     one = measure_latency(size, n)
                 measured[name][size.tokens][0].extend(one["latency_ms"])
                 measured[name][size.tokens][1].extend(one["engine_ms"])

@@ -40,9 +40,33 @@ def busy(processes: int) -> Iterator[list[subprocess.Popen]]:
             loop.wait()
 
 
-def conditions(load: int) -> list[tuple[str, int]]:
-    """The conditions measured: always quiet (no loop of ours), and `--load N` when asked."""
-    return [("quiet", 0)] + ([(f"load {load}", load)] if load > 0 else [])
+ONE_THREAD = ", 1 thread"
+
+
+def conditions(load: int, one_thread_too: bool = False) -> list[tuple[str, int]]:
+    """The conditions measured: always quiet (no loop of ours), and `--load N` when asked;
+    with `one_thread_too`, each also with the engine held to one kernel thread."""
+    chosen = [("quiet", 0)] + ([(f"load {load}", load)] if load > 0 else [])
+    if one_thread_too:
+        chosen += [(name + ONE_THREAD, loops) for name, loops in chosen]
+    return chosen
+
+
+@contextmanager
+def engine_threads_for(condition: str) -> Iterator[None]:
+    """The engine's own rule, or one kernel thread where the condition's name says so (the
+    issue's check: no size slower than on one thread)."""
+    if not condition.endswith(ONE_THREAD):
+        yield
+        return
+    from attn_explorer.engine import threads
+
+    rule = threads.choose_threads
+    threads.choose_threads = lambda predicted_ms, machine, most: 1
+    try:
+        yield
+    finally:
+        threads.choose_threads = rule
 
 
 def host_load() -> str:
