@@ -73,6 +73,10 @@ def choose_threads(predicted_ms: float | None, machine: Machine, most: int) -> i
 class LoadMeter:
     """How many cores the machine's other programs kept busy, between two looks.
 
+    The engine looks once per computation, so during use a reading covers the last moves; the
+    first computation after a long pause decides on the average over the pause, the next on a
+    fresh reading.
+
     Busy time of the whole machine from /proc/stat, minus this process's own CPU time, over
     the wall time between looks. Where /proc/stat cannot be read, the 1-minute load average
     minus one (the engine's own thread) stands in for it.

@@ -2,14 +2,16 @@
 start, with nothing kept yet in the user's cache, draws its first picture before torch loads.
 
 They are kept traces like any other (`io/trace_cache.py`), keyed by the config and the engine's
-version, so a file the engine would no longer compute the same is never used. Regenerate them
-after any change to the engine (a test fails until then):
+version, so a file the engine would no longer compute the same is never used; each is named
+after its example, so that making them again changes the files in place. Regenerate them after
+any change to the engine (a test fails until then):
 
     python -m attn_explorer.io.shipped_traces
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -27,8 +29,17 @@ def example_configs() -> dict[str, AttentionConfig]:
     return {name: ExplorerState.from_preset(p).config() for name, p in PRESETS.items()}
 
 
+@functools.cache
+def _names() -> dict[AttentionConfig, str]:
+    return {config: name for name, config in example_configs().items()}
+
+
 def load(config: AttentionConfig) -> Trace | None:
-    return trace_cache.load(FOLDER, config)
+    """The shipped first trace of the example whose config is `config`, if it still holds."""
+    name = _names().get(config)
+    if name is None:
+        return None
+    return trace_cache.load_file(FOLDER / (name + trace_cache.SUFFIX), config)
 
 
 def main() -> int:
@@ -40,7 +51,7 @@ def main() -> int:
         old.unlink()
     for name, config in example_configs().items():
         use_threads_for(config)  # one thread, as the window computes a trace this small
-        path = trace_cache.save(FOLDER, compute(config), keep_files=len(PRESETS))
+        path = trace_cache.save(FOLDER, compute(config), keep_files=len(PRESETS), name=name)
         print(f"{name}: {path.name if path else 'not kept'}")
     return 0
 

@@ -92,9 +92,11 @@ def path_for(folder: str | os.PathLike[str], config: AttentionConfig) -> Path:
     return Path(folder) / (key(config)[:32] + SUFFIX)
 
 
-def save(folder: str | os.PathLike[str], trace: Trace, keep_files: int = KEEP) -> Path | None:
-    """Keep `trace` in `folder` (made if missing); None where it is too big to keep. The
-    oldest files beyond `keep_files` are removed."""
+def save(
+    folder: str | os.PathLike[str], trace: Trace, keep_files: int = KEEP, name: str = ""
+) -> Path | None:
+    """Keep `trace` in `folder` (made if missing), as `name` or else under its key; None where
+    it is too big to keep. The oldest files beyond `keep_files` are removed."""
     arrays = dict(trace.arrays)
     if sum(a.nbytes for a in arrays.values()) > MAX_BYTES:
         return None
@@ -102,7 +104,7 @@ def save(folder: str | os.PathLike[str], trace: Trace, keep_files: int = KEEP) -
         return None
     buffer = io.BytesIO()
     np.savez(buffer, **arrays, **{_KEY_ENTRY: np.array(key(trace.config))})
-    target = path_for(folder, trace.config)
+    target = Path(folder) / (name + SUFFIX) if name else path_for(folder, trace.config)
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic.write_bytes(target, buffer.getvalue())
     _prune(Path(folder), target, keep_files)
@@ -112,7 +114,11 @@ def save(folder: str | os.PathLike[str], trace: Trace, keep_files: int = KEEP) -
 def load(folder: str | os.PathLike[str], config: AttentionConfig) -> Trace | None:
     """The kept trace of `config`, or None: none kept, another key, or a file that cannot be
     read whole (damaged, cut short, written by another version)."""
-    path = path_for(folder, config)
+    return load_file(path_for(folder, config), config)
+
+
+def load_file(path: str | os.PathLike[str], config: AttentionConfig) -> Trace | None:
+    """The trace kept in `path` if its key is `config`'s, else None."""
     try:
         with np.load(path, allow_pickle=False) as stored:
             if str(stored[_KEY_ENTRY]) != key(config):
