@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, replace
 
 
@@ -121,7 +122,13 @@ def measure_latency(size: Size, changes: int, width: int = 1500, height: int = 9
     window.resize(width, height)
     window.show()
     engine_ms: list[float] = []
-    window.bridge.computed.connect(lambda result: engine_ms.append(result.seconds * 1e3))
+    threads: list[int] = []
+
+    def computed(result: object) -> None:
+        engine_ms.append(result.seconds * 1e3)
+        threads.append(result.threads)
+
+    window.bridge.computed.connect(computed)
     pictures = _Pictures(window)
     pictures.wait_until(lambda: window.trace is not None and not pictures.pending)
     latencies: list[float] = []
@@ -140,6 +147,7 @@ def measure_latency(size: Size, changes: int, width: int = 1500, height: int = 9
     return {
         "latency_ms": latencies,
         "engine_ms": engine_ms[-changes:],
+        "threads": threads[-changes:],
         "trace": trace,
     }
 
@@ -207,6 +215,7 @@ def run_latency(
         name: {s.tokens: ([], []) for s in sizes} for name, _ in conditions
     }
     last_trace: dict[int, object] = {}
+    threads_used = {name: {s.tokens: Counter() for s in sizes} for name, _ in conditions}
     for _ in range(rounds):
         for size in sizes:
             n = changes if size.tokens <= 256 else max(changes, 100)
@@ -216,15 +225,19 @@ def run_latency(
                 measured[name][size.tokens][0].extend(one["latency_ms"])
                 measured[name][size.tokens][1].extend(one["engine_ms"])
                 last_trace[size.tokens] = one["trace"]
+                used = {n: one["threads"].count(n) for n in sorted(set(one["threads"]))}
+                threads_used[name][size.tokens].update(used)
                 print(
                     f"  {name:<8} {size.label:<22} p50 "
                     f"{statistics.median(one['latency_ms']):7.1f}  p95 "
-                    f"{percentile(one['latency_ms'], 95):7.1f} ms",
+                    f"{percentile(one['latency_ms'], 95):7.1f} ms; kernel threads: {used}",
                     flush=True,
                 )
     rows: dict[str, list[dict]] = {}
     for name, _ in conditions:
         rows[name] = [summary(s, *measured[name][s.tokens]) for s in sizes]
+        for row, size in zip(rows[name], sizes, strict=True):
+            row["kernel_threads"] = dict(threads_used[name][size.tokens])
     if with_matplotlib:
         for row, size in zip(rows[conditions[0][0]], sizes, strict=True):
             mpl = matplotlib_ms(last_trace[size.tokens], 3 if size.tokens >= 256 else 5)
