@@ -159,6 +159,8 @@ SLOW = (
     "tests/ui/test_screenshot_cli.py::test_screenshot_with_many_tokens_and_heads",
     "tests/ui/test_shortcuts_dialog.py::test_on_a_screen_too_narrow_for_both_columns_the_keys_stay_whole",
     "tests/ui/test_shortcuts_dialog.py::test_the_list_follows_a_larger_text_size",
+    "tests/ui/test_restore.py::test_a_kept_picture_is_drawn_before_the_engine_computes_then_swapped_unchanged",
+    "tests/ui/test_restore.py::test_the_window_shows_the_restored_picture_before_torch_is_imported",
     "tests/ui/test_startup.py",
     "tests/ui/test_text_size.py::test_a_new_text_size_keeps_the_summary_under_its_notice",
     "tests/ui/test_text_size.py::test_a_remembered_size_gives_the_status_labels_room_from_the_start",
