@@ -1,0 +1,15 @@
+"""The lens: a real GPT-2 or BERT family model's attention, layer by layer and head by head.
+
+Qt-free, above the words (its refusals are sentences a learner reads) and below the learner's
+state, so the window, the command line and the tests open a model through one code path.
+`transformers` is imported only when a model is opened: the base install runs without it.
+
+- `loading`: a model and its tokenizer from a folder or a hub name, the device, the families
+  the lens can take apart and why it refuses the others;
+- `capture`: one forward pass with eager attention, every layer's input rows and weights;
+- `heads`: one head's Q, K, V, scores, mask, weights and output, from the captured rows and
+  the layer's own parameters;
+- `summaries`: per-head entropy and look-back distance, per-layer means;
+- `lab`: a head as an ordinary `AttentionConfig`;
+- `tokens`: the tokenizer's pieces made readable.
+"""
