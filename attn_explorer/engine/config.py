@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from attn_explorer.engine.given import GivenWeights
 from attn_explorer.engine.words import Params, english
 from attn_explorer.engine.words import or_list as or_list
 
@@ -142,6 +143,7 @@ class AttentionConfig:
     seed: int = 123
     dropout_seed: int | None = None
     mask_before_scaling: bool = False
+    given: GivenWeights | None = None  # a real head's W_q, W_k, W_v (engine/given.py)
 
     def __post_init__(self) -> None:
         for name in ("tokens", "embeddings", "kv_tokens", "kv_embeddings"):
@@ -236,10 +238,16 @@ class AttentionConfig:
         return self.projection == "linear" and self.qkv_bias
 
     @property
+    def uses_given(self) -> bool:
+        """Whether the projections are the given weights rather than drawn ones."""
+        return self.given is not None and self.projection == "linear"
+
+    @property
     def seed_draws(self) -> bool:
         """Whether `seed` decides any number: see `seed_draws`."""
+        projection = "none" if self.uses_given else self.projection
         return seed_draws(
-            self.projection, self.out_proj, self.dropout_active, self.dropout_seed is not None
+            projection, self.out_proj, self.dropout_active, self.dropout_seed is not None
         )
 
     @property
@@ -268,6 +276,8 @@ class AttentionConfig:
                     )
         out += self._choice_problems()
         out += self._number_problems()
+        if not out and self.uses_given:
+            out += self._given_problems()
         if not out:
             out += self._size_problems()
         return out
@@ -336,6 +346,21 @@ class AttentionConfig:
         ):
             out.append(problem("dropout_seed", "dropout_seed_range", value=repr(self.dropout_seed)))
         return out
+
+    def _given_problems(self) -> list[Problem]:
+        """The given weights fix d_in, the number of heads and their width."""
+        given = self.given
+        assert given is not None
+        if self.d_in != given.d_in:
+            return [problem("embeddings", "given_d_in", d_in=given.d_in, width=self.d_in)]
+        if self.num_heads != given.heads:
+            return [problem("num_heads", "given_heads", heads=given.heads)]
+        if self.d_head != given.d_head or self.d_out != given.d_head * (
+            given.heads if self.head_layout == "split" else 1
+        ):
+            need = given.d_head * (given.heads if self.head_layout == "split" else 1)
+            return [problem("d_out", "given_d_out", d_head=given.d_head, d_out=need)]
+        return []
 
     def _size_problems(self) -> list[Problem]:
         """Refuse what would not fit in memory rather than freeze the machine trying."""

@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 import torch
 
 from attn_explorer.engine.config import AttentionConfig
+from attn_explorer.engine.given import GivenWeights
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,6 +67,7 @@ def parameters_for(config: AttentionConfig) -> Parameters:
         config.head_layout,
         config.out_proj,
         config.uses_bias,
+        config.given if config.uses_given else None,
     )
     with _cache_lock:
         params = _cache.get(key)
@@ -122,6 +124,7 @@ def _draw(
     layout: str,
     out_proj: bool,
     bias: bool,
+    given: GivenWeights | None = None,
 ) -> Parameters:
     gen = torch.Generator().manual_seed(seed)
     drawn: dict[str, torch.Tensor | None] = dict.fromkeys(
@@ -151,6 +154,15 @@ def _draw(
             if b is not None:
                 drawn[f"b_{role}"] = b.reshape(heads, d_head)
         width = d_out
+    if given is not None:
+        # A real head's weights replace the drawn ones, which were drawn all the same: the
+        # output projection and the dropout mask then continue the stream as in the exported
+        # script, which builds the module from the seed and then loads the given weights.
+        for name, array in given.arrays().items():
+            if name.startswith("w_") or bias:
+                drawn[name] = (
+                    torch.zeros(heads, given.d_head) if array is None else (torch.from_numpy(array))
+                )
     if out_proj:
         drawn["w_out"], drawn["b_out"] = _linear(gen, width, width, bias=True)
     for tensor in drawn.values():

@@ -47,6 +47,13 @@ PROBLEMS: dict[str, str] = {
         "Token {index} ({token}), dimension {dimension} is {value:g}, too large for float32 "
         "(about ±3.4e38), the precision the engine computes in."
     ),
+    # -------------------------------------------------------- a real head's weights
+    "given_d_in": N_(
+        "The head's weights read {d_in}-wide embeddings but these are {width} wide: "
+        "give every token {d_in} dimensions."
+    ),
+    "given_heads": N_("The given weights are {heads} heads: set the number of heads to {heads}."),
+    "given_d_out": N_("The given weights make heads {d_head} wide: set d_out to {d_out}."),
     # -------------------------------------------------------- the key/value sequence
     "cross_incomplete": N_("Cross-attention needs both key/value tokens and their embeddings."),
     "kv_tokens_not_strings": N_("The key/value tokens must be a list of strings."),

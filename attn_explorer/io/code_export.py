@@ -19,6 +19,11 @@ import string
 
 from attn_explorer import __version__
 from attn_explorer.engine import AttentionConfig
+from attn_explorer.io.code_given import (
+    given_weights_call,
+    given_weights_data,
+    given_weights_loader,
+)
 from attn_explorer.io.code_modules import (
     HEAD_CLASS,
     attention_weights_code,
@@ -53,6 +58,8 @@ def pytorch_script(config: AttentionConfig) -> str:
     definitions = [weights, split_class(config) if split else head_class(config)]
     if needs_wrapper:
         definitions.append(wrapper_class(config))
+    if config.uses_given:
+        definitions.append(given_weights_loader(config))
     definitions += [_show(), _main(config, split, needs_wrapper)]
     return (
         "\n\n".join(part.strip("\n") for part in top)
@@ -222,6 +229,8 @@ def _data(cfg: AttentionConfig) -> str:
     lines += [
         f"{key} = {_literal(value)}{comments.get(key, '')}" for key, value in settings.items()
     ]
+    if cfg.uses_given:
+        lines += ["", given_weights_data(cfg)]
     return "\n".join(lines)
 
 
@@ -348,6 +357,7 @@ def _main(cfg: AttentionConfig, split: bool, wrapper: bool) -> str:
         "    ",
     )
     batch = comment(_("a batch of one: (1, n_q, d_in)"))
+    load_given = given_weights_call(split, wrapper) if cfg.uses_given else ""
     keys = python_string(_("keys (the columns of the weights):"))
     context = python_string(_("context"))
     return f"""
@@ -360,7 +370,7 @@ def main():
     x_kv = {x_kv}
 
     torch.manual_seed(SEED)  {comment(seeded)}
-    module = {build}
+    module = {build}{load_given}
     {mode}{reseed}
     with torch.no_grad():
         context = module(x, x_kv, valid_len=VALID_LEN)[0]

@@ -86,7 +86,23 @@ def state_to_document(state: ExplorerState) -> dict[str, Any]:
         "kv": None if state.kv is None else _sequence_document(state.kv),
         "controls": {name: getattr(state.controls, name) for name in Controls.names()},
         "view": {name: getattr(view, name) for name in VIEW_FIELDS},
+        **_given_document(state),
     }
+
+
+def _given_document(state: ExplorerState) -> dict[str, Any]:
+    """A real head's weights, only in the sessions that have them (older files stay as
+    they were)."""
+    if state.given is None:
+        return {}
+    g = state.given
+    names = ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value")
+    return {"given": {n: _lists(getattr(g, n)) for n in names if getattr(g, n) is not None}}
+
+
+def _lists(value: Any) -> Any:
+    """Nested tuples as lists, which `json_text` writes a row to a line."""
+    return [_lists(v) for v in value] if isinstance(value, tuple) else value
 
 
 def document_to_state(doc: object, *, name: str | None = None) -> ExplorerState:

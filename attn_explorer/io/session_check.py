@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from attn_explorer.engine.config import FLOAT32_MAX, is_int, is_number
+from attn_explorer.engine.given import GivenWeights
 from attn_explorer.engine.steps import STEP_KEYS
 from attn_explorer.model.settings import MAX_DIMS, MAX_HEAD, MAX_TOKENS, SETTINGS
 from attn_explorer.model.state import Controls, ExplorerState, TokenSequence, ViewState
@@ -31,7 +32,7 @@ from attn_explorer.model.views import HEADS_ARRAYS, SCORES_ARRAYS, TABS, WEIGHTS
 from attn_explorer.text.i18n import _, ngettext, pgettext
 from attn_explorer.text.problems import or_list
 
-TOP_FIELDS = ("format", "version", "saved_by", "queries", "kv", "controls", "view")
+TOP_FIELDS = ("format", "version", "saved_by", "queries", "kv", "controls", "view", "given")
 _SEQUENCE_FIELDS = ("tokens", "embeddings")
 VIEW_FIELDS = tuple(f.name for f in fields(ViewState))
 
@@ -82,7 +83,7 @@ def the_document() -> str:
 
 
 def state_from_document(doc: Mapping[str, Any]) -> ExplorerState:
-    _fields(doc, the_document(), TOP_FIELDS, optional=("saved_by",))
+    _fields(doc, the_document(), TOP_FIELDS, optional=("saved_by", "given"))
     if "saved_by" in doc and not isinstance(doc["saved_by"], str):
         raise InvalidError(
             _('"saved_by" must be text, not {value}.').format(value=describe(doc["saved_by"]))
@@ -104,7 +105,8 @@ def state_from_document(doc: Mapping[str, Any]) -> ExplorerState:
     version = doc["version"]  # checked by the caller
     controls = _controls(doc["controls"], version)
     view = _view(doc["view"], len(queries.tokens), older=version < _NEWER_VIEW_VERSION)
-    return ExplorerState(queries=queries, kv=kv, controls=controls, view=view)
+    given = given_weights(doc.get("given"))
+    return ExplorerState(queries=queries, kv=kv, controls=controls, view=view, given=given)
 
 
 def _fields(
@@ -395,3 +397,26 @@ def quote(text: str, limit: int = 40) -> str:
         c if c.isprintable() else f"\\u{ord(c):04x}" if ord(c) < 0x10000 else f"\\U{ord(c):08x}"
         for c in json.dumps(shown, ensure_ascii=False)
     )
+
+
+def given_weights(value: object) -> GivenWeights | None:
+    """A real head's weights ("Open in the lab"): W_q, W_k, W_v as (heads, d_in, d_head) lists
+    of numbers and their biases, or null; absent from sessions without them."""
+    if value is None:
+        return None
+    names = ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value")
+    fields_ = _fields(value, '"given"', names, optional=names[3:])
+    try:
+        array = np.array([fields_[name] for name in names[:3]], dtype=np.float64)
+        biases = [fields_.get(name) for name in names[3:]]
+        if any(b is not None for b in biases):
+            array = np.concatenate([array.ravel(), np.array(biases, dtype=np.float64).ravel()])
+        finite = bool(np.all(np.abs(array) <= FLOAT32_MAX))
+        given = GivenWeights(**{name: fields_.get(name) for name in names})
+    except (ValueError, TypeError) as error:
+        raise InvalidError(
+            _('"given" must hold W_q, W_k and W_v as (heads, d_in, d_head) tables of numbers.')
+        ) from error
+    if not finite:
+        raise InvalidError(_('"given" holds a number that is not finite or too large.'))
+    return given

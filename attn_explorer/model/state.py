@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from attn_explorer.engine import AttentionConfig
+from attn_explorer.engine.given import GivenWeights
 from attn_explorer.engine.presets import DEFAULT_PRESET, Preset, preset
 from attn_explorer.model.settings import MAX_DIMS as MAX_DIMS  # re-exported for the window
 from attn_explorer.model.settings import MAX_TOKENS as MAX_TOKENS
@@ -87,6 +88,7 @@ class ExplorerState:
     kv: TokenSequence | None = None
     controls: Controls = field(default_factory=Controls)
     view: ViewState = field(default_factory=ViewState)
+    given: GivenWeights | None = None  # a real head's W_q, W_k, W_v (engine/given.py)
 
     def config(self) -> AttentionConfig:
         c = self.controls
@@ -114,6 +116,7 @@ class ExplorerState:
             training=c.training,
             seed=c.seed,
             dropout_seed=c.dropout_seed if c.reseed_dropout else None,
+            given=self.given,
         )
 
     @classmethod
@@ -155,6 +158,7 @@ class ExplorerState:
             kv=kv,
             controls=controls,
             view=view,
+            given=config.given,
         )
 
     @classmethod

@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from attn_explorer.engine import AttentionConfig, ConfigError, Problem, compute, preset
+from attn_explorer.engine.given import GivenWeights
 from attn_explorer.engine.words import PROBLEMS
 from attn_explorer.text import i18n
 from attn_explorer.text.problems import GROUP, or_list, problem_text
@@ -41,6 +42,11 @@ def kv(tokens, embeddings) -> AttentionConfig:
 def many(n: int, **fields) -> AttentionConfig:
     return config(tokens=tuple(f"t{i}" for i in range(n)), embeddings=((0.1,),) * n, **fields)
 
+
+# A real head's weights, 2 wide in and out: W_q = W_k = W_v = I.
+GIVEN = GivenWeights(
+    w_query=[[[1, 0], [0, 1]]], w_key=[[[1, 0], [0, 1]]], w_value=[[[1, 0], [0, 1]]]
+)
 
 # One config per problem code: refused by `problems()`, or by `compute` for what only the
 # computation finds.
@@ -83,6 +89,9 @@ CASES = {
     "valid_len_range": config(valid_len=4),
     "causal_cross": config(causal=True, **KV),
     "seed_range": config(seed=-1),
+    "given_d_in": config(embeddings=((0.1,), (0.2,), (0.3,)), given=GIVEN),
+    "given_heads": config(num_heads=2, d_out=4, given=GIVEN),
+    "given_d_out": config(d_out=3, given=GIVEN),
     "dropout_seed_range": config(dropout_seed=-1),
     "too_big": many(8192),
     "too_big_heads": many(2048, num_heads=16),

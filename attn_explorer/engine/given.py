@@ -1,0 +1,92 @@
+"""Projection weights given rather than drawn: a real model's head, taken into the lab.
+
+With `AttentionConfig.given` set and the "linear" projection, the engine uses these W_q, W_k,
+W_v (and, with `qkv_bias`, these biases) instead of drawing them from the seed; every other
+control (temperature, mask, dropout, an embedding value) acts on them as on drawn ones. Another
+projection ("rand", "none") leaves them aside, and switching back brings them back.
+
+The arrays are tuples, as the embeddings are, so a config stays hashable and is written to a
+session as it is; the hash is computed once, as a real head's weights hold tens of thousands of
+numbers and a config is compared on every slider move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+ROLES = ("query", "key", "value")
+
+
+def _table(value: Any, depth: int) -> Any:
+    """Nested tuples of floats, `depth` levels deep, from arrays, lists or tuples."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if depth == 1:
+        return tuple(float(v) for v in value)
+    return tuple(_table(v, depth - 1) for v in value)
+
+
+@dataclass(frozen=True)
+class GivenWeights:
+    """W_q, W_k, W_v per head as (heads, d_in, d_head) in `x @ W` orientation, and the biases
+    as (heads, d_head), or None where the projection has none."""
+
+    w_query: tuple
+    w_key: tuple
+    w_value: tuple
+    b_query: tuple | None = None
+    b_key: tuple | None = None
+    b_value: tuple | None = None
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for role in ROLES:
+            object.__setattr__(self, f"w_{role}", _table(getattr(self, f"w_{role}"), 3))
+            bias = getattr(self, f"b_{role}")
+            if bias is not None:
+                object.__setattr__(self, f"b_{role}", _table(bias, 2))
+        shapes = {np.shape(getattr(self, f"w_{role}")) for role in ROLES}
+        if len(shapes) != 1 or len(next(iter(shapes))) != 3:
+            raise ValueError("W_q, W_k and W_v must be (heads, d_in, d_head) arrays alike")
+        for role in ROLES:
+            bias = getattr(self, f"b_{role}")
+            if bias is not None and np.shape(bias) != (self.heads, self.d_head):
+                raise ValueError(f"b_{role} must be (heads, d_head) = {(self.heads, self.d_head)}")
+        key = tuple(getattr(self, name) for name in ("w_query", "w_key", "w_value"))
+        biases = (self.b_query, self.b_key, self.b_value)
+        object.__setattr__(self, "_hash", hash((key, biases)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def heads(self) -> int:
+        return len(self.w_query)
+
+    @property
+    def d_in(self) -> int:
+        return len(self.w_query[0])
+
+    @property
+    def d_head(self) -> int:
+        return len(self.w_query[0][0])
+
+    @property
+    def has_bias(self) -> bool:
+        return self.b_query is not None
+
+    def arrays(self) -> dict[str, np.ndarray | None]:
+        """The weights and biases as float32 arrays, by their trace names."""
+        out: dict[str, np.ndarray | None] = {}
+        for role in ROLES:
+            out[f"w_{role}"] = np.asarray(getattr(self, f"w_{role}"), dtype=np.float32)
+            bias = getattr(self, f"b_{role}")
+            out[f"b_{role}"] = None if bias is None else np.asarray(bias, dtype=np.float32)
+        return out
+
+    @classmethod
+    def from_arrays(cls, **arrays: Any) -> GivenWeights:
+        return cls(**{name: value for name, value in arrays.items()})

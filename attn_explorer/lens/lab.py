@@ -1,0 +1,43 @@
+"""A real head as an ordinary lab session: "Open in the lab".
+
+The config holds what the head computes with and nothing else: the tokens, the rows its layer
+read (the hidden states after the layer norm, every dimension) as the embeddings, the head's
+own W_q, W_k, W_v and biases as given weights, one head of width d_head (d_out = d_head, stacked
+layout, no output projection: the layer's c_proj mixes all heads, the lab shows one), the
+causal mask for GPT-2 and none for BERT, division by √d_head (times GPT-2's per-layer factor
+where the model has one, as the temperature), no dropout. The trace then equals the model's
+numbers for that head; every control then acts on the real head.
+"""
+
+from __future__ import annotations
+
+from attn_explorer.engine.config import AttentionConfig
+from attn_explorer.engine.given import GivenWeights
+from attn_explorer.lens.capture import ModelRun
+from attn_explorer.lens.heads import head_arrays
+
+
+def head_config(run: ModelRun, layer: int, head: int) -> AttentionConfig:
+    """The lab's config of head `head` in layer `layer` (both from 0)."""
+    arrays = head_arrays(run, layer, head)
+    given = GivenWeights(
+        w_query=arrays.w_query[None],
+        w_key=arrays.w_key[None],
+        w_value=arrays.w_value[None],
+        b_query=arrays.b_query[None],
+        b_key=arrays.b_key[None],
+        b_value=arrays.b_value[None],
+    )
+    return AttentionConfig(
+        tokens=run.tokens,
+        embeddings=arrays.x,
+        projection="linear",
+        d_out=run.loaded.d_head,
+        num_heads=1,
+        qkv_bias=True,
+        causal=run.loaded.causal,
+        scale=arrays.scale,
+        temperature=arrays.temperature,
+        dropout=0.0,
+        given=given,
+    )

@@ -1,0 +1,65 @@
+"""A real head taken into the lab computes what the model computes for it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from attn_explorer.engine import compute
+from attn_explorer.lens.capture import forward, run
+from attn_explorer.lens.heads import head_arrays
+from attn_explorer.lens.lab import head_config
+from tests.lens.conftest import TEXT
+
+
+@pytest.mark.parametrize(("layer", "head"), [(0, 0), (1, 3), (2, 1)])
+def test_a_gpt2_heads_lab_trace_equals_the_models_own(gpt2, layer, head):
+    _check(gpt2, layer, head)
+
+
+@pytest.mark.parametrize(("layer", "head"), [(0, 2), (1, 0)])
+def test_a_bert_heads_lab_trace_equals_the_models_own(bert, layer, head):
+    _check(bert, layer, head)
+
+
+def _check(loaded, layer, head):
+    model_run = run(loaded, TEXT)
+    _, _, attentions = forward(loaded, TEXT)
+    config = head_config(model_run, layer, head)
+    assert (config.d_in, config.d_out, config.heads) == (loaded.d_model, loaded.d_head, 1)
+    assert config.causal == (loaded.family == "gpt2")
+    trace = compute(config)
+    own = attentions[layer][0, head].numpy()
+    np.testing.assert_allclose(trace.weights[0], own, atol=1e-5, rtol=0)
+    arrays = head_arrays(model_run, layer, head)
+    for name, mine in (("queries", arrays.queries), ("keys", arrays.keys)):
+        np.testing.assert_allclose(trace[name][0], mine, atol=1e-5)
+    np.testing.assert_allclose(trace.head_contexts[0], arrays.output, atol=1e-5)
+    np.testing.assert_allclose(trace.scores[0], arrays.scores, atol=1e-4)
+
+
+def test_the_controls_act_on_the_real_head(gpt2):
+    config = head_config(run(gpt2, TEXT), 1, 1)
+    hotter = compute(dataclasses.replace(config, temperature=2.0)).weights[0]
+    plain = compute(config).weights[0]
+    assert not np.allclose(hotter, plain)
+    # Without the mask the first query looks at every token, as a BERT head would.
+    unmasked = compute(dataclasses.replace(config, causal=False)).weights[0]
+    assert unmasked[0, -1] > 0 and plain[0, -1] == 0
+
+
+def test_a_config_the_given_weights_do_not_fit_is_refused_in_words(gpt2):
+    config = head_config(run(gpt2, TEXT), 0, 0)
+    wider = dataclasses.replace(config, d_out=9)
+    assert [p.message for p in wider.problems()] == [
+        "The given weights make heads 8 wide: set d_out to 8."
+    ]
+    two = dataclasses.replace(config, num_heads=2)
+    assert two.problems()[0].field == "num_heads"
+    narrow = dataclasses.replace(config, embeddings=tuple(row[:-1] for row in config.embeddings))
+    assert "read 32-wide embeddings but these are 31 wide" in narrow.problems()[0].message
+    # Another projection leaves the given weights aside: the seed draws again.
+    drawn = dataclasses.replace(config, projection="rand")
+    assert drawn.problems() == [] and drawn.seed_draws and not config.seed_draws
