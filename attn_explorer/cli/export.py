@@ -391,7 +391,10 @@ def main(argv: list[str]) -> int:
     try:
         i18n.set_language(i18n.system_language())  # what a refused --lang is said in
         i18n.set_language(language_from(argv, PROG) or i18n.language())
-        return run(argv)
+        from attn_explorer.cli.model_export import run as run_model
+        from attn_explorer.cli.model_export import wants_model
+
+        return run_model(argv) if wants_model(argv) else run(argv)
     except UsageError as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2

@@ -148,6 +148,8 @@ class AttentionConfig:
     def __post_init__(self) -> None:
         for name in ("tokens", "embeddings", "kv_tokens", "kv_embeddings"):
             object.__setattr__(self, name, _as_tuple(getattr(self, name)))
+        if isinstance(self.given, dict):  # as a data export's config.json holds them
+            object.__setattr__(self, "given", GivenWeights(**self.given))
         for name in ("d_out", "num_heads", "seed", "valid_len", "dropout_seed"):
             value = getattr(self, name)
             if isinstance(value, np.integer):

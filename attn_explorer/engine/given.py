@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 ROLES = ("query", "key", "value")
+NAMES = ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value")
 
 
 def _table(value: Any, depth: int) -> Any:

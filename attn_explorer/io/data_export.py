@@ -24,6 +24,8 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from attn_explorer.engine import ARRAY_INFO, AttentionConfig, Trace
+from attn_explorer.engine.given import NAMES as GIVEN_NAMES
+from attn_explorer.engine.given import GivenWeights
 from attn_explorer.io import atomic
 from attn_explorer.io.errors import shown_path
 from attn_explorer.io.session import json_text
@@ -353,4 +355,6 @@ def _write_text(path: Path, text: str, files: atomic.Together | None = None) -> 
 def _lists(value: Any) -> Any:
     if isinstance(value, tuple | list):
         return [_lists(v) for v in value]
+    if isinstance(value, GivenWeights):  # a real head's weights: written as their arrays
+        return {name: _lists(getattr(value, name)) for name in GIVEN_NAMES}
     return value

@@ -1,0 +1,75 @@
+"""`attn-explorer export --model`: a real model's head as data, its model view as a figure, and
+one line for every refusal."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from attn_explorer.cli.export import main
+
+pytest.importorskip("transformers")
+
+from tests.lens.conftest import (  # noqa: F401
+    TEXT,
+    bert_folder,
+    gpt2_folder,
+)
+
+
+def test_a_heads_weights_as_npz_equal_the_models(gpt2_folder, tmp_path, capsys):  # noqa: F811
+    out = tmp_path / "head.npz"
+    args = ["--model", str(gpt2_folder), "--text", TEXT, "--layer", "2", "--head", "3"]
+    assert main([*args, "--view", "weights", "--format", "npz", "-o", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == str(out)
+    from attn_explorer.lens.capture import forward
+    from attn_explorer.lens.loading import load
+
+    _, _, attentions = forward(load(str(gpt2_folder), "cpu"), TEXT)
+    with np.load(out) as data:
+        np.testing.assert_allclose(data["weights"][0], attentions[1][0, 2].numpy(), atol=1e-5)
+
+
+def test_the_model_view_as_png(bert_folder, tmp_path, capsys):  # noqa: F811
+    from PySide6.QtGui import QImage
+
+    out = tmp_path / "grid.png"
+    assert (
+        main(["--model", str(bert_folder), "--text", TEXT, "--view", "model", "-o", str(out)]) == 0
+    )
+    image = QImage(str(out))
+    assert image.width() > 3 * 20 and image.height() > 2 * 20
+
+
+def test_a_heads_script_and_json(gpt2_folder, tmp_path):  # noqa: F811
+    out = tmp_path / "head.json"
+    assert (
+        main(
+            ["--model", str(gpt2_folder), "--text", "the cat", "--view", "weights", "-o", str(out)]
+        )
+        == 0
+    )
+    assert json.loads(out.read_text())["config"]["tokens"] == ["the", "␣cat"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "status", "said"),
+    [
+        (["--layer", "4"], 2, "has layers 1 to 3; there is no layer 4."),
+        (["--head", "5"], 2, "has heads 1 to 4 in each layer; there is no head 5."),
+        (["--text", "the cat " * 40], 2, "reads at most 64."),
+        (["--view", "model", "--format", "npz"], 2, "--view model is a figure"),
+    ],
+)
+def test_refusals_are_one_line(gpt2_folder, tmp_path, capsys, extra, status, said):  # noqa: F811
+    args = ["--model", str(gpt2_folder), "--text", "the cat", "--view", "weights"]
+    assert main([*args, *extra, "-o", str(tmp_path / "x.npz")]) == status
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and said in err and err.startswith("attn-explorer export: ")
+
+
+def test_a_folder_without_a_model_is_refused(tmp_path, capsys):
+    assert main(["--model", str(tmp_path), "--text", "a", "-o", str(tmp_path / "x.png")]) == 2
+    assert "holds no model" in capsys.readouterr().err
