@@ -105,9 +105,7 @@ def run(argv: list[str]) -> int:
         print(export_model_figure(model_run, out, fmt))
         return 0
     if fmt in (*DATA_FORMATS, "py"):
-        from attn_explorer.cli.export import _export_data
-
-        return _export_data(trace, fmt, out)
+        return _write_data(trace, fmt, out)
     if args.view not in trace.arrays:
         raise UsageError(
             _("--view {view} is not an array of the head: choose one of {names}").format(
@@ -120,4 +118,21 @@ def run(argv: list[str]) -> int:
 
     create_app(["attn-explorer-export"], language=i18n.language())
     print(export_figure(trace, FigureSpec("array", args.view, 0, None), out, fmt, 1, None))
+    return 0
+
+
+def _write_data(trace: object, fmt: str, out: Path) -> int:
+    """As the toy's data export writes them (cli/export.py), for the head's trace."""
+    from attn_explorer.io import atomic, code_export, data_export
+
+    if fmt == "py":
+        written = [atomic.write_text(out, code_export.pytorch_script(trace.config))]
+    elif fmt in ("csv", "npy"):
+        written = (data_export.write_csv if fmt == "csv" else data_export.write_npy)(trace, out)
+    elif fmt == "npz":
+        written = [data_export.write_npz(trace, out)]
+    else:
+        written = [data_export.write_json(trace, out)]
+    for path in written:
+        print(path)
     return 0

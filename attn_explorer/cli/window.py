@@ -70,6 +70,15 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--report-startup", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
+        "--model", metavar=_("MODEL"), help=_("open a GPT-2 or BERT model: a folder or a hub name")
+    )
+    parser.add_argument("--text", metavar=_("TEXT"), help=_("the sentence the model reads"))
+    parser.add_argument(
+        "--device",
+        choices=("cpu", "cuda", "mps"),
+        help=_("where the model runs (default: a GPU torch sees, else the CPU)"),
+    )
+    parser.add_argument(
         "--stage",
         choices=STEP_KEYS,
         metavar=_("STAGE"),
@@ -151,6 +160,15 @@ def gui_main(argv: list[str]) -> int:
     if args.all_heads:
         window.board.show_all_heads(True)
     window.show()
+    if args.model:
+        from attn_explorer.lens.errors import LensError
+        from attn_explorer.ui.lens.open_model import open_model
+
+        try:
+            open_model(window, args.model, args.text, args.device)
+        except LensError as error:
+            _dispose(window)
+            command.exit(error.status, f"{PROG}: {error}\n")
     try:
         if args.screenshot:
             from attn_explorer.ui.screenshot import save_when_drawn

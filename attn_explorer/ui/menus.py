@@ -75,6 +75,9 @@ class WindowMenus(QObject):
         self.lessons_dialog: LessonsDialog | None = None  # built when first opened
         self.check_dialog: CheckDialog | None = None  # built when first opened
         self.check_marks: CheckMarks | None = None  # its verdicts on the matrices
+        from attn_explorer.ui.lens.open_model import add_model_actions
+
+        self.model_actions = add_model_actions(window, file_menu)  # type: ignore[arg-type]
         self._quit(file_menu)
         self._edit_menu()
         self._view_menu()

@@ -259,6 +259,9 @@ CODE = {
     *STEP_KEYS,
     *Controls.names(),
     *export.FORMATS,
+    "cpu",  # the devices a model runs on (--device), as torch names them
+    "cuda",
+    "mps",
 }
 
 

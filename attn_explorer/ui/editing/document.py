@@ -90,6 +90,7 @@ class Document(QObject):
         self.kv = EmbeddingTableModel(self.undo_stack, _tr("Keys & values"), self)
         self._controls = state.controls
         self.view = state.view
+        self.given = state.given  # a real head's weights, opened from the model view
         self._parts_open = 0  # depth of `_whole_change`s under way
         self._part_changed = False  # a part changed inside them: emit `changed` at their end
         self.queries.restore(state.queries)
@@ -111,6 +112,7 @@ class Document(QObject):
             kv=self.kv.sequence(),
             controls=self._controls,
             view=self.view,
+            given=self.given,
         )
 
     def config(self) -> AttentionConfig:
@@ -216,6 +218,7 @@ class Document(QObject):
             controls,
             weights,
             query,
+            _GivenEdit(self, self.given, state.given) if state.given is not self.given else None,
         ]
         # First: the new tables' recompute checks the view against them.
         self.view = replace(state.view, weights_array=shown, query=followed)
@@ -338,3 +341,20 @@ class _ControlsEdit:
 
     def revert(self) -> None:
         self.doc._apply_controls(self.old)
+
+
+class _GivenEdit:
+    """Set the given weights (a real head's, or none): loading a head or an example."""
+
+    nbytes = 256
+
+    def __init__(self, doc: Document, old: object, new: object) -> None:
+        self.doc, self.old, self.new = doc, old, new
+
+    def apply(self) -> None:
+        self.doc.given = self.new
+        self.doc._changed_part()
+
+    def revert(self) -> None:
+        self.doc.given = self.old
+        self.doc._changed_part()

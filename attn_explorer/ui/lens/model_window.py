@@ -1,0 +1,143 @@
+"""The model view: a window beside the lab with every layer × head of a real model's attention
+for the sentence typed in it, each head's summary under the pointer, and a click that opens that
+head in the lab (the main window's Matrices and Step through then show its real numbers).
+
+The grid is one pyqtgraph ImageItem (`attn_explorer.lens.grid`): 144 maps of a GPT-2 small are
+one image, drawn in one paint. The model runs again half a second after the last keystroke.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
+
+from attn_explorer.lens.capture import ModelRun, run
+from attn_explorer.lens.errors import LensError
+from attn_explorer.lens.grid import Grid, grid
+from attn_explorer.lens.loading import LoadedModel
+from attn_explorer.ui.i18n import tr as _tr
+from attn_explorer.ui.lens.figure import title
+
+# The main window (ui/main_window.py), not imported: it builds the menus that import this.
+LabWindow = Any
+
+TYPING_PAUSE_MS = 500
+
+
+def head_summary(model_run: ModelRun, layer: int, head: int) -> str:
+    """One line about a head (from 0), with its numbers, in the learner's language."""
+    s = model_run.summaries
+    return _tr(
+        "Layer {layer}, head {head}: entropy {entropy:.2f} bits, looks back {back:.2f} tokens "
+        "on average, weight on the previous token {previous:.2f}, on the first {first:.2f}. "
+        "Click to open it in the lab."
+    ).format(
+        layer=layer + 1,
+        head=head + 1,
+        entropy=float(s.entropy[layer, head]),
+        back=float(s.look_back[layer, head]),
+        previous=float(s.previous[layer, head]),
+        first=float(s.first[layer, head]),
+    )
+
+
+def layer_summary(model_run: ModelRun, layer: int) -> str:
+    s = model_run.summaries
+    return _tr(
+        "Layer {layer}, mean over its heads: entropy {entropy:.2f} bits, previous token "
+        "{previous:.2f}, first token {first:.2f}."
+    ).format(
+        layer=layer + 1,
+        entropy=float(s.entropy[layer].mean()),
+        previous=float(s.previous[layer].mean()),
+        first=float(s.first[layer].mean()),
+    )
+
+
+class ModelWindow(QWidget):
+    def __init__(self, lab: LabWindow, loaded: LoadedModel, text: str) -> None:
+        super().__init__(lab, Qt.WindowType.Window)
+        self.lab = lab
+        self.loaded = loaded
+        self.model_run: ModelRun | None = None
+        self.model_grid: Grid | None = None
+        self.setWindowTitle(_tr("Model view: {model}").format(model=loaded.name))
+        self.text = QLineEdit(text)
+        self.text.setPlaceholderText(_tr("Type a sentence for the model to read"))
+        self.heading = QLabel()
+        self.plot = pg.GraphicsLayoutWidget()
+        self.plot.setBackground("w")
+        self.view = self.plot.addViewBox(lockAspect=True, invertY=True, enableMenu=False)
+        self.view.setMouseEnabled(False, False)
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.view.addItem(self.image)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.text)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.summary)
+        self.timer = QTimer(self, singleShot=True, interval=TYPING_PAUSE_MS)
+        self.timer.timeout.connect(self.rerun)
+        self.text.textEdited.connect(lambda _text: self.timer.start())
+        self.plot.scene().sigMouseMoved.connect(self._hovered)
+        self.plot.scene().sigMouseClicked.connect(self._clicked)
+        self.resize(1000, 760)
+        self.rerun()
+
+    def rerun(self) -> None:
+        """Run the model on the text and draw every layer × head."""
+        try:
+            self.model_run = run(self.loaded, self.text.text())
+        except LensError as error:
+            self.summary.setText(str(error))
+            return
+        self.model_grid = grid(self.model_run.weights)
+        self.image.setImage(self.model_grid.image, autoLevels=False)
+        self.view.autoRange(padding=0.01)
+        self.heading.setText(title(self.model_run))
+        self.summary.setText(
+            _tr("Point at a head to read its summary; click it to open it in the lab.")
+        )
+
+    def _head_under(self, scene_pos: object) -> tuple[int, int] | None:
+        if self.model_grid is None:
+            return None
+        point = self.image.mapFromScene(scene_pos)
+        return self.model_grid.head_at(point.x(), point.y())
+
+    def _hovered(self, scene_pos: object) -> None:
+        found = self._head_under(scene_pos)
+        if found is not None and self.model_run is not None:
+            layer, head = found
+            self.summary.setText(
+                head_summary(self.model_run, layer, head)
+                + "\n"
+                + layer_summary(self.model_run, layer)
+            )
+
+    def _clicked(self, event: object) -> None:
+        found = self._head_under(event.scenePos())  # type: ignore[attr-defined]
+        if found is not None:
+            self.open_in_lab(*found)
+
+    def open_in_lab(self, layer: int, head: int) -> None:
+        """Head `head` of layer `layer` (from 0) as the lab's session, on its Matrices tab."""
+        from attn_explorer.lens.lab import head_config
+        from attn_explorer.model.state import ExplorerState
+
+        assert self.model_run is not None
+        config = head_config(self.model_run, layer, head)
+        state = ExplorerState.from_config(config, view=self.lab.doc.view)
+        label = _tr("Open layer {layer}, head {head} of {model}").format(
+            layer=layer + 1, head=head + 1, model=self.loaded.name
+        )
+        self.lab.doc.load_state(state, label)
+        self.lab.show_tab(0)
+        self.lab.notify(label)
+        self.lab.raise_()
+        self.lab.activateWindow()

@@ -1,0 +1,56 @@
+"""The model view on a tiny GPT-2: every layer × head drawn as one image, a head's summary under
+the pointer, and a click that opens the head in the lab with the model's own numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("transformers")
+
+from tests.lens.conftest import TEXT, gpt2_folder  # noqa: F401
+
+
+@pytest.fixture
+def model_view(window, gpt2_folder):  # noqa: F811
+    from attn_explorer.ui.lens.open_model import open_model
+
+    view = open_model(window, str(gpt2_folder), TEXT, "cpu")
+    yield view
+    view.close()
+    view.deleteLater()
+    del window.model_view
+
+
+def test_the_grid_is_one_image_of_every_layer_and_head(model_view):
+    grid = model_view.model_grid
+    assert (grid.layers, grid.heads) == (3, 4)
+    assert model_view.image.image.shape == grid.image.shape
+    assert model_view.heading.text().endswith("3 layers × 4 heads, 13 tokens")
+
+
+def test_a_heads_summary_names_its_numbers(model_view):
+    from attn_explorer.ui.lens.model_window import head_summary
+
+    text = head_summary(model_view.model_run, 1, 2)
+    entropy = model_view.model_run.summaries.entropy[1, 2]
+    assert text.startswith(f"Layer 2, head 3: entropy {entropy:.2f} bits")
+
+
+def test_a_head_summary_in_vietnamese_keeps_the_decimal_point(model_view, vietnamese):
+    from attn_explorer.ui.lens.model_window import head_summary
+
+    text = head_summary(model_view.model_run, 0, 0)
+    assert text.startswith("Tầng 1, đầu 1") and "," not in text.split(":")[1].split(" ")[2]
+
+
+def test_clicking_a_head_opens_it_in_the_lab(model_view, window, wait_settled):
+    from attn_explorer.lens.capture import forward
+
+    model_view.open_in_lab(2, 1)
+    wait_settled(window)
+    config = window.doc.config()
+    assert config.given is not None and config.d_in == 32 and config.causal
+    _, _, attentions = forward(model_view.loaded, TEXT)
+    np.testing.assert_allclose(window.trace.weights[0], attentions[2][0, 1].numpy(), atol=1e-5)
+    assert window.tabs.currentIndex() == 0
