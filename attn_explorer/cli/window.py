@@ -74,6 +74,11 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--text", metavar=_("TEXT"), help=_("the sentence the model reads"))
     parser.add_argument(
+        "--open-head",
+        metavar=_("LAYER:HEAD"),
+        help=_("open this head of the --model in the lab (counted from 1), e.g. 1:3"),
+    )
+    parser.add_argument(
         "--device",
         choices=("cpu", "cuda", "mps"),
         help=_("where the model runs (default: a GPU torch sees, else the CPU)"),
@@ -165,10 +170,21 @@ def gui_main(argv: list[str]) -> int:
         from attn_explorer.ui.lens.open_model import open_model
 
         try:
-            open_model(window, args.model, args.text, args.device)
+            model_view = open_model(window, args.model, args.text, args.device)
+            if args.open_head:
+                from attn_explorer.ui.lens.open_model import open_head
+
+                open_head(window, model_view, args.open_head, args.stage)
         except LensError as error:
             _dispose(window)
             command.exit(error.status, f"{PROG}: {error}\n")
+        if args.screenshot and not args.open_head:  # the model view is the picture
+            from attn_explorer.ui.lens.open_model import save_model_view
+
+            try:
+                return save_model_view(app, model_view, args.screenshot)
+            finally:
+                _dispose(window)
     try:
         if args.screenshot:
             from attn_explorer.ui.screenshot import save_when_drawn

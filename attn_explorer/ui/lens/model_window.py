@@ -70,7 +70,13 @@ class ModelWindow(QWidget):
         self.heading = QLabel()
         self.plot = pg.GraphicsLayoutWidget()
         self.plot.setBackground("w")
-        self.view = self.plot.addViewBox(lockAspect=True, invertY=True, enableMenu=False)
+        self.axes = self.plot.addPlot(enableMenu=False)
+        self.axes.hideButtons()
+        self.axes.showAxis("top")
+        self.axes.hideAxis("bottom")
+        self.view = self.axes.getViewBox()
+        self.view.setAspectLocked(True)
+        self.view.invertY(True)
         self.view.setMouseEnabled(False, False)
         self.image = pg.ImageItem(axisOrder="row-major")
         self.view.addItem(self.image)
@@ -98,11 +104,26 @@ class ModelWindow(QWidget):
             return
         self.model_grid = grid(self.model_run.weights)
         self.image.setImage(self.model_grid.image, autoLevels=False)
+        self._label_axes(self.model_grid)
         self.view.autoRange(padding=0.01)
         self.heading.setText(title(self.model_run))
         self.summary.setText(
             _tr("Point at a head to read its summary; click it to open it in the lab.")
         )
+
+    def _label_axes(self, model_grid: Grid) -> None:
+        """Layers down the left, heads along the top, at the middle of their maps."""
+        middle = model_grid.tile / 2
+        heads = [
+            (model_grid.origin(0, h)[0] + middle, _tr("H{number}").format(number=h + 1))
+            for h in range(model_grid.heads)
+        ]
+        layers = [
+            (model_grid.origin(layer, 0)[1] + middle, _tr("L{number}").format(number=layer + 1))
+            for layer in range(model_grid.layers)
+        ]
+        self.axes.getAxis("top").setTicks([heads])
+        self.axes.getAxis("left").setTicks([layers])
 
     def _head_under(self, scene_pos: object) -> tuple[int, int] | None:
         if self.model_grid is None:

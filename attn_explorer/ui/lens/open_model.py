@@ -67,3 +67,48 @@ def add_model_actions(window: LabWindow, file_menu: QMenu) -> list[QAction]:
     file_menu.addActions([folder, name])
     file_menu.addSeparator()
     return [folder, name]
+
+
+def open_head(window: LabWindow, view: ModelWindow, spec: str, stage: str | None) -> None:
+    """`--open-head LAYER:HEAD` (from 1): that head in the lab, on `stage` if one is given."""
+    from dataclasses import replace
+
+    from attn_explorer.lens.heads import check_head
+
+    parts = spec.replace(",", ":").split(":")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise LensError(
+            _tr("--open-head takes LAYER:HEAD, counted from 1, e.g. 1:3; not {spec}").format(
+                spec=spec
+            ),
+            2,
+        )
+    layer, head = (int(p) for p in parts)
+    assert view.model_run is not None
+    check_head(view.model_run, layer, head)
+    view.open_in_lab(layer - 1, head - 1)
+    # Asked for on the command line, as a session named there is: nothing to save yet.
+    window.doc.undo_stack.setClean()
+    if stage:
+        window.apply_view(replace(window.doc.view, tab="steps", stage=stage))
+
+
+def save_model_view(app: QApplication, view: ModelWindow, path: str) -> int:
+    """`--model … --screenshot OUT.png`: the model view, once drawn."""
+    from PySide6.QtCore import QTimer
+
+    from attn_explorer.io import atomic
+    from attn_explorer.ui.export.render import encoded
+
+    outcome = {"status": 1}
+
+    def save() -> None:
+        data = encoded(view.grab().toImage(), path.rsplit(".", 1)[-1].lower())
+        if data is not None:
+            atomic.write_bytes(path, data)
+            outcome["status"] = 0
+        app.exit(outcome["status"])
+
+    QTimer.singleShot(300, save)
+    app.exec()
+    return outcome["status"]

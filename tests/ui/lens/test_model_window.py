@@ -54,3 +54,20 @@ def test_clicking_a_head_opens_it_in_the_lab(model_view, window, wait_settled):
     _, _, attentions = forward(model_view.loaded, TEXT)
     np.testing.assert_allclose(window.trace.weights[0], attentions[2][0, 1].numpy(), atol=1e-5)
     assert window.tabs.currentIndex() == 0
+
+
+def test_open_head_from_the_command_line_counts_from_one_and_leaves_nothing_to_save(
+    model_view, window, wait_settled
+):
+    from attn_explorer.lens.errors import LensError
+    from attn_explorer.ui.lens.open_model import open_head
+
+    with pytest.raises(LensError, match="LAYER:HEAD"):
+        open_head(window, model_view, "three", None)
+    with pytest.raises(LensError, match="there is no head 5"):
+        open_head(window, model_view, "1:5", None)
+    open_head(window, model_view, "3:4", "scores")
+    wait_settled(window)
+    assert window.doc.undo_stack.isClean()
+    assert window.stepper.stage == "scores"
+    assert window.statusBar().currentMessage() == "Open layer 3, head 4 of " + model_view.loaded.name
