@@ -170,7 +170,7 @@ def gui_main(argv: list[str]) -> int:
         from attn_explorer.ui.lens.open_model import open_model
 
         try:
-            model_view = open_model(window, args.model, args.text, args.device)
+            model_view = open_model(window, args.model, args.text, args.device, wait=True)
             if args.open_head:
                 from attn_explorer.ui.lens.open_model import open_head
 

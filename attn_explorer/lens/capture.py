@@ -17,7 +17,7 @@ float32.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -39,6 +39,7 @@ class ModelRun:
     inputs: np.ndarray  # (layers, n, d_model) float32: what each attention module read
     weights: np.ndarray  # (layers, heads, n, n) float16: the model's own attention weights
     summaries: HeadSummaries
+    rows_cache: dict = field(default_factory=dict, repr=False)  # lens.lab.layer_rows
 
     @property
     def n(self) -> int:

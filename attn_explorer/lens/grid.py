@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
 GAP = 4  # pixels between maps
 # From the paper's white to the window's deep blue (the heatmaps' own colours are Qt's).
@@ -42,18 +43,17 @@ class Grid:
         return head * step, layer * step
 
 
-def _edges(n: int, tile: int) -> np.ndarray:
-    return np.linspace(0, n, tile + 1).astype(int)[:-1]
-
-
 def pooled(weights: np.ndarray, tile: int) -> np.ndarray:
-    """(..., n, n) → (..., t, t) with t = min(n, tile), each cell its block's largest weight."""
+    """(layers, heads, n, n) → (layers, heads, t, t) with t = min(n, tile), each cell its
+    block's largest weight (torch's pooling: numpy's float16 reductions took 0.8 s for a GPT-2
+    small at 512 tokens)."""
     n = weights.shape[-1]
     if n <= tile:
         return weights.astype(np.float32)
-    edges = _edges(n, tile)
-    rows = np.maximum.reduceat(weights, edges, axis=-2)
-    return np.maximum.reduceat(rows, edges, axis=-1).astype(np.float32)
+    layers, heads = weights.shape[:2]
+    maps = torch.from_numpy(weights).reshape(layers * heads, 1, n, n)
+    out = torch.nn.functional.adaptive_max_pool2d(maps.float(), tile)
+    return out.reshape(layers, heads, tile, tile).numpy()
 
 
 def shade(maps: np.ndarray) -> np.ndarray:

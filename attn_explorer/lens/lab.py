@@ -17,6 +17,15 @@ from attn_explorer.lens.capture import ModelRun
 from attn_explorer.lens.heads import head_arrays
 
 
+def layer_rows(run: ModelRun, layer: int) -> tuple[tuple[float, ...], ...]:
+    """The layer's input rows as the config's table, made once per layer: every head of a
+    layer shares it, and the engine checks a table it has seen (the same object) at once."""
+    cache = run.rows_cache
+    if layer not in cache:
+        cache[layer] = tuple(map(tuple, run.inputs[layer].astype(float).tolist()))
+    return cache[layer]
+
+
 def head_config(run: ModelRun, layer: int, head: int) -> AttentionConfig:
     """The lab's config of head `head` in layer `layer` (both from 0)."""
     arrays = head_arrays(run, layer, head)
@@ -30,7 +39,7 @@ def head_config(run: ModelRun, layer: int, head: int) -> AttentionConfig:
     )
     return AttentionConfig(
         tokens=run.tokens,
-        embeddings=arrays.x,
+        embeddings=layer_rows(run, layer),
         projection="linear",
         d_out=run.loaded.d_head,
         num_heads=1,

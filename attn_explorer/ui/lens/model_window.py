@@ -15,11 +15,11 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from attn_explorer.lens.capture import ModelRun, run
-from attn_explorer.lens.errors import LensError
 from attn_explorer.lens.grid import Grid, grid
 from attn_explorer.lens.loading import LoadedModel
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.lens.figure import title
+from attn_explorer.ui.lens.runner import ModelRunner
 
 # The main window (ui/main_window.py), not imported: it builds the menus that import this.
 LabWindow = Any
@@ -58,7 +58,9 @@ def layer_summary(model_run: ModelRun, layer: int) -> str:
 
 
 class ModelWindow(QWidget):
-    def __init__(self, lab: LabWindow, loaded: LoadedModel, text: str) -> None:
+    def __init__(self, lab: LabWindow, loaded: LoadedModel, text: str, wait: bool = False) -> None:
+        """`wait`: run the first text on this thread, as the command line's screenshot and the
+        tests want the grid there when the window is."""
         super().__init__(lab, Qt.WindowType.Window)
         self.lab = lab
         self.loaded = loaded
@@ -93,16 +95,31 @@ class ModelWindow(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._hovered)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
         self.resize(1000, 760)
-        self.rerun()
+        self.runner = ModelRunner(self._work, self)
+        self.runner.done.connect(self.show_run)
+        self.runner.failed.connect(self.summary.setText)
+        if wait:
+            self.show_run(self._work(text))
+        else:
+            self.rerun()
+
+    def _work(self, text: str) -> tuple[ModelRun, Grid]:
+        """Off the window's thread: the forward pass and the grid image."""
+        model_run = run(self.loaded, text)
+        return model_run, grid(model_run.weights)
 
     def rerun(self) -> None:
-        """Run the model on the text and draw every layer × head."""
-        try:
-            self.model_run = run(self.loaded, self.text.text())
-        except LensError as error:
-            self.summary.setText(str(error))
-            return
-        self.model_grid = grid(self.model_run.weights)
+        """Run the model on the text (in the runner's thread) and draw every layer × head."""
+        self.heading.setText(_tr("Running {model}…").format(model=self.loaded.name))
+        self.runner.ask(self.text.text())
+
+    def closeEvent(self, event: object) -> None:
+        self.timer.stop()
+        self.runner.stop()
+        super().closeEvent(event)  # type: ignore[arg-type]
+
+    def show_run(self, result: tuple[ModelRun, Grid]) -> None:
+        self.model_run, self.model_grid = result
         self.image.setImage(self.model_grid.image, autoLevels=False)
         self._label_axes(self.model_grid)
         self.view.autoRange(padding=0.01)

@@ -22,9 +22,14 @@ DEFAULT_TEXT = "Your journey starts with one step"
 
 
 def open_model(
-    window: LabWindow, source: str, text: str | None = None, device: str | None = None
+    window: LabWindow,
+    source: str,
+    text: str | None = None,
+    device: str | None = None,
+    wait: bool = False,
 ) -> ModelWindow:
-    """Open `source` and show its model view; LensError with the sentence if it cannot be."""
+    """Open `source` and show its model view; LensError with the sentence if it cannot be.
+    `wait`: the first text's grid is drawn before this returns (see ModelWindow)."""
     from attn_explorer.lens.loading import load
     from attn_explorer.ui.lens.model_window import ModelWindow
 
@@ -33,7 +38,7 @@ def open_model(
         loaded = load(source, device)
     finally:
         QApplication.restoreOverrideCursor()
-    view = ModelWindow(window, loaded, text or DEFAULT_TEXT)
+    view = ModelWindow(window, loaded, text or DEFAULT_TEXT, wait)
     window.model_view = view  # kept: a window without a reference would be collected
     view.show()
     return view

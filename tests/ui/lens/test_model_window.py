@@ -15,7 +15,7 @@ from tests.lens.conftest import TEXT, gpt2_folder  # noqa: F401
 def model_view(window, gpt2_folder):  # noqa: F811
     from attn_explorer.ui.lens.open_model import open_model
 
-    view = open_model(window, str(gpt2_folder), TEXT, "cpu")
+    view = open_model(window, str(gpt2_folder), TEXT, "cpu", wait=True)
     yield view
     view.close()
     view.deleteLater()
@@ -70,4 +70,21 @@ def test_open_head_from_the_command_line_counts_from_one_and_leaves_nothing_to_s
     wait_settled(window)
     assert window.doc.undo_stack.isClean()
     assert window.stepper.stage == "scores"
-    assert window.statusBar().currentMessage() == "Open layer 3, head 4 of " + model_view.loaded.name
+    assert (
+        window.statusBar().currentMessage() == "Open layer 3, head 4 of " + model_view.loaded.name
+    )
+
+
+def test_typing_runs_the_model_again_off_the_windows_thread(model_view, qtbot):
+    model_view.text.setText("the dog sat")
+    model_view.rerun()
+    assert model_view.runner.busy or model_view.model_run.tokens == ("the", "␣dog", "␣sat")
+    qtbot.waitUntil(lambda: model_view.model_run.tokens == ("the", "␣dog", "␣sat"), timeout=30_000)
+    assert model_view.model_grid.image.shape[0] == 3 * 48 + 2 * 4  # 3 tokens, enlarged
+    assert model_view.heading.text().endswith("3 tokens")
+
+
+def test_text_too_long_is_said_under_the_grid(model_view, qtbot):
+    model_view.text.setText("the cat " * 50)
+    model_view.rerun()
+    qtbot.waitUntil(lambda: "reads at most 64" in model_view.summary.text(), timeout=30_000)

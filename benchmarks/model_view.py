@@ -1,0 +1,142 @@
+"""Measured speed of the model view: `python -m benchmarks.model_view [--tokens 512]`.
+
+A GPT-2 small-sized model (12 layers × 12 heads, d_model 768, 1,024 positions) with random
+weights, built from its configuration (no download) and saved to a temporary folder, opened
+through the lens as a user's folder is. Printed, never asserted:
+
+- the model view after the last keystroke: the forward pass with every layer's attention
+  captured (`lens.capture.run`) plus the grid image (`lens.grid.grid`), p50/max of 3, and the
+  same with the image drawn into the model view's ImageItem (offscreen), the issue's target
+  being 2 s on two cores;
+- switching the open head: the head recomputed and turned into the lab's config
+  (`lens.lab.head_config`) and computed by the engine, the target 50 ms.
+
+Needs the `models` extra (transformers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "the",
+    "lazy",
+    "dog",
+    "while",
+    "a",
+    "cat",
+    "sleeps",
+    "on",
+    "the",
+    "warm",
+    "mat",
+]
+
+
+def _timed(fn, repeats: int) -> tuple[list[float], object]:
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - start)
+    return times, result
+
+
+def build(folder: Path) -> Path:
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import GPT2Config, GPT2Model, PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    tok.train_from_iterator([" ".join(WORDS)] * 4, trainer)
+    PreTrainedTokenizerFast(tokenizer_object=tok).save_pretrained(folder)
+    torch.manual_seed(0)
+    config = GPT2Config(vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12)
+    GPT2Model(config).save_pretrained(folder)
+    return folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=512)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    import torch
+
+    from attn_explorer.engine import compute
+    from attn_explorer.lens.capture import run
+    from attn_explorer.lens.grid import grid
+    from attn_explorer.lens.lab import head_config
+    from attn_explorer.lens.loading import load
+
+    with tempfile.TemporaryDirectory() as tmp:
+        loaded = load(str(build(Path(tmp))), "cpu")
+        text = " ".join(WORDS[i % len(WORDS)] for i in range(args.tokens * 2))
+        ids = loaded.tokenizer(text)["input_ids"][: args.tokens]
+        text = loaded.tokenizer.decode(ids)
+        while len(loaded.tokenizer(text)["input_ids"]) > args.tokens:
+            text = text.rsplit(" ", 1)[0]
+        n = len(loaded.tokenizer(text)["input_ids"])
+        print(
+            f"GPT-2 small-sized, random weights, {n} tokens, "
+            f"torch threads {torch.get_num_threads()}"
+        )
+        forward, model_run = _timed(lambda: run(loaded, text), args.repeats)
+        image, model_grid = _timed(lambda: grid(model_run.weights), args.repeats)
+        total = [f + g for f, g in zip(forward, image, strict=True)]
+        print(
+            f"  model view (forward + capture + grid): p50 {statistics.median(total):.2f} s, "
+            f"max {max(total):.2f} s (forward {statistics.median(forward):.2f} s, "
+            f"grid {statistics.median(image) * 1000:.0f} ms)"
+        )
+        import pyqtgraph as pg
+
+        from attn_explorer.ui.app import create_app
+
+        app = create_app(["bench"])
+        widget = pg.GraphicsLayoutWidget()
+        item = pg.ImageItem(axisOrder="row-major")
+        widget.addViewBox().addItem(item)
+        widget.resize(1000, 700)
+        widget.show()
+
+        def draw():
+            item.setImage(model_grid.image, autoLevels=False)
+            widget.repaint()
+            app.processEvents()
+
+        drawn, _ = _timed(draw, args.repeats)
+        print(f"  drawing the grid's one image: p50 {statistics.median(drawn) * 1000:.0f} ms")
+        heads = [(layer, head) for layer in range(12) for head in (0, 5, 11)]
+        switch = []
+        for layer, head in heads:
+            start = time.perf_counter()
+            compute(head_config(model_run, layer, head))
+            switch.append(time.perf_counter() - start)
+        print(
+            f"  switching the open head (recompute + config + engine), {len(heads)} heads: "
+            f"p50 {statistics.median(switch) * 1000:.0f} ms, max {max(switch) * 1000:.0f} ms"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
