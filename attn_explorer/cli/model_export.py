@@ -104,7 +104,9 @@ def run(argv: list[str]) -> int:
         create_app(["attn-explorer-export"], language=i18n.language())
         print(export_model_figure(model_run, out, fmt))
         return 0
-    if fmt in (*DATA_FORMATS, "py"):
+    if fmt == "py":  # the model itself, from the same folder or name
+        return _write_model_script(model_run, args, out)
+    if fmt in DATA_FORMATS:
         return _write_data(trace, fmt, out)
     if args.view not in trace.arrays:
         raise UsageError(
@@ -135,4 +137,20 @@ def _write_data(trace: object, fmt: str, out: Path) -> int:
         written = [data_export.write_json(trace, out)]
     for path in written:
         print(path)
+    return 0
+
+
+def _write_model_script(model_run: object, args: argparse.Namespace, out: Path) -> int:
+    import math
+
+    from attn_explorer.io import atomic
+    from attn_explorer.io.model_script import model_script
+
+    loaded = model_run.loaded
+    scale, temperature = loaded.scale_temperature(args.layer - 1)
+    divisor = (math.sqrt(loaded.d_head) if scale else 1.0) * temperature
+    script = model_script(
+        loaded.source, loaded.family, args.text, args.layer, args.head, loaded.causal, divisor
+    )
+    print(atomic.write_text(out, script))
     return 0

@@ -73,3 +73,26 @@ def test_refusals_are_one_line(gpt2_folder, tmp_path, capsys, extra, status, sai
 def test_a_folder_without_a_model_is_refused(tmp_path, capsys):
     assert main(["--model", str(tmp_path), "--text", "a", "-o", str(tmp_path / "x.png")]) == 2
     assert "holds no model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("family", ["gpt2", "bert"])
+def test_the_script_loads_the_model_and_prints_the_heads_numbers(
+    family, gpt2_folder, bert_folder, tmp_path  # noqa: F811
+):
+    from tests.io.test_code_export import parse_printout
+    from tests.scripts import run_in_process
+
+    folder = gpt2_folder if family == "gpt2" else bert_folder
+    out = tmp_path / "head.py"
+    args = ["--model", str(folder), "--text", TEXT, "--layer", "2", "--head", "3"]
+    assert main([*args, "--view", "weights", "-o", str(out)]) == 0
+    result = run_in_process(out)
+    assert result.returncode == 0, result.stderr
+    blocks = parse_printout(result.stdout)
+    from attn_explorer.lens.capture import forward
+    from attn_explorer.lens.loading import load
+
+    _, _, attentions = forward(load(str(folder), "cpu"), TEXT)
+    np.testing.assert_allclose(blocks["weights"], attentions[1][0, 2].numpy(), atol=1e-5)
+    difference = float(result.stdout.rsplit(":", 1)[1])
+    assert difference < 1e-5
