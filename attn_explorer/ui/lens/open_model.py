@@ -57,10 +57,54 @@ def _ask_and_open(window: LabWindow, by_name: bool) -> None:
         source = QFileDialog.getExistingDirectory(window, _tr("Open Model Folder"))
         if not source:
             return
-    try:
-        open_model(window, source.strip())
-    except LensError as error:
-        QMessageBox.warning(window, _tr("Cannot open the model"), str(error))
+    open_in_background(window, source.strip())
+
+
+def open_in_background(window: LabWindow, source: str) -> None:
+    """Open `source` in a thread (a hub name may download for minutes) behind a progress
+    dialog whose Cancel drops the model when it arrives; then show its model view."""
+    from PySide6.QtWidgets import QProgressDialog
+
+    from attn_explorer.lens.loading import load
+    from attn_explorer.ui.lens.model_window import ModelWindow
+    from attn_explorer.ui.lens.runner import _Job
+
+    cancelled = {"yes": False}
+    dialog = QProgressDialog(
+        _tr("Opening {model}… (a hub name is downloaded once, into the usual cache)").format(
+            model=source
+        ),
+        _tr("Cancel"),
+        0,
+        0,
+        window,
+    )
+    dialog.setWindowTitle(_tr("Open Model"))
+    dialog.setMinimumDuration(0)
+    job = _Job(lambda: load(source, cancelled=lambda: cancelled["yes"]), window)
+    window.model_loader = job  # kept until it ends
+
+    def cancel() -> None:
+        cancelled["yes"] = True
+        window.notify(_tr("Opening {model} was cancelled.").format(model=source))
+
+    def ended(loaded: object, error: str | None) -> None:
+        job.wait()
+        dialog.reset()
+        dialog.deleteLater()
+        if cancelled["yes"]:
+            return
+        if error is not None:
+            QMessageBox.warning(window, _tr("Cannot open the model"), error)
+            return
+        view = ModelWindow(window, loaded, DEFAULT_TEXT)
+        window.model_view = view
+        view.show()
+
+    dialog.canceled.connect(cancel)
+    job.finishedWith.connect(ended)
+    job.start()
+    dialog.show()
 
 
 def add_model_actions(window: LabWindow, file_menu: QMenu) -> list[QAction]:

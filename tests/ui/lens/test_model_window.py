@@ -6,13 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("transformers")
-
-from tests.lens.conftest import TEXT, gpt2_folder  # noqa: F401
+from tests.lens.conftest import TEXT
 
 
 @pytest.fixture
-def model_view(window, gpt2_folder):  # noqa: F811
+def model_view(window, gpt2_folder):
     from attn_explorer.ui.lens.open_model import open_model
 
     view = open_model(window, str(gpt2_folder), TEXT, "cpu", wait=True)
