@@ -12,7 +12,16 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from attn_explorer.lens.capture import ModelRun, run
 from attn_explorer.lens.grid import Grid, grid
@@ -89,6 +98,17 @@ class ModelWindow(QWidget):
         layout.addWidget(self.heading)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.summary)
+        buttons = QHBoxLayout()
+        self.save_figure = QPushButton(_tr("Save &Figure…"))
+        self.save_figure.clicked.connect(self._ask_figure)
+        self.save_script = QPushButton(_tr("Save &Script of the Open Head…"))
+        self.save_script.clicked.connect(self._ask_script)
+        self.save_script.setEnabled(False)
+        buttons.addWidget(self.save_figure)
+        buttons.addWidget(self.save_script)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.opened: tuple[int, int] | None = None  # the head last opened in the lab
         self.timer = QTimer(self, singleShot=True, interval=TYPING_PAUSE_MS)
         self.timer.timeout.connect(self.rerun)
         self.text.textEdited.connect(lambda _text: self.timer.start())
@@ -175,7 +195,69 @@ class ModelWindow(QWidget):
             layer=layer + 1, head=head + 1, model=self.loaded.name
         )
         self.lab.doc.load_state(state, label)
+        self.opened = (layer, head)
+        self.save_script.setEnabled(True)
         self.lab.show_tab(0)
         self.lab.notify(label)
         self.lab.raise_()
         self.lab.activateWindow()
+
+    def _ask_figure(self) -> None:
+        path, _filter = QFileDialog.getSaveFileName(
+            self, _tr("Save Figure"), "model-view.png", "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"
+        )
+        if path:
+            self.write_figure(path)
+
+    def write_figure(self, path: str) -> None:
+        """The model view as png, svg or pdf (by the name's extension; png otherwise)."""
+        from pathlib import Path
+
+        from attn_explorer.ui.lens.figure import export_model_figure
+
+        if self.model_run is None:
+            return
+        fmt = Path(path).suffix.lower().lstrip(".")
+        if fmt not in ("png", "svg", "pdf"):
+            fmt, path = "png", path + ".png"
+        try:
+            export_model_figure(self.model_run, Path(path), fmt)
+        except OSError as error:
+            QMessageBox.warning(self, _tr("Cannot save"), str(error))
+            return
+        self.lab.notify(_tr("Saved {path}").format(path=path))
+
+    def _ask_script(self) -> None:
+        path, _filter = QFileDialog.getSaveFileName(
+            self, _tr("Save Script"), "head.py", "Python (*.py)"
+        )
+        if path:
+            self.write_script(path)
+
+    def write_script(self, path: str) -> None:
+        """A PyTorch script that loads this model and prints the open head's numbers."""
+        import math
+
+        from attn_explorer.io import atomic
+        from attn_explorer.io.model_script import model_script
+
+        if self.opened is None or self.model_run is None:
+            return
+        layer, head = self.opened
+        scale, temperature = self.loaded.scale_temperature(layer)
+        divisor = (math.sqrt(self.loaded.d_head) if scale else 1.0) * temperature
+        script = model_script(
+            self.loaded.source,
+            self.loaded.family,
+            self.model_run.text,
+            layer + 1,
+            head + 1,
+            self.loaded.causal,
+            divisor,
+        )
+        try:
+            atomic.write_text(path, script)
+        except OSError as error:
+            QMessageBox.warning(self, _tr("Cannot save"), str(error))
+            return
+        self.lab.notify(_tr("Saved {path}").format(path=path))

@@ -86,3 +86,20 @@ def test_text_too_long_is_said_under_the_grid(model_view, qtbot):
     model_view.text.setText("the cat " * 50)
     model_view.rerun()
     qtbot.waitUntil(lambda: "reads at most 64" in model_view.summary.text(), timeout=30_000)
+
+
+def test_the_model_view_saves_its_figure_and_the_open_heads_script(model_view, tmp_path):
+    from PySide6.QtGui import QImage
+
+    model_view.write_figure(str(tmp_path / "grid.png"))
+    assert QImage(str(tmp_path / "grid.png")).width() > 4 * 48
+    model_view.write_figure(str(tmp_path / "grid.svg"))
+    assert (tmp_path / "grid.svg").read_text().lstrip().startswith("<?xml")
+    assert not model_view.save_script.isEnabled()
+    model_view.open_in_lab(1, 2)
+    assert model_view.save_script.isEnabled()
+    model_view.write_script(str(tmp_path / "head.py"))
+    script = (tmp_path / "head.py").read_text()
+    assert "LAYER = 2\nHEAD = 3\n" in script
+    assert f'MODEL = "{model_view.loaded.source}"' in script
+    compile(script, "head.py", "exec")
