@@ -12,14 +12,15 @@ from attn_explorer.cli.export import main
 
 pytest.importorskip("transformers")
 
-from tests.lens.conftest import (  # noqa: F401
-    TEXT,
-    bert_folder,
-    gpt2_folder,
-)
+from tests.lens import conftest as lens
+
+TEXT = lens.TEXT
+# The tiny models, built once per session (tests/lens/conftest.py).
+gpt2_folder = lens.gpt2_folder
+bert_folder = lens.bert_folder
 
 
-def test_a_heads_weights_as_npz_equal_the_models(gpt2_folder, tmp_path, capsys):  # noqa: F811
+def test_a_heads_weights_as_npz_equal_the_models(gpt2_folder, tmp_path, capsys):
     out = tmp_path / "head.npz"
     args = ["--model", str(gpt2_folder), "--text", TEXT, "--layer", "2", "--head", "3"]
     assert main([*args, "--view", "weights", "--format", "npz", "-o", str(out)]) == 0
@@ -32,7 +33,7 @@ def test_a_heads_weights_as_npz_equal_the_models(gpt2_folder, tmp_path, capsys):
         np.testing.assert_allclose(data["weights"][0], attentions[1][0, 2].numpy(), atol=1e-5)
 
 
-def test_the_model_view_as_png(bert_folder, tmp_path, capsys):  # noqa: F811
+def test_the_model_view_as_png(bert_folder, tmp_path, capsys):
     from PySide6.QtGui import QImage
 
     out = tmp_path / "grid.png"
@@ -43,7 +44,7 @@ def test_the_model_view_as_png(bert_folder, tmp_path, capsys):  # noqa: F811
     assert image.width() > 3 * 20 and image.height() > 2 * 20
 
 
-def test_a_heads_script_and_json(gpt2_folder, tmp_path):  # noqa: F811
+def test_a_heads_script_and_json(gpt2_folder, tmp_path):
     out = tmp_path / "head.json"
     assert (
         main(
@@ -63,7 +64,7 @@ def test_a_heads_script_and_json(gpt2_folder, tmp_path):  # noqa: F811
         (["--view", "model", "--format", "npz"], 2, "--view model is a figure"),
     ],
 )
-def test_refusals_are_one_line(gpt2_folder, tmp_path, capsys, extra, status, said):  # noqa: F811
+def test_refusals_are_one_line(gpt2_folder, tmp_path, capsys, extra, status, said):
     args = ["--model", str(gpt2_folder), "--text", "the cat", "--view", "weights"]
     assert main([*args, *extra, "-o", str(tmp_path / "x.npz")]) == status
     err = capsys.readouterr().err
@@ -77,7 +78,10 @@ def test_a_folder_without_a_model_is_refused(tmp_path, capsys):
 
 @pytest.mark.parametrize("family", ["gpt2", "bert"])
 def test_the_script_loads_the_model_and_prints_the_heads_numbers(
-    family, gpt2_folder, bert_folder, tmp_path  # noqa: F811
+    family,
+    gpt2_folder,
+    bert_folder,
+    tmp_path,
 ):
     from tests.io.test_code_export import parse_printout
     from tests.scripts import run_in_process
