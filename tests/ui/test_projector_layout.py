@@ -1,6 +1,7 @@
 """The window at a projector (1024 × 768) and at 150 % text: every token labelled, values
 that are left out said to be left out, and no control or text cut where it cannot be read."""
 
+import numpy as np
 import pytest
 from PySide6.QtGui import QFontMetricsF
 
@@ -32,7 +33,10 @@ def test_every_matrix_labels_all_six_tokens(at_size, size):
     window = at_size(*size)
     for key in ("scores", "mask", "weights"):
         plot = window.board.views[key].plot
-        assert plot.tick_labels == (TOKENS, TOKENS), key
+        rows_labelled = plot.tick_labels[0] if plot.row_labels_shown else TOKENS
+        if not plot.row_labels_shown:  # left to the scores beside it, on the same rows
+            assert window.board.arrangement.rows[0][:2] == ("scores", "weights")
+        assert (rows_labelled, plot.tick_labels[1]) == (TOKENS, TOKENS), key
         if plot.top_axis.angle == 90:  # upright labels one line apart at least: no overlap
             line = QFontMetricsF(plot.axis_font).height()
             assert plot.view.size().width() / len(TOKENS) >= line, key
@@ -56,7 +60,7 @@ def notice(window) -> str:
 
 def test_values_left_out_for_want_of_room_are_said_to_be(at_size, qtbot):
     """At 1024 × 768 the scores, weights, Q, K, V and context were drawn without values,
-    and nothing said why; F9 (which hides the controls) brings them back."""
+    and nothing said why. Q, K and V give way there, and the notice says so."""
     window = at_size(1500, 940)
     qtbot.waitUntil(lambda: "whole" in window.board.values_written())
     assert set(window.board.values_written()) == {"whole"}
@@ -64,44 +68,45 @@ def test_values_left_out_for_want_of_room_are_said_to_be(at_size, qtbot):
     window = at_size(1024, 768)
     qtbot.waitUntil(lambda: notice(window) != "")
     assert notice(window) == (
-        "Values hidden where the cells are too small. F9 (hide the controls) or a larger "
+        "Q, K, V and the context hidden for want of room. F9 (hide the controls) or a larger "
         "window makes room."
+    ) or notice(window) == (
+        "Q, K and V hidden for want of room. F9 (hide the controls) or a larger window makes room."
     )
     label = window.board.values_notice
     assert label.text() == notice(window)  # whole, on its line
-    assert window.board.views["scores"].plot.values_written() == "hidden"
-    assert window.board.views["mask"].plot.values_written() == "whole"  # its 0s and 1s
+    assert set(window.board.values_written()) == {"whole"}
+    assert not window.board.views["queries"].isVisible()
     window.controls_action.trigger()  # F9
-    qtbot.waitUntil(lambda: "hidden" not in window.board.values_written())
     qtbot.waitUntil(lambda: "F9" not in notice(window))
-    # The whole width: Q, K, V and the context in four decimals, scores and weights in two.
-    assert window.board.values_written()[:3] == ["rounded", "whole", "rounded"]
-    assert notice(window) == (
-        "Values rounded to 2 decimals where the cells are too small for 4. A larger window "
-        "makes room."
-    )
+    assert set(window.board.values_written()) == {"whole"}
     window.controls_action.trigger()
     at_size(1500, 940)
     qtbot.waitUntil(lambda: notice(window) == "")
+    assert window.board.views["queries"].isVisible()
 
 
-def test_values_cut_to_two_decimals_are_said_to_be(at_size, qtbot):
-    """At 150 % the scores no longer hold four decimals (see test_text_size.py)."""
+def test_at_150_percent_q_k_v_give_way_and_are_said_to_have(at_size, qtbot):
+    """At 150 % the scores no longer held four decimals beside Q, K and V (see
+    test_text_size.py): now Q, K and V give way, the scores and weights keep their four
+    decimals, and the notice says what went where."""
     from attn_explorer.ui.text_size import text_size
 
     window = at_size(1500, 940, "v1")
     text_size.set_factor(1.5)
-    qtbot.waitUntil(lambda: window.board.views["scores"].plot.values_written() == "rounded")
-    qtbot.waitUntil(lambda: notice(window).startswith("Values rounded"))
+    qtbot.waitUntil(lambda: notice(window) != "")
+    qtbot.waitUntil(lambda: set(window.board.values_written()) == {"whole"})
     height = window.board.values_notice.height()
-    assert notice(window) == (
-        "Values rounded to 2 decimals where the cells are too small for 4. F9 (hide the "
-        "controls), a larger window or smaller text (Ctrl+−) makes room."
+    assert notice(window).endswith(
+        "hidden for want of room. F9 (hide the controls), a larger window or smaller text "
+        "(Ctrl+−) makes room."
     )
-    label = window.board.values_notice  # cut at a word at 1500 px, whole in the tooltip
-    assert label.text().endswith("…") and label.toolTip() == notice(window)
+    assert not window.board.views["queries"].isVisible()
+    for key in ("scores", "weights"):
+        assert window.board.views[key].plot.values_written() == "whole"
     text_size.reset()
     qtbot.waitUntil(lambda: notice(window) == "")
+    assert window.board.views["queries"].isVisible()
     assert window.board.values_notice.text() == ""
     assert 0 < window.board.values_notice.height() < height  # its line stays, in 100 % text
 
@@ -116,3 +121,76 @@ def test_a_box_too_narrow_for_its_item_cuts_it_at_a_word(at_size):
     assert shown.endswith(" …") and box.currentText().startswith(shown[:-2])
     assert "(" not in shown  # a bracket goes whole, or not at all
     assert box.fontMetrics().horizontalAdvance(shown) < box.width() - 20
+
+
+def written_texts(plot) -> list[str]:
+    """The texts a plot writes in its cells at its size on screen, row-major; [] for none."""
+    from PySide6.QtCore import QRectF
+
+    rows, cols = plot.matrix.shape
+    size = plot.view.size()
+    chosen = plot.cells.written(QRectF(0, 0, size.width() / cols, size.height() / rows))
+    return [] if chosen is None else list(chosen[0])
+
+
+def assert_four_decimals_and_every_token(window):
+    """The scores and weights write each value the trace holds in four decimals (masked
+    cells "−∞" and blank), each row and column labelled with its token."""
+    trace = window.board.trace
+    for key in ("scores", "weights"):
+        plot = window.board.views[key].plot
+        assert window.board.views[key].isVisible(), key
+        values = trace.matrix(plot.shown.name, 0)
+        hidden = plot.hidden if plot.hidden is not None else np.zeros(values.shape, bool)
+        blank = "−∞" if key == "scores" else ""
+        pairs = zip(values.ravel(), hidden.ravel(), strict=True)
+        want = [blank if h else f"{v:.4f}" for v, h in pairs]
+        assert written_texts(plot) == want, key
+        rows_labelled = plot.tick_labels[0] if plot.row_labels_shown else TOKENS
+        if not plot.row_labels_shown:  # left to the scores beside it, on the same rows
+            assert window.board.arrangement.rows[0][:2] == ("scores", "weights")
+        assert (rows_labelled, plot.tick_labels[1]) == (TOKENS, TOKENS), key
+        rows = values.shape[0]
+        line = QFontMetricsF(plot.axis_font).height()
+        assert plot.view.size().height() / rows >= line, key  # a row label fits its row
+    weights = written_texts(window.board.views["weights"].plot)
+    assert weights[6:8] == ["0.4833", "0.5167"]  # "journey", as the tutorial prints it
+
+
+def test_at_1024_the_scores_and_weights_write_four_decimals(at_size, qtbot):
+    """At 1024 × 768, nothing hidden by hand, the Matrices tab wrote no value at all."""
+    window = at_size(1024, 768)
+    qtbot.waitUntil(lambda: notice(window) != "")
+    qtbot.waitUntil(lambda: set(window.board.values_written()) == {"whole"})
+    assert_four_decimals_and_every_token(window)
+    assert notice(window).startswith("Q, K")
+
+
+def test_at_200_percent_with_f9_the_scores_and_weights_write_four_decimals(at_size, qtbot):
+    """200 % text with the controls hidden (F9), a projector's usual setting."""
+    from attn_explorer.ui.text_size import text_size
+
+    window = at_size(1024, 768)
+    text_size.set_factor(2.0)
+    window.controls_action.trigger()  # F9
+    try:
+        qtbot.waitUntil(lambda: set(window.board.values_written()) == {"whole"})
+        qtbot.wait(100)
+        assert_four_decimals_and_every_token(window)
+        assert notice(window) == (
+            "The mask, Q, K, V and the context hidden for want of room. A larger window or "
+            "smaller text (Ctrl+−) makes room."
+        )
+        for key in ("scores", "weights"):  # titles whole
+            title = window.board.views[key].plot.title
+            assert title.item.boundingRect().width() * title.item.scale() <= title.width() + 1
+    finally:
+        window.controls_action.trigger()
+        text_size.reset()
+
+
+def test_what_gave_way_is_said_in_vietnamese(at_size, qtbot, vietnamese):
+    window = at_size(1024, 768)
+    qtbot.waitUntil(lambda: notice(window) != "")
+    assert notice(window).startswith("Đã ẩn Q, K")
+    assert "F9" in notice(window)

@@ -36,6 +36,13 @@ from attn_explorer.ui.heatmap import (
     MatrixView,
 )
 from attn_explorer.ui.i18n import tr as _tr
+from attn_explorer.ui.matrices.arrangement import (
+    FULL,
+    Arrangement,
+    choose,
+    notice_text,
+    widths,
+)
 from attn_explorer.ui.matrices.choices import (
     HEAD_ARRAYS,
     SCORE_VARIANTS,
@@ -130,23 +137,29 @@ class MatrixBoard(HeadChoice, QWidget):
         self.pages = QStackedWidget()
         layout.addWidget(self.pages, 1)
         self.views: dict[str, MatrixView] = {}
-        self._rows: list[tuple[QHBoxLayout, tuple[str, ...]]] = []
+        # Two rows of views; which views each holds follows the room (see arrangement.py).
+        self._rows: list[tuple[QWidget, QHBoxLayout]] = []
         split = QSplitter(Qt.Orientation.Vertical)
         split.setChildrenCollapsible(False)
-        for row_keys in (("scores", "mask", "weights"), ("queries", "keys", "values", "context")):
+        self._split = split
+        for _row in range(2):
             row = QWidget()
             row_layout = QHBoxLayout(row)
             row_layout.setContentsMargins(0, 0, 0, 0)
             row_layout.setSpacing(2)
-            self._rows.append((row_layout, row_keys))
-            for key in row_keys:
-                view = MatrixView()
-                self.views[key] = view
-                row_layout.addWidget(view)
-                view.plot.cellHovered.connect(lambda hover, v=view: self._hovered(v.plot, hover))
-                view.plot.cellClicked.connect(lambda r, c, v=view: self._clicked(v.plot, r, c))
-                view.plot.view.sigResized.connect(self._values_may_change)
+            self._rows.append((row, row_layout))
             split.addWidget(row)
+        for key in FULL.keys:
+            view = MatrixView()
+            # Widths by the stretch factors alone (see `_share_width`), not the views' hints.
+            view.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+            self.views[key] = view
+            view.plot.cellHovered.connect(lambda hover, v=view: self._hovered(v.plot, hover))
+            view.plot.cellClicked.connect(lambda r, c, v=view: self._clicked(v.plot, r, c))
+            view.plot.view.sigResized.connect(self._values_may_change)
+        self.arrangement = FULL
+        self._arranged_for: tuple | None = None  # what the arrangement was chosen for
+        self._arrange(FULL)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         self.pages.addWidget(split)
@@ -253,32 +266,79 @@ class MatrixBoard(HeadChoice, QWidget):
 
     def values_written(self) -> list[str]:
         """How each matrix on the page shown writes its values (`MatrixPlot.values_written`),
-        leaving out those that have none to write."""
+        leaving out those that have none to write, and those the arrangement hides."""
         grid = self.pages.currentIndex() != 0
-        plots = self.grid_plots if grid else [view.plot for view in self.views.values()]
+        if grid:
+            plots = self.grid_plots
+        else:
+            plots = [view.plot for key, view in self.views.items() if key in self.arrangement.keys]
         return [how for how in (plot.values_written() for plot in plots) if how]
 
+    def _arrange(self, arrangement: Arrangement) -> None:
+        """Lay the views out in `arrangement`'s rows, the others hidden."""
+        self.arrangement = arrangement
+        for _row, row_layout in self._rows:
+            while row_layout.count():
+                row_layout.takeAt(0)
+        for (row, row_layout), keys in zip(self._rows, (*arrangement.rows, ()), strict=False):
+            row.setVisible(bool(keys))
+            for index, key in enumerate(keys):
+                view = self.views[key]
+                row_layout.addWidget(view)
+                view.plot.show_row_labels(not (arrangement.shared_labels and index > 0))
+                view.setVisible(True)
+        for key, view in self.views.items():
+            if key not in arrangement.keys:
+                view.setVisible(False)
+                view.plot.show_row_labels(True)
+        self._share_width()
+        total = sum(self._split.sizes())
+        if total > 0:  # (not before the page is laid out: its stretch factors do that)
+            shares = arrangement.heights
+            self._split.setSizes([total * share // sum(shares) for share in shares] + [0])
+
+    def _rearrange(self) -> bool:
+        """Choose the arrangement for the page's room now; whether it changed."""
+        if self.pages.currentIndex() != 0 or self.trace is None:
+            return False
+        plots = {key: view.plot for key, view in self.views.items()}
+        room = self.pages.size()
+        # Chosen again for a new room, text size or shape, not for new values: a seed's
+        # wider scores ("-0.1473") must not move every matrix on a slider move.
+        key = (
+            room.width(),
+            room.height(),
+            text_size.factor,
+            tuple((p.labels, None if p.matrix is None else p.matrix.shape) for p in plots.values()),
+        )
+        if key == self._arranged_for:
+            return False
+        self._arranged_for = key
+        chosen = choose(
+            plots,
+            room.width(),
+            room.height(),
+            self._rows[0][1].spacing(),
+            self._split.handleWidth(),
+        )
+        if chosen == self.arrangement:
+            return False
+        self._arrange(chosen)
+        return True
+
     def _check_values(self) -> None:
-        written = self.values_written()
-        if "hidden" in written:
-            text = _tr("Values hidden where the cells are too small.")
-        elif "rounded" in written:
-            text = _tr("Values rounded to 2 decimals where the cells are too small for 4.")
-        else:
-            text = ""
-        if text:
-            larger = text_size.factor > 1
-            if self.controls_shown and larger:
-                room = _tr(
-                    "F9 (hide the controls), a larger window or smaller text (Ctrl+−) makes room."
-                )
-            elif self.controls_shown:
-                room = _tr("F9 (hide the controls) or a larger window makes room.")
-            elif larger:
-                room = _tr("A larger window or smaller text (Ctrl+−) makes room.")
-            else:
-                room = _tr("A larger window makes room.")
-            text = f"{text} {room}"
+        if self._rearrange():
+            self._values_may_change()  # once the views have their new sizes
+            return
+        if self.pages.currentIndex() == 0 and self.arrangement is not FULL:
+            self._share_width()  # widths of cells alike for the page's width of now
+        grid = self.pages.currentIndex() != 0
+        text = notice_text(
+            self.values_written(),
+            "" if grid else self.arrangement.gone,
+            self.controls_shown,
+            larger=text_size.factor > 1,
+        )
         self.values_notice.say(text)
 
     @property
@@ -359,16 +419,16 @@ class MatrixBoard(HeadChoice, QWidget):
         self._share_width()
 
     def _share_width(self) -> None:
-        """Give each view width by its columns: the mask needs less than scores and weights,
-        two-column Q/K/V less than a wide context."""
-        top, bottom = self._rows
-        for i, key in enumerate(top[1]):
-            # 5 : 6, not less: a narrower mask would thin its six labels to three.
-            top[0].setStretch(i, 5 if key == "mask" else 6)
-        for i, key in enumerate(bottom[1]):
-            matrix = self.views[key].plot.matrix
-            columns = matrix.shape[1] if matrix is not None else 2
-            bottom[0].setStretch(i, 3 + min(columns, 8))
+        """Give each view width by its columns (see `arrangement.widths`): the mask needs
+        less than scores and weights, two-column Q/K/V less than a wide context."""
+        arrangement = self.arrangement
+        plots = {key: view.plot for key, view in self.views.items()}
+        across = max(self.pages.width(), 200)
+        for (_row, row_layout), keys in zip(self._rows, arrangement.rows, strict=False):
+            room = across - row_layout.spacing() * (len(keys) - 1)
+            for i, width in enumerate(widths(arrangement, keys, plots, room)):
+                if row_layout.stretch(i) != max(round(width), 1):
+                    row_layout.setStretch(i, max(round(width), 1))
 
     def _draw_grid(self, trace: Trace) -> None:
         name = self.heads_array.currentData()
