@@ -40,7 +40,7 @@ from attn_explorer.ui.steps.mask_panel import MaskMethodsPanel
 from attn_explorer.ui.steps.softmax_panel import SoftmaxPanel
 from attn_explorer.ui.steps.stage_figure import StageFigure
 from attn_explorer.ui.steps.stage_tabs import STAGE_LABEL, STAGE_LABELS, StageTabs
-from attn_explorer.ui.steps.worked_lines import followed_text
+from attn_explorer.ui.steps.worked_lines import followed_text, moved_cell
 from attn_explorer.ui.text_size import text_size
 from attn_explorer.ui.widgets import (
     FormulaText,
@@ -72,6 +72,9 @@ class StepThrough(HeadChoice, QWidget):
         # The stages in the order the trace computed them (tutorial 000's masks first).
         self.keys = STEP_KEYS
         self.query: int | None = 1
+        # The column of the cell chosen on a stage (what its matrix's columns count, and
+        # which): the worked lines write that cell's arithmetic (see `followed_text`).
+        self.column: tuple[str, int] | None = None
         self.summary = ""
         text_size.changed.connect(self._text_size_changed)
 
@@ -152,10 +155,15 @@ class StepThrough(HeadChoice, QWidget):
         self.figure.cellHovered.connect(self._hovered)
         # Keys of this tab only (named: Help > Keyboard Shortcuts lists them).
         self.key_actions: list[QAction] = []
+        shift = Qt.KeyboardModifier.ShiftModifier
         for key, slot in (
             (Qt.Key.Key_Left, lambda: self.step_by(-1)),
             (Qt.Key.Key_Right, lambda: self.step_by(1)),
             (Qt.Key.Key_Space, self.play_button.toggle),
+            (Qt.Key.Key_Up, lambda: self.move_cell(-1, 0)),
+            (Qt.Key.Key_Down, lambda: self.move_cell(1, 0)),
+            (shift | Qt.Key.Key_Left, lambda: self.move_cell(0, -1)),
+            (shift | Qt.Key.Key_Right, lambda: self.move_cell(0, 1)),
         ):
             action = QAction(self)
             action.setShortcut(QKeySequence(key))
@@ -171,6 +179,10 @@ class StepThrough(HeadChoice, QWidget):
         N_("Previous stage"),
         N_("Next stage"),
         N_("Play or pause the walk through the stages"),
+        N_("Follow the query above"),
+        N_("Follow the query below"),
+        N_("Work out the cell on the left"),
+        N_("Work out the cell on the right"),
     )
 
     def changeEvent(self, event: QEvent) -> None:
@@ -342,10 +354,22 @@ class StepThrough(HeadChoice, QWidget):
         self._fit_stages()
         self.redraw()  # traces that arrived while hidden were only stored
 
-    def set_query(self, row: int | None) -> None:
+    def set_query(self, row: int | None, column: tuple[str, int] | None = None) -> None:
+        """Follow query `row`, the worked lines for the cell of `column` (see `column`),
+        else for its first. The window follows a click here with this row again (to the
+        board's matrices and back): the same row keeps its chosen cell."""
+        if column is not None or row != self.query:
+            self.column = column
         self.query = row
         if self.isVisible():
             self.redraw()
+
+    def move_cell(self, rows: int, columns: int) -> None:
+        """The cell `rows` down and `columns` right of the chosen one, as a click chooses."""
+        if self.trace is not None:
+            row, column = moved_cell(self.trace, self.query, self.column, rows, columns)
+            self.set_query(row, column)
+            self.querySelected.emit(row)
 
     def set_stage(self, key: str) -> None:
         self.stages.setCurrentIndex(self.keys.index(key))
@@ -395,7 +419,7 @@ class StepThrough(HeadChoice, QWidget):
         # The query may be set (a session's view) before the trace of its tokens arrives.
         query = None if self.query is None else min(self.query, trace.config.n_q - 1)
         self.figure.show_stage(trace, self.stage, head, query, self.summary)
-        self.followed.setText(followed_text(trace, self.stage, head, query or 0))
+        self.followed.setText(followed_text(trace, self.stage, head, query or 0, self.column))
         if self.stage == "softmax":
             self._show_extra(self.softmax_panel)
             self.softmax_panel.show_row(trace, head, query or 0)
@@ -463,7 +487,7 @@ class StepThrough(HeadChoice, QWidget):
 
     def _clicked(self, plot: MatrixPlot, row: int, col: int) -> None:
         if plot.shown is not None and ARRAY_INFO[plot.shown.name].rows == "q_tokens":
-            self.set_query(row)
+            self.set_query(row, (ARRAY_INFO[plot.shown.name].cols, col))
             self.querySelected.emit(row)
 
     def _hovered(self, plot: MatrixPlot, hover: CellHover | None) -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_explorer.engine import Trace
-from attn_explorer.text.explain import explain
+from attn_explorer.engine import ARRAY_INFO, Trace
+from attn_explorer.text.explain import explain as _explain
 from attn_explorer.text.explain_outputs import context_lead
 from attn_explorer.text.numbers import NB, num
 from attn_explorer.text.titles import array_symbol, divisor_symbol, score_symbols
@@ -47,11 +47,44 @@ def _keep_line(trace: Trace, head: int, i: int, n: str) -> str:
     return f"keep{n} = [{', '.join(items)}]   " + (note if hidden.any() else _tr("(0 = dropped)"))
 
 
-def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
-    """The followed query's numbers at one stage, written out."""
+def _chosen(trace: Trace, name: str, column: tuple[str, int] | None) -> int:
+    """The column of `name` whose arithmetic is written: the chosen one where `name`'s
+    columns count what the chosen cell's do (keys, or features of a head), else the first."""
+    if column is None or ARRAY_INFO[name].cols != column[0]:
+        return 0
+    width = trace.arrays[name].shape[-1]
+    return column[1] if 0 <= column[1] < width else 0
+
+
+def moved_cell(
+    trace: Trace, query: int | None, column: tuple[str, int] | None, rows: int, columns: int
+) -> tuple[int, tuple[str, int]]:
+    """The followed query and chosen column `rows` down and `columns` right of `query` and
+    `column` (the arrow keys on a stage), kept within the matrices; a column never chosen
+    counts the keys, from the first."""
+    axis, col = column if column is not None else ("k_tokens", 0)
+    cfg = trace.config
+    width = cfg.n_k if axis == "k_tokens" else trace.head_contexts.shape[-1]
+    row = min(max((query or 0) + rows, 0), cfg.n_q - 1)
+    return row, (axis, min(max(col + columns, 0), width - 1))
+
+
+def followed_text(
+    trace: Trace, key: str, head: int, i: int, column: tuple[str, int] | None = None
+) -> str:
+    """The followed query's numbers at one stage, written out: its row, and the arithmetic
+    of one cell of it. `column`: the chosen cell's column, as (what the columns of its
+    matrix count, "k_tokens" or "d_head"..., and which), as clicked on the stage; the
+    worked line is that column's in every array whose columns count the same, else the
+    first column's."""
     cfg = trace.config
     if not 0 <= i < cfg.n_q:
         return ""
+
+    def worked(name: str) -> str:
+        """The first line of the chosen cell's arithmetic in array `name`."""
+        return _explain(trace, name, head, i, _chosen(trace, name, column)).split("\n")[0]
+
     token = quote_token(cfg.tokens[i])
     n = i + 1
     same_kv = not cfg.is_cross and i < cfg.n_k
@@ -70,18 +103,18 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
                 if letter == "q" or same_kv:
                     plus = f" + b_{letter}" if bias else ""
                     lines.append(f"{letter}{n} = x{n}·W_{letter}{plus} = {vector(array[head, i])}")
-            lines.append(explain(trace, "queries", head, i, 0).split("\n")[0])
+            lines.append(worked("queries"))
     elif key == "scores":
         lines.append(f"ω{n} = q{n}·Kᵀ = {vector(trace.scores[head, i])}")
-        lines.append(explain(trace, "scores", head, i, 0).split("\n")[0])
+        lines.append(worked("scores"))
     elif key == "scale" and cfg.mask_first:  # tutorial 000's order: ωₘ divided, −∞ stays
         lines.append(
             f"{fed}{n} = ωₘ{n} / {divisor_symbol(cfg)} = {vector(trace.scaled_scores[head, i])}"
         )
-        lines.append(explain(trace, "scaled_scores", head, i, 0).split("\n")[0])
+        lines.append(worked("scaled_scores"))
         hidden = np.flatnonzero(trace.mask[i])
         if hidden.size:
-            lines.append(explain(trace, "scaled_scores", head, i, hidden[0]).split("\n")[0])
+            lines.append(_explain(trace, "scaled_scores", head, i, hidden[0]).split("\n")[0])
     elif key == "mask" and cfg.mask_first:  # the raw scores are masked, then divided
         lines.append(f"M{n} = {vector(trace.mask[i])}   " + _tr("(1 = hidden)"))
         lines.append(
@@ -95,7 +128,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
             lines.append(_tr("{0}   (not scaled: it goes on as it is)").format(scores))
         else:
             lines.append(scores)
-            lines.append(explain(trace, "scaled_scores", head, i, 0).split("\n")[0])
+            lines.append(worked("scaled_scores"))
     elif key == "mask":
         if cfg.has_mask:
             lines.append(f"M{n} = {vector(trace.mask[i])}   " + _tr("(1 = hidden)"))
@@ -134,14 +167,14 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
         else:
             lines.append(f"α{n} = softmax({fed}{n}) = {vector(row)}")
             lines.append(f"Σ α{n} = {total}")
-        lines.append(explain(trace, "weights", head, i, 0).split("\n")[0])
+        lines.append(worked("weights"))
     elif key == "dropout":
         if "dropout_keep" in trace.arrays:
             lines.append(_keep_line(trace, head, i, n))
         lines.append(f"{alpha}{n} = {vector(trace.weights_dropped[head, i])}")
     elif key == "context":
         lines.append(f"{context_lead(alpha, i)}{NB}= {vector(trace.head_contexts[head, i])}")
-        lines.append(explain(trace, "head_contexts", head, i, 0).split("\n")[0])
+        lines.append(worked("head_contexts"))
     elif key == "concat":
         if cfg.heads == 1:  # nothing concatenated: no "[z2 of head 1]"
             lines.append(f"Z_cat{n} = z{n} = {vector(trace.concat[i], 12)}")
@@ -150,7 +183,7 @@ def followed_text(trace: Trace, key: str, head: int, i: int) -> str:
             lines.append(f"       = {vector(trace.concat[i], 12)}")
     elif key == "out_proj":
         lines.append(f"out{n} = {vector(trace.context[i])}")
-        lines.append(explain(trace, "context", head, i, 0).split("\n")[0])
+        lines.append(worked("context"))
     head_note = (
         _tr(", head {0}").format(head + 1)
         if cfg.heads > 1 and key not in ("embeddings", "concat", "out_proj")
