@@ -265,11 +265,14 @@ class MatrixRow(QGraphicsWidget):
                 floors = tried
         share = _fill(room, columns, floors)
         widths = [max(share, floor) for floor in floors]
-        # Not much wider than tall, unless the values need it (a 6×3 X alone in a row).
+        # Not much wider than tall, unless the values need it (a 6×3 X alone in a row), or
+        # the column labels to lie flat (a matrix stacked alone in its row: slanted, they
+        # would take the height its rows need for their labels).
         for index, plot in enumerate(plots):
             tall = self._cell_height(plot, height)
             full = needs[index][1] if math.isfinite(needs[index][1]) else 0.0
-            widths[index] = min(widths[index], max(self.ASPECT * tall, full, floors[index]))
+            flat = plot._label_widths[2] if len(plots) == 1 else 0.0
+            widths[index] = min(widths[index], max(self.ASPECT * tall, full, floors[index], flat))
         # Matrices of one shape: one width (their values' needs may differ).
         for group in shapes.values():
             for i in group:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetricsF
 
 from attn_explorer.engine import ARRAY_INFO, Step, Trace
 from attn_explorer.text.steps import step_text
 from attn_explorer.ui.heatmap import MatrixPlot, ShrinkingLabel
+from attn_explorer.ui.heatmap.axis import _widest
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.matrices.trace_plots import (
     ALL_HEADS_STAGES,
@@ -84,6 +85,8 @@ class StageFigure(pg.GraphicsLayout):
         self._layout_key: tuple | None = None
         self.key = ""
         self.panel_rows = 1  # rows of matrices: inputs and outputs side by side, or stacked
+        self._stacked = False  # a stage of few matrices stacked for want of width
+        self._outputs: list[bool] = []  # of each plot, whether it is an output
         if follow_text_size:
             text_size.changed.connect(self._text_size_changed)
 
@@ -103,11 +106,48 @@ class StageFigure(pg.GraphicsLayout):
         self._layout_key = None
 
     def show_stage(
-        self, trace: Trace, key: str, head: int, query: int | None, summary: str = ""
+        self,
+        trace: Trace,
+        key: str,
+        head: int,
+        query: int | None,
+        summary: str = "",
+        width: float | None = None,
+        height: float = 0.0,
     ) -> None:
+        """Draw stage `key`. `width`: the room on screen; where the stage's inputs and
+        outputs side by side would write their values in fewer than four decimals and
+        stacked, inputs over outputs, would write all four, they are stacked (a 1024-pixel
+        projector: two 6×6 matrices side by side leave 34-px columns), where `height` (the
+        room, with the panel under the stage's, which gives way) has a line for each row."""
+        self._draw(trace, key, head, query, summary)
+        if width is None or not self._follow:
+            return
+        stacked = self._stack_for(width, height)
+        if stacked != self._stacked:
+            self._stacked = stacked
+            self._draw(trace, key, head, query, summary)
+
+    def _stack_for(self, width: float, height: float) -> bool:
+        """Whether the stage's matrices, as filled now, should be stacked in `width` ×
+        `height`."""
+        inputs = [p for p, output in zip(self.plots, self._outputs, strict=True) if not output]
+        outputs = [p for p, output in zip(self.plots, self._outputs, strict=True) if output]
+        if not inputs or not outputs or len(self.plots) > 4:
+            return False
+        one_row = _row_need(inputs + outputs) + 28 * text_size.factor
+        tall = self.header_height() + 12 + _row_height(inputs) + _row_height(outputs)
+        return (
+            one_row > width
+            and max(_row_need(inputs), _row_need(outputs)) <= width
+            and tall <= height
+        )
+
+    def _draw(self, trace: Trace, key: str, head: int, query: int | None, summary: str) -> None:
         step = trace.step(key)
         panels = stage_panels(trace, key, head)
-        layout_key = (key, tuple((p.name, p.head, p.output) for p in panels))
+        self._outputs = [p.output for p in panels]
+        layout_key = (key, tuple((p.name, p.head, p.output) for p in panels), self._stacked)
         rebuilt = layout_key != self._layout_key
         if rebuilt:
             self._rebuild(panels)
@@ -159,7 +199,7 @@ class StageFigure(pg.GraphicsLayout):
         self.plots = []
         inputs = [p for p in panels if not p.output]
         outputs = [p for p in panels if p.output]
-        one_row = len(panels) <= 4
+        one_row = len(panels) <= 4 and not self._stacked
         self.panel_rows = 1 if one_row else 2
         self.addItem(self.title, row=0, col=0)
         self.addItem(self.formula, row=1, col=0)
@@ -195,3 +235,47 @@ class StageFigure(pg.GraphicsLayout):
         plot = self._pool[len(self.plots)]
         self.plots.append(plot)
         return plot
+
+
+def _row_height(plots: list[MatrixPlot]) -> float:
+    """The least height of a row of matrices with every row labelled: a title, column
+    labels lying flat (the stacked matrix has their width), a line per row."""
+    tallest = 0.0
+    for plot in plots:
+        if plot.matrix is not None:
+            line = QFontMetricsF(plot.axis_font).height()
+            rows = plot.matrix.shape[0]
+            tallest = max(tallest, plot.title.minimumHeight() + line + 12 + rows * line)
+    return tallest
+
+
+def _row_need(plots: list[MatrixPlot]) -> float:
+    """The width matrices side by side need to write every value in four decimals: each
+    one's colour bar, row labels (once for neighbours of the same rows) and margins, and
+    its columns as wide as its longest value in the smallest size that writes it whole."""
+    need = 0.0
+    before: tuple = ()
+    widest: dict[tuple, float] = {}  # matrices of one shape get one width (MatrixRow)
+    for plot in plots:
+        if plot.matrix is not None:
+            shape = plot.matrix.shape
+            widest[shape] = max(widest.get(shape, 0.0), _whole_width(plot))
+    for plot in plots:
+        if plot.matrix is None:
+            continue
+        cols = plot.matrix.shape[1]
+        whole = widest[plot.matrix.shape]
+        labels = plot.labels[0]
+        left = _widest(labels, plot.axis_font) + 6 if labels != before else 0.0
+        before = labels
+        bar = plot.colorbar.minimumWidth() if plot.colorbar is not None else 0.0
+        need += left + bar + 14 + cols * whole
+    return need
+
+
+def _whole_width(plot: MatrixPlot) -> float:
+    """The least cell width in which `plot` writes its values in full; 0 where it writes
+    none (a big matrix)."""
+    cells = plot.cells
+    widths = [w for texts, _f, w, _h in cells._choices() if texts is cells._texts[0]]
+    return min(widths, default=0.0)

@@ -176,13 +176,9 @@ class StepThrough(HeadChoice, QWidget):
         self._fit_stages()
 
     KEY_TEXTS = (
-        N_("Previous stage"),
-        N_("Next stage"),
-        N_("Play or pause the walk through the stages"),
-        N_("Follow the query above"),
-        N_("Follow the query below"),
-        N_("Work out the cell on the left"),
-        N_("Work out the cell on the right"),
+        *(N_("Previous stage"), N_("Next stage"), N_("Play or pause the walk through the stages")),
+        *(N_("Follow the query above"), N_("Follow the query below")),
+        *(N_("Work out the cell on the left"), N_("Work out the cell on the right")),
     )
 
     def changeEvent(self, event: QEvent) -> None:
@@ -364,8 +360,7 @@ class StepThrough(HeadChoice, QWidget):
         if self.isVisible():
             self.redraw()
 
-    def move_cell(self, rows: int, columns: int) -> None:
-        """The cell `rows` down and `columns` right of the chosen one, as a click chooses."""
+    def move_cell(self, rows: int, columns: int) -> None:  # (see `moved_cell`)
         if self.trace is not None:
             row, column = moved_cell(self.trace, self.query, self.column, rows, columns)
             self.set_query(row, column)
@@ -418,7 +413,9 @@ class StepThrough(HeadChoice, QWidget):
         head = self.shown_head
         # The query may be set (a session's view) before the trace of its tokens arrives.
         query = None if self.query is None else min(self.query, trace.config.n_q - 1)
-        self.figure.show_stage(trace, self.stage, head, query, self.summary)
+        room = self.figure_view.height() + self.extras.isVisible() * self.extras.height()
+        width = self.figure_view.width() if self.isVisible() else None  # (room: see figure_need)
+        self.figure.show_stage(trace, self.stage, head, query, self.summary, width, room)
         self.followed.setText(followed_text(trace, self.stage, head, query or 0, self.column))
         if self.stage == "softmax":
             self._show_extra(self.softmax_panel)

@@ -1,0 +1,69 @@
+"""A stage at 1024 × 768, nothing hidden by hand: its input and output write every value of
+the 6-token example in four decimals, every row and column labelled. They were squeezed side
+by side into 18-px rows, every other row label dropped, two decimals, while the softmax
+bars under them kept their height: now the input goes over the output, and the panel under
+the stage gives way, saying where it went."""
+
+import pytest
+from PySide6.QtCore import QRectF
+
+from attn_explorer.engine import compute
+
+TOKENS = ["Your", "journey", "starts", "with", "one", "step"]
+
+
+def written(plot, view) -> list[str]:
+    """The texts the plot writes in its cells as drawn in `view`; [] for none."""
+    cell = plot.cells.deviceTransform(view.viewportTransform()).mapRect(QRectF(0, 0, 1, 1))
+    chosen = plot.cells.written(cell)
+    return [] if chosen is None else list(chosen[0])
+
+
+def on_screen(window, steps, qtbot, stage, size):
+    window.resize(*size)
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == size)
+    steps.set_stage(stage)
+    qtbot.wait(100)
+    steps.redraw()  # (the figure's room as laid out now)
+    qtbot.wait(100)
+    return steps.figure.plots
+
+
+@pytest.mark.parametrize("stage", ["scores", "scale", "softmax", "dropout", "context"])
+def test_a_stage_writes_four_decimals_at_1024(window, steps, qtbot, stage):
+    plots = on_screen(window, steps, qtbot, stage, (1024, 768))
+    trace = compute(window.doc.config())
+    for plot in plots:
+        values = trace.matrix(plot.shown.name, 0)
+        hidden = plot.hidden
+        texts = written(plot, steps.figure_view)
+        want = [
+            ("−∞" if plot._neg_inf_text else "") if hidden is not None and hidden.flat[k] else t
+            for k, t in enumerate(f"{v:.4f}" for v in values.ravel())
+        ]
+        assert texts == want, plot.shown.name
+        if values.shape[0] == 6:  # every row labelled (by itself, or by its left neighbour)
+            assert plot.tick_labels[0] in (TOKENS, [])
+        if values.shape[1] == 6:
+            assert plot.tick_labels[1] == TOKENS
+    labelled = [plot for plot in plots if plot.tick_labels[0]]
+    assert labelled and all(plot.tick_labels[0] == TOKENS for plot in labelled)
+
+
+def test_the_softmax_stage_stacks_and_its_bars_give_way_saying_so(window, steps, qtbot):
+    scores, weights = on_screen(window, steps, qtbot, "softmax", (1024, 768))
+    assert steps.figure.panel_rows == 2  # the input over the output
+    assert written(weights, steps.figure_view)[6:8] == ["0.4833", "0.5167"]
+    assert scores.tick_labels == (TOKENS, TOKENS) and weights.tick_labels == (TOKENS, TOKENS)
+    row_height = weights.view.size().height() / 6
+    assert row_height >= 15  # was 12: a row label a line tall fits
+    assert not steps.extras.isVisible()
+    assert steps.extras_left_out.isVisible()
+    assert steps.extras_left_out.text().startswith("The softmax bars, the sharpening slider")
+
+
+def test_at_1500_the_stage_stays_side_by_side(window, steps, qtbot):
+    _scores, weights = on_screen(window, steps, qtbot, "softmax", (1500, 940))
+    assert steps.figure.panel_rows == 1
+    assert written(weights, steps.figure_view)[6:8] == ["0.4833", "0.5167"]
+    assert steps.extras.isVisible()
