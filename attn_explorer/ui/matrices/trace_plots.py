@@ -38,9 +38,10 @@ AFTER_MASK = frozenset(
         "weights_neg_inf",
         "weights_renormalize",
         "weights_zeroed",
-        "dropout_keep",
     )
 )
+# The keep-mask is not among them: dropout draws it for every cell, hidden or not, and the
+# tutorial prints it whole (its upper triangle hatched read as "not drawn").
 
 
 def hidden_cells(trace: Trace, name: str) -> np.ndarray | None:

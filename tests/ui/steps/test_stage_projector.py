@@ -67,3 +67,15 @@ def test_at_1500_the_stage_stays_side_by_side(window, steps, qtbot):
     assert steps.figure.panel_rows == 1
     assert written(weights, steps.figure_view)[6:8] == ["0.4833", "0.5167"]
     assert steps.extras.isVisible()
+
+
+def test_the_dropout_stage_shows_the_whole_keep_mask(window, wait_settled, steps, qtbot):
+    """Its upper triangle was hatched and blank; the tutorial prints the mask whole."""
+    window.load_preset("dropout")
+    wait_settled(window)
+    plots = on_screen(window, steps, qtbot, "dropout", (1500, 940))
+    keep = next(plot for plot in plots if plot.shown.name == "dropout_keep")
+    assert keep.hidden is None
+    want = compute(window.doc.config()).dropout_keep[0].astype(int).ravel()
+    assert written(keep, steps.figure_view) == [str(v) for v in want]
+    assert written(keep, steps.figure_view)[:6] == ["1", "1", "0", "1", "1", "0"]
