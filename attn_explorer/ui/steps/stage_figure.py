@@ -131,17 +131,30 @@ class StageFigure(pg.GraphicsLayout):
     def _stack_for(self, width: float, height: float) -> bool:
         """Whether the stage's matrices, as filled now, should be stacked in `width` ×
         `height`."""
-        inputs = [p for p, output in zip(self.plots, self._outputs, strict=True) if not output]
-        outputs = [p for p, output in zip(self.plots, self._outputs, strict=True) if output]
+        inputs, outputs = self._sides()
         if not inputs or not outputs or len(self.plots) > 4:
             return False
         one_row = _row_need(inputs + outputs) + 28 * text_size.factor
-        tall = self.header_height() + 12 + _row_height(inputs) + _row_height(outputs)
         return (
             one_row > width
             and max(_row_need(inputs), _row_need(outputs)) <= width
-            and tall <= height
+            and self._stacked_need() <= height
         )
+
+    def _sides(self) -> tuple[list[MatrixPlot], list[MatrixPlot]]:
+        """The plots of the stage's inputs, and of its outputs."""
+        pairs = list(zip(self.plots, self._outputs, strict=True))
+        return [p for p, out in pairs if not out], [p for p, out in pairs if out]
+
+    def _stacked_need(self) -> float:
+        inputs, outputs = self._sides()
+        return self.header_height() + 12 + _row_height(inputs) + _row_height(outputs)
+
+    def least_height(self) -> float:
+        """The height the figure needs for every row of its matrices labelled, where its
+        input is stacked over its output (else 0): the panel under the stage gives way to
+        it (see StepThrough.figure_need)."""
+        return self._stacked_need() if self._stacked else 0.0
 
     def _draw(self, trace: Trace, key: str, head: int, query: int | None, summary: str) -> None:
         step = trace.step(key)
@@ -239,13 +252,21 @@ class StageFigure(pg.GraphicsLayout):
 
 def _row_height(plots: list[MatrixPlot]) -> float:
     """The least height of a row of matrices with every row labelled: a title, column
-    labels lying flat (the stacked matrix has their width), a line per row."""
+    labels (lying flat over a matrix alone in its row, which has their width; else
+    slanted), a line per row, margins."""
     tallest = 0.0
     for plot in plots:
         if plot.matrix is not None:
             line = QFontMetricsF(plot.axis_font).height()
+            axis, spare = line + 6, 1.0
+            widest = _widest(plot.labels[1], plot.axis_font)
+            if len(plots) > 1 and widest > _whole_width(plot):
+                # Slanted, with a fifth to spare: beside others the rows' layout
+                # (MatrixRow) spends more on labels and spacing than counted here.
+                axis, spare = min(widest * 0.71 + line * 0.71 + 8, 140), 1.2
             rows = plot.matrix.shape[0]
-            tallest = max(tallest, plot.title.minimumHeight() + line + 12 + rows * line)
+            least = plot.title.minimumHeight() + axis + 8 + rows * (line + 1)
+            tallest = max(tallest, least * spare)
     return tallest
 
 

@@ -230,7 +230,8 @@ class StepThrough(HeadChoice, QWidget):
         MATRIX_ROW_MIN_HEIGHT per row of matrices, both in the window's text size."""
         rows = self.figure.panel_rows * MATRIX_ROW_MIN_HEIGHT * text_size.factor
         margins = 12  # the figure's own
-        return max(FIGURE_MIN_HEIGHT, self.figure.header_height() + rows + margins)
+        need = max(self.figure.header_height() + rows + margins, self.figure.least_height())
+        return max(FIGURE_MIN_HEIGHT, need)
 
     def _fit_extras(self) -> None:
         """The stage's matrices come first. The panel below them (softmax bars, the mask

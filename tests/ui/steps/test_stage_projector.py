@@ -79,3 +79,27 @@ def test_the_dropout_stage_shows_the_whole_keep_mask(window, wait_settled, steps
     want = compute(window.doc.config()).dropout_keep[0].astype(int).ravel()
     assert written(keep, steps.figure_view) == [str(v) for v in want]
     assert written(keep, steps.figure_view)[:6] == ["1", "1", "0", "1", "1", "0"]
+
+
+def test_method_1_writes_four_decimals_at_1500(window, wait_settled, steps, qtbot):
+    """Method 1's softmax stage (its input and three outputs) wrote two decimals even at
+    1500 × 940: the input now goes over the three outputs, every token labelled."""
+    window.load_preset("causal")
+    wait_settled(window)
+    window.doc.set_control("mask_before_scaling", False)
+    window.doc.set_control("mask_method", "renormalize")
+    wait_settled(window)
+    plots = on_screen(window, steps, qtbot, "softmax", (1500, 940))
+    assert steps.figure.panel_rows == 2
+    trace = compute(window.doc.config())
+    for plot in plots:
+        values = trace.matrix(plot.shown.name, 0)
+        texts = written(plot, steps.figure_view)
+        shown = [t for t in texts if t not in ("", "−∞")]
+        assert shown and all(len(t.split(".")[1]) == 4 for t in shown), plot.shown.name
+        assert plot.tick_labels[1] == TOKENS
+        assert plot.tick_labels[0] in (TOKENS, [])
+        assert plot.view.size().height() / values.shape[0] >= 15
+    zeroed = next(plot for plot in plots if plot.shown.name == "weights_zeroed")
+    want = trace.matrix("weights_zeroed", 0)[1]
+    assert written(zeroed, steps.figure_view)[6:8] == [f"{v:.4f}" for v in want[:2]]
