@@ -36,6 +36,7 @@ class SoftmaxPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.key: int | None = None  # the followed token's own key, marked above MANY_KEYS
         self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # scores → weights → sweep
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -170,6 +171,12 @@ class SoftmaxPanel(QWidget):
         plot.setMinimumHeight(round(self.BARS_MIN_HEIGHT * text_size.factor))
         plot.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush="#2171b5")
         plot.addItem(plot.bars)
+        # Above MANY_KEYS keys: the row as an area, the followed key a line (see `_set_bars`).
+        plot.area = pg.PlotDataItem([], [], fillLevel=0)
+        plot.addItem(plot.area)
+        plot.followed = pg.InfiniteLine(angle=90, pen=pg.mkPen("#ff8c00", width=2))
+        plot.followed.hide()
+        plot.addItem(plot.followed)
         plot.marks = []  # text at the place of keys without a bar of their own ("−∞", "0")
         left_to_right(plot.getPlotItem())  # the value axis on the left, in every language
         plot.getViewBox().sigResized.connect(lambda _box, p=plot: self._refit(p))
@@ -186,6 +193,7 @@ class SoftmaxPanel(QWidget):
         self.masked = trace.mask[i] if trace.config.has_mask else None
         self.labels = trace.k_tokens
         self.weights = trace.weights[head, i]
+        self.key = i if i < len(self.labels) else None  # the followed token's own key
         self._set_bars(self.score_plot, self.row, "#b2182b", self.hidden)
         self._set_bars(self.weight_plot, self.weights, "#2171b5", zero=self.masked)
         self.masked_note.setVisible(bool(np.isneginf(self.row).any()))
@@ -215,6 +223,10 @@ class SoftmaxPanel(QWidget):
         marks (masked: weight 0, a bar of no height) are written "0"."""
         visible = np.isfinite(heights)
         x = np.arange(len(heights))
+        if self._as_area(plot, heights, color, visible, x, zero):
+            return
+        plot.area.setData([], [])
+        plot.followed.hide()
         brushes = None
         if hidden is not None:
             grey, own = QColor(self.HIDDEN_COLOR), QColor(color)
@@ -230,6 +242,44 @@ class SoftmaxPanel(QWidget):
         self._set_marks(plot, marks, color, above)
         plot.setXRange(-0.6, len(heights) - 0.4, padding=0)
         self._fit_axis(plot)
+
+    MANY_KEYS = 48  # above this many keys a row is drawn as an area, not bars
+
+    def _as_area(
+        self,
+        plot: pg.PlotWidget,
+        heights: np.ndarray,
+        color: str,
+        visible: np.ndarray,
+        x: np.ndarray,
+        zero: np.ndarray | None,
+    ) -> bool:
+        """A row of more than MANY_KEYS keys as a line over its filled area, the followed
+        token's key marked, the masked keys said once ("250 masked keys: −∞ → weight 0"),
+        never a label per key: at 256 keys the bars were a band of "−∞" labels with the
+        real bars squeezed to the left. Whether it drew so."""
+        if len(heights) <= self.MANY_KEYS:
+            return False
+        plot.bars.setOpts(x=[], height=[], width=0.7)
+        fill = QColor(color)
+        fill.setAlpha(90)
+        plot.area.setData(x[visible], heights[visible], pen=pg.mkPen(color, width=1.5))
+        plot.area.setFillBrush(fill)
+        hidden = ~visible if zero is None else (~visible | (zero & (heights == 0)))
+        count = int(hidden.sum())
+        marks = {}
+        if count:
+            first = int(np.flatnonzero(hidden)[0])
+            marks[first] = _tr("{0} masked keys: −∞ → weight 0").format(count)
+        self._set_marks(plot, marks, color, True)
+        for item in plot.marks[:1]:
+            item.setAnchor((0.0, 1.0))  # from the first masked key rightwards
+        if self.key is not None:
+            plot.followed.setPos(self.key)
+            plot.followed.show()
+        plot.setXRange(-0.6, len(heights) - 0.4, padding=0)
+        self._fit_axis(plot)
+        return True
 
     @staticmethod
     def _set_marks(plot: pg.PlotWidget, marks: dict[int, str], color: str, above: bool) -> None:

@@ -123,7 +123,8 @@ class StageFigure(pg.GraphicsLayout):
         self._draw(trace, key, head, query, summary)
         if width is None or not self._follow:
             return
-        stacked = self._stack_for(width, height)
+        # The mask stage keeps its row: its panel (the two methods compared) is its point.
+        stacked = key != "mask" and self._stack_for(width, height)
         if stacked != self._stacked:
             self._stacked = stacked
             self._draw(trace, key, head, query, summary)

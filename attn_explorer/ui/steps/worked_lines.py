@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from attn_explorer.engine import ARRAY_INFO, Trace
-from attn_explorer.text.explain import explain as _explain
+from attn_explorer.text.explain import explain
 from attn_explorer.text.explain_outputs import context_lead
 from attn_explorer.text.numbers import NB, num
 from attn_explorer.text.titles import array_symbol, divisor_symbol, score_symbols
@@ -83,7 +83,7 @@ def followed_text(
 
     def worked(name: str) -> str:
         """The first line of the chosen cell's arithmetic in array `name`."""
-        return _explain(trace, name, head, i, _chosen(trace, name, column)).split("\n")[0]
+        return explain(trace, name, head, i, _chosen(trace, name, column)).split("\n")[0]
 
     token = quote_token(cfg.tokens[i])
     n = i + 1
@@ -114,7 +114,7 @@ def followed_text(
         lines.append(worked("scaled_scores"))
         hidden = np.flatnonzero(trace.mask[i])
         if hidden.size:
-            lines.append(_explain(trace, "scaled_scores", head, i, hidden[0]).split("\n")[0])
+            lines.append(explain(trace, "scaled_scores", head, i, hidden[0]).split("\n")[0])
     elif key == "mask" and cfg.mask_first:  # the raw scores are masked, then divided
         lines.append(f"M{n} = {vector(trace.mask[i])}   " + _tr("(1 = hidden)"))
         lines.append(
