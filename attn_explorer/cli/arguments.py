@@ -14,7 +14,18 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from attn_explorer.cli.head_args import (
+    ablate_change,
+    add_ablate_argument,
+    allowed_heads,
+    check_heads,
+    read_heads,
+)
 from attn_explorer.cli.parser import OneLineParser
+from attn_explorer.cli.values import BEYOND as BEYOND
+from attn_explorer.cli.values import UsageError as UsageError
+from attn_explorer.cli.values import brief as brief
+from attn_explorer.cli.values import whole as whole
 from attn_explorer.engine import PRESETS, preset
 from attn_explorer.engine.config import MAX_ATTENTION_CELLS, or_list
 from attn_explorer.model.settings import MAX_DIMS, MAX_TOKENS, SETTINGS
@@ -24,10 +35,6 @@ from attn_explorer.text.problems import problem_text
 
 if TYPE_CHECKING:
     from attn_explorer.engine import AttentionConfig
-
-
-class UsageError(Exception):
-    """Bad command-line input: printed as one line, exit status 2."""
 
 
 def language_metavar() -> str:
@@ -64,38 +71,7 @@ TRUE_WORDS = ("true", "1", "yes", "on")
 FALSE_WORDS = ("false", "0", "no", "off")
 # A number as the controls take it: digits, a decimal point, an exponent. Python's float()
 # also reads "1_0", "infinity" and other scripts' digits, which no box takes.
-_WHOLE = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
-
-
-# More digits than any number a command line takes can have: a longer whole number is read
-# as beyond every range, not by int(), which refuses one of over 4,300 digits (and reads a
-# long one in time growing with the square of its length).
-_MOST_DIGITS = 18
-BEYOND = 10**_MOST_DIGITS  # what `whole` reads such a number as, with its sign
-_BRIEF = 40  # characters of a value a one-line message shows whole
-
-
-def brief(text: str, quoted: bool = True) -> str:
-    """`text` for a one-line message: quoted (repr) or not, a long one cut with its length,
-    so that 5,000 digits stay a line a terminal shows."""
-    if len(text) <= _BRIEF:
-        return repr(text) if quoted else text
-    start = repr(text[:20]) if quoted else text[:20]
-    return _("{start}… ({length} characters)").format(start=start, length=len(text))
-
-
-def whole(text: str) -> int | None:
-    """`text` as a whole number (ASCII digits, a sign, blanks around), or None.
-
-    One of more than 18 digits is ±BEYOND, outside every range a command line takes: its
-    value is never needed, only that it is too large (or too small)."""
-    text = text.strip()
-    if not _WHOLE.fullmatch(text):
-        return None
-    if len(text.lstrip("+-").lstrip("0")) > _MOST_DIGITS:
-        return -BEYOND if text.startswith("-") else BEYOND
-    return int(text)
 
 
 def whole_in_range(flag: str, text: str, low: int, high: int) -> int:
@@ -125,6 +101,8 @@ def _allowed(field: str) -> str:
     if setting.kind is bool:
         return _("true or false (or yes/no, on/off, 1/0)")
     low, high = setting.range
+    if setting.kind is tuple:
+        return allowed_heads(low, high)
     if setting.kind is int:
         return _("a whole number from {low} to {high}").format(low=f"{low:g}", high=f"{high:g}")
     return _("a number from {low} to {high}, with at most {decimals} decimals").format(
@@ -166,6 +144,8 @@ def _read(field: str, text: str) -> tuple[object, str | None]:
         if text in setting.choices:
             return text, None
         return None, _("{value} is not among the choices").format(value=shown)
+    if kind is tuple:
+        return read_heads(text, *setting.range)
     if kind is bool:
         word = text.lower()
         if word not in TRUE_WORDS + FALSE_WORDS:
@@ -268,6 +248,7 @@ def add_state_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="D",
         help=_("embedding width for --tokens (default 3)"),
     )
+    add_ablate_argument(parser)
     switches = [
         _("{field} turns {switch} on").format(field=field, switch=switch)
         for field, switch in SWITCHED_BY.items()
@@ -326,6 +307,7 @@ def state_from_args(args: argparse.Namespace, prog: str = "attn-explorer") -> Ex
             )
         changes[field.strip()] = parse_value(field.strip(), text.strip())
         typed[field.strip()] = text.strip()
+    ablate_change(args, changes, typed, _allowed("ablate"))
     for field, switch in SWITCHED_BY.items():
         if field in changes and switch not in changes:
             changes[switch] = True
@@ -418,6 +400,7 @@ def _check_fits(
     if not given:
         return
     config = state.config()
+    check_heads(config, changes)
     for problem in config.problems():
         causes = [f for f in given if f in _CAUSES.get(problem.field, (problem.field,))]
         if not causes:

@@ -98,6 +98,14 @@ def _parser() -> argparse.ArgumentParser:
             "followed query: 2, or 3 in the dropout example)"
         ),
     )
+    parser.add_argument(
+        "--compare",
+        metavar=_("OTHER"),
+        help=_(
+            "compare with A, a session file or an example: the figure shows A, B (this "
+            "session with its --set) and B − A of --view; npz and json hold all three"
+        ),
+    )
     parser.add_argument("--format", choices=FORMATS, help=_("default: the output's extension"))
     parser.add_argument(
         "--scale",
@@ -218,6 +226,10 @@ def run(argv: list[str]) -> int:
     # The session's query; one the tokens lack (--tokens fewer) is the last, as the window
     # shows it: drawn as it is, it would outline no row.
     query = query_number - 1 if args.query is not None else min(state.view.query, config.n_q - 1)
+    if args.compare is not None:
+        from attn_explorer.cli.export_compare import export_compare
+
+        return export_compare(args, trace, fmt, out, size)
 
     if fmt in DATA_FORMATS or fmt == "py":
         figure_only = [

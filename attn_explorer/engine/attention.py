@@ -15,6 +15,7 @@ import torch
 
 from attn_explorer.engine.buffers import BufferPool
 from attn_explorer.engine.config import AttentionConfig, ConfigError
+from attn_explorer.engine.heads import ablated_concat
 from attn_explorer.engine.params import dropout_keep, parameters_for
 from attn_explorer.engine.steps import build_steps
 from attn_explorer.engine.trace import Trace, frozen_mapping
@@ -206,6 +207,8 @@ def _compute(
 
     head_contexts = dropped @ values  # (heads, n_q, d_head)
     concat = head_contexts.transpose(0, 1).reshape(n_q, config.width)  # (n_q, heads * d_head)
+    if config.ablate:  # the heads switched off leave their gap in the concatenation
+        concat = ablated_concat(concat, head_contexts, config.ablate, config.ablate_mode)
     context = (
         concat if params.w_out is None else concat @ params.w_out + params.b_out
     )  # (n_q, width)

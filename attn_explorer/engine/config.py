@@ -22,6 +22,9 @@ from attn_explorer.engine.words import or_list as or_list
 PROJECTIONS = ("none", "rand", "linear")
 HEAD_LAYOUTS = ("stacked", "split")
 MASK_METHODS = ("neg_inf", "renormalize")
+# How a switched-off head's context is replaced (engine/heads.py): zeros, as pruning does, or
+# its mean over the query tokens, as ablation studies do.
+ABLATE_MODES = ("zeros", "mean")
 
 # Largest magnitude a float32 can hold; the engine computes in float32 like the tutorials.
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -144,12 +147,19 @@ class AttentionConfig:
     dropout_seed: int | None = None
     mask_before_scaling: bool = False
     given: GivenWeights | None = None  # a real head's W_q, W_k, W_v (engine/given.py)
+    # The heads switched off (counted from 1, as the learner counts them), and how.
+    ablate: tuple[int, ...] = ()
+    ablate_mode: str = "zeros"
 
     def __post_init__(self) -> None:
         for name in ("tokens", "embeddings", "kv_tokens", "kv_embeddings"):
             object.__setattr__(self, name, _as_tuple(getattr(self, name)))
         if isinstance(self.given, dict):  # as a data export's config.json holds them
             object.__setattr__(self, "given", GivenWeights(**self.given))
+        ablate = _as_tuple(self.ablate)
+        if isinstance(ablate, tuple) and all(is_int(h) for h in ablate):
+            ablate = tuple(sorted(set(ablate)))  # one config per set of heads, in order
+        object.__setattr__(self, "ablate", ablate)
         for name in ("d_out", "num_heads", "seed", "valid_len", "dropout_seed"):
             value = getattr(self, name)
             if isinstance(value, np.integer):
@@ -296,6 +306,7 @@ class AttentionConfig:
             ("projection", PROJECTIONS),
             ("head_layout", HEAD_LAYOUTS),
             ("mask_method", MASK_METHODS),
+            ("ablate_mode", ABLATE_MODES),
         ):
             value = getattr(self, name)
             if value not in allowed:
@@ -327,6 +338,7 @@ class AttentionConfig:
             out.append(
                 problem("num_heads", "heads_do_not_split", d_out=self.d_out, heads=self.num_heads)
             )
+        out += self._ablate_problems()
         if not is_number(self.dropout) or not 0 <= self.dropout < 1:
             out.append(problem("dropout", "dropout_range", value=repr(self.dropout)))
         if not is_number(self.temperature) or not 0 < self.temperature < math.inf:
@@ -362,6 +374,16 @@ class AttentionConfig:
         ):
             need = given.d_head * (given.heads if self.head_layout == "split" else 1)
             return [problem("d_out", "given_d_out", d_head=given.d_head, d_out=need)]
+        return []
+
+    def _ablate_problems(self) -> list[Problem]:
+        if not isinstance(self.ablate, tuple) or not all(is_int(h) for h in self.ablate):
+            return [problem("ablate", "ablate_not_heads", value=repr(self.ablate))]
+        if not is_int(self.num_heads) or self.projection not in PROJECTIONS:
+            return []  # said above; the heads cannot be counted
+        outside = [h for h in self.ablate if not 1 <= h <= self.heads]
+        if outside:
+            return [problem("ablate", "ablate_range", head=outside[0], heads=self.heads)]
         return []
 
     def _size_problems(self) -> list[Problem]:

@@ -81,7 +81,7 @@ def skip_reason(config: AttentionConfig, key: str) -> str:
         return "evaluation_mode"
     if key == "dropout" and config.dropout == 0:
         return "no_dropout"
-    if key == "concat" and config.heads == 1:
+    if key == "concat" and config.heads == 1 and not config.ablate:
         return "one_head"
     if key == "out_proj" and not config.out_proj:
         return "no_out_proj"

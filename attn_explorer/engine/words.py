@@ -91,6 +91,7 @@ PROBLEMS: dict[str, str] = {
     "unknown_projection": N_("Unknown projection {value}: choose {choices}."),
     "unknown_head_layout": N_("Unknown head layout {value}: choose {choices}."),
     "unknown_mask_method": N_("Unknown mask method {value}: choose {choices}."),
+    "unknown_ablate_mode": N_("Unknown way to switch a head off {value}: choose {choices}."),
     "not_bool": N_("{name} must be True or False."),
     "d_out_not_int": N_("d_out must be a whole number (it is {value})."),
     "d_out_below_1": N_("d_out must be at least 1 (it is {value})."),
@@ -104,6 +105,10 @@ PROBLEMS: dict[str, str] = {
         "d_out {d_out} cannot be split into {heads} heads: with the split layout d_out must "
         "be a multiple of the number of heads."
     ),
+    "ablate_not_heads": N_(
+        "The heads switched off must be a list of head numbers from 1 (it is {value})."
+    ),
+    "ablate_range": N_("Head {head} cannot be switched off: the heads are numbered 1 to {heads}."),
     "dropout_range": N_(
         "Dropout must be at least 0 and below 1 (it is {value}): p is the chance of dropping "
         "each attention weight."

@@ -43,9 +43,11 @@ from attn_explorer.text.i18n import N_, _
 
 FORMAT = "attn_explorer.session"
 # 2 added the view's scores_array, weights_array and all_heads; 3 the controls'
-# reseed_dropout and dropout_seed; 4 mask_before_scaling. Older formats are read with those at
-# their defaults (a session of format 3 or older scales first, as it did).
-SCHEMA_VERSION = 4
+# reseed_dropout and dropout_seed; 4 mask_before_scaling; 5 the heads switched off (ablate,
+# ablate_mode) and what is pinned as A (pinned, written only while something is). Older
+# formats are read with those at their defaults (a session of format 3 or older scales first,
+# as it did).
+SCHEMA_VERSION = 5
 OLDEST_VERSION = 1
 # The largest state the window holds (two 4096 x 1024 tables of full-precision floats) takes
 # about 170 MB; anything bigger is not a session this app wrote.
@@ -78,16 +80,30 @@ def state_to_document(state: ExplorerState) -> dict[str, Any]:
     view = state.view
     if isinstance(view.query, int) and n_q and view.query >= n_q:
         view = replace(view, query=n_q - 1)
-    return {
+    doc = {
         "format": FORMAT,
         "version": SCHEMA_VERSION,
         "saved_by": f"attn_explorer {__version__}",
         "queries": _sequence_document(state.queries),
         "kv": None if state.kv is None else _sequence_document(state.kv),
-        "controls": {name: getattr(state.controls, name) for name in Controls.names()},
+        "controls": _controls_document(state.controls),
         "view": {name: getattr(view, name) for name in VIEW_FIELDS},
         **_given_document(state),
     }
+    if state.pinned is not None:
+        pinned = state.pinned
+        doc["pinned"] = {
+            "queries": _sequence_document(pinned.queries),
+            "kv": None if pinned.kv is None else _sequence_document(pinned.kv),
+            "controls": _controls_document(pinned.controls),
+        }
+    return doc
+
+
+def _controls_document(controls: Controls) -> dict[str, Any]:
+    """The controls as JSON writes them: the heads switched off as a list."""
+    values = {name: getattr(controls, name) for name in Controls.names()}
+    return {name: list(v) if isinstance(v, tuple) else v for name, v in values.items()}
 
 
 def _given_document(state: ExplorerState) -> dict[str, Any]:

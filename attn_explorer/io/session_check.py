@@ -32,7 +32,9 @@ from attn_explorer.model.views import HEADS_ARRAYS, SCORES_ARRAYS, TABS, WEIGHTS
 from attn_explorer.text.i18n import _, ngettext, pgettext
 from attn_explorer.text.problems import or_list
 
-TOP_FIELDS = ("format", "version", "saved_by", "queries", "kv", "controls", "view", "given")
+TOP_FIELDS = ("format", "version", "saved_by", "queries", "kv", "controls", "view", "given", "pinned")
+# What was pinned as A to compare with (format 5 on, and only while something is pinned).
+PINNED_FIELDS = ("queries", "kv", "controls")
 _SEQUENCE_FIELDS = ("tokens", "embeddings")
 VIEW_FIELDS = tuple(f.name for f in fields(ViewState))
 
@@ -43,7 +45,11 @@ _NEWER_VIEW_FIELDS = ("scores_array", "weights_array", "all_heads")  # since for
 _NEWER_VIEW_VERSION = 2
 _NEWER_VIEW_DEFAULTS = {name: getattr(ViewState(), name) for name in _NEWER_VIEW_FIELDS}
 # The controls each format added, by the format that added them.
-_NEWER_CONTROLS = {3: ("reseed_dropout", "dropout_seed"), 4: ("mask_before_scaling",)}
+_NEWER_CONTROLS = {
+    3: ("reseed_dropout", "dropout_seed"),
+    4: ("mask_before_scaling",),
+    5: ("ablate", "ablate_mode"),
+}
 
 
 class InvalidError(Exception):
@@ -83,15 +89,33 @@ def the_document() -> str:
 
 
 def state_from_document(doc: Mapping[str, Any]) -> ExplorerState:
-    _fields(doc, the_document(), TOP_FIELDS, optional=("saved_by", "given"))
+    _fields(doc, the_document(), TOP_FIELDS, optional=("saved_by", "given", "pinned"))
     if "saved_by" in doc and not isinstance(doc["saved_by"], str):
         raise InvalidError(
             _('"saved_by" must be text, not {value}.').format(value=describe(doc["saved_by"]))
         )
-    queries = _sequence(doc["queries"], "queries")
+    version = doc["version"]  # checked by the caller
+    queries, kv = _sequences(doc, "")
+    controls = _controls(doc["controls"], version)
+    view = _view(doc["view"], len(queries.tokens), older=version < _NEWER_VIEW_VERSION)
+    pinned = None
+    if doc.get("pinned") is not None:
+        part = _fields(doc["pinned"], "pinned", PINNED_FIELDS)
+        pinned_queries, pinned_kv = _sequences(part, "pinned.")
+        pinned_controls = _controls(part["controls"], version, "pinned.controls")
+        pinned = ExplorerState(queries=pinned_queries, kv=pinned_kv, controls=pinned_controls)
+    given = given_weights(doc.get("given"))
+    return ExplorerState(
+        queries=queries, kv=kv, controls=controls, view=view, given=given, pinned=pinned
+    )
+
+
+def _sequences(doc: Mapping[str, Any], prefix: str) -> tuple[TokenSequence, TokenSequence | None]:
+    """The queries and the key/values of a document (`prefix` "pinned." for A's)."""
+    queries = _sequence(doc["queries"], prefix + "queries")
     kv = None
     if doc["kv"] is not None:
-        kv = _sequence(doc["kv"], "kv")
+        kv = _sequence(doc["kv"], prefix + "kv")
         if kv.d_in != queries.d_in:
             raise InvalidError(
                 ngettext(
@@ -102,11 +126,7 @@ def state_from_document(doc: Mapping[str, Any]) -> ExplorerState:
                     kv.d_in,
                 ).format(kv=kv.d_in, q=queries.d_in)
             )
-    version = doc["version"]  # checked by the caller
-    controls = _controls(doc["controls"], version)
-    view = _view(doc["view"], len(queries.tokens), older=version < _NEWER_VIEW_VERSION)
-    given = given_weights(doc.get("given"))
-    return ExplorerState(queries=queries, kv=kv, controls=controls, view=view, given=given)
+    return queries, kv
 
 
 def _fields(
@@ -259,16 +279,16 @@ def _numbers(rows: list[list[Any]], width: int, where: str, tokens: list[str]) -
     raise AssertionError("the fast check refused a table the slow check accepts")
 
 
-def _controls(value: object, version: int) -> Controls:
+def _controls(value: object, version: int, where: str = "controls") -> Controls:
     """The controls of a file of format `version`: those a later format added may be
     missing, and are then at their defaults."""
     optional = tuple(
         name for added, names in _NEWER_CONTROLS.items() if version < added for name in names
     )
-    doc = _fields(value, "controls", Controls.names(), optional=optional)
+    doc = _fields(value, where, Controls.names(), optional=optional)
     return Controls(
         **{
-            name: _control(name, doc[name], f"controls.{name}")
+            name: _control(name, doc[name], f"{where}.{name}")
             for name in Controls.names()
             if name in doc
         }
@@ -284,6 +304,18 @@ def _control(name: str, item: object, where: str) -> Any:
         if not isinstance(item, bool):
             raise InvalidError(_not_bool(where, item))
         return item
+    if setting.kind is tuple:
+        if not isinstance(item, list):
+            raise InvalidError(
+                _("{where} must be a list of whole numbers, not {value}.").format(
+                    where=where, value=describe(item)
+                )
+            )
+        for index, number in enumerate(item):
+            if not is_int(number):
+                raise InvalidError(_not_whole(f"{where}[{index}]", number))
+            _in_range(number, f"{where}[{index}]", *setting.range)
+        return tuple(sorted(set(item)))
     if setting.kind is int:
         if not is_int(item):
             raise InvalidError(_not_whole(where, item))

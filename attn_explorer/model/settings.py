@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attn_explorer.engine.config import HEAD_LAYOUTS, MASK_METHODS, PROJECTIONS
+from attn_explorer.engine.config import ABLATE_MODES, HEAD_LAYOUTS, MASK_METHODS, PROJECTIONS
 
-Value = bool | int | float | str
+Value = bool | int | float | str | tuple[int, ...]
 
 MAX_TOKENS = 4096  # rows of an embedding table
 MAX_DIMS = 1024  # embedding dimensions
@@ -36,7 +36,8 @@ class Setting:
     Its type is its default's. A number has an inclusive range `low`..`high` (ints for a
     whole number); a decimal number has `decimals`, the digits its control shows and holds
     (a value with more would be computed with digits the learner cannot see). A text
-    setting is one of `choices`.
+    setting is one of `choices`. A tuple setting is a set of whole numbers, each in the
+    range (the heads switched off, counted from 1), kept sorted and without repeats.
 
     `switch` is the checkbox that brings the setting into effect: the value is kept while
     the switch is off (so nothing typed is lost by toggling it) and matters only while it
@@ -57,7 +58,7 @@ class Setting:
 
     @property
     def kind(self) -> type:
-        """bool, int, float or str: the type of every value of this setting."""
+        """bool, int, float, str or tuple: the type of every value of this setting."""
         return type(self.default)
 
     @property
@@ -94,6 +95,10 @@ _DECLARED = (
     # torch.manual_seed(dropout_seed) right before dropout
     Setting("reseed_dropout", False),
     Setting("dropout_seed", 123, low=0, high=9999, switch="reseed_dropout"),
+    # The heads switched off, counted from 1 (a head beyond the number of heads is kept but
+    # switched off nothing), and how: zeros (pruning) or the head's mean over the tokens.
+    Setting("ablate", (), low=1, high=16, agrees_with=("num_heads", "projection")),
+    Setting("ablate_mode", "zeros", choices=ABLATE_MODES),
 )
 SETTINGS: dict[str, Setting] = {setting.name: setting for setting in _DECLARED}
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from attn_explorer.engine import AttentionConfig
 from attn_explorer.engine.given import GivenWeights
+from attn_explorer.engine.config import is_int
 from attn_explorer.engine.presets import DEFAULT_PRESET, Preset, preset
 from attn_explorer.model.settings import MAX_DIMS as MAX_DIMS  # re-exported for the window
 from attn_explorer.model.settings import MAX_TOKENS as MAX_TOKENS
@@ -62,6 +63,8 @@ class Controls:
     cross: bool = _default("cross")
     reseed_dropout: bool = _default("reseed_dropout")
     dropout_seed: int = _default("dropout_seed")
+    ablate: tuple[int, ...] = _default("ablate")
+    ablate_mode: str = _default("ablate_mode")
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -89,9 +92,14 @@ class ExplorerState:
     controls: Controls = field(default_factory=Controls)
     view: ViewState = field(default_factory=ViewState)
     given: GivenWeights | None = None  # a real head's W_q, W_k, W_v (engine/given.py)
+    # What was pinned as A to compare with (its own `pinned` None), or None.
+    pinned: ExplorerState | None = None
 
     def config(self) -> AttentionConfig:
         c = self.controls
+        # Heads beyond those computed stay switched off in the controls (fewer heads and back
+        # loses nothing) but switch nothing off.
+        heads = 1 if c.projection == "none" else c.num_heads if is_int(c.num_heads) else 0
         # Cross-attention without a second sequence reads the queries' own, as the window's
         # key/value table starts as a copy of the queries.
         kv = self.kv if self.kv is not None else self.queries
@@ -117,6 +125,8 @@ class ExplorerState:
             seed=c.seed,
             dropout_seed=c.dropout_seed if c.reseed_dropout else None,
             given=self.given,
+            ablate=tuple(h for h in c.ablate if h <= heads),
+            ablate_mode=c.ablate_mode,
         )
 
     @classmethod
@@ -146,6 +156,8 @@ class ExplorerState:
             dropout_seed=(
                 config.dropout_seed if config.dropout_seed is not None else _default("dropout_seed")
             ),
+            ablate=config.ablate,
+            ablate_mode=config.ablate_mode,
         )
         # A config opens on the weights its context is computed from: dropped ones where
         # dropout applies (the dropout example's description says "kept cells × 2, the rest

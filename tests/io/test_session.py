@@ -76,7 +76,7 @@ def test_document_layout(tmp_path):
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert list(doc) == ["format", "version", "saved_by", "queries", "kv", "controls", "view"]
     assert doc["format"] == "attn_explorer.session"
-    assert doc["version"] == 4
+    assert doc["version"] == 5
     assert doc["saved_by"] == f"attn_explorer {__version__}"
     assert doc["queries"]["tokens"] == ["Your", "journey", "starts", "with", "<pad>", "<pad>"]
     assert doc["queries"]["embeddings"][1] == [0.55, 0.87, 0.66]

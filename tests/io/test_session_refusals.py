@@ -77,8 +77,8 @@ REJECTIONS = [
     (set_in("version", True), '"version" must be a whole number, not true'),
     (set_in("version", 1.0), '"version" must be a whole number, not 1.0'),
     (
-        set_in("version", 5),
-        "was saved by a newer attn_explorer (format 5); this one reads formats 1 to 4.",
+        set_in("version", 6),
+        "was saved by a newer attn_explorer (format 6); this one reads formats 1 to 5.",
     ),
     (set_in("version", 0), "has format version 0, which no attn_explorer wrote"),
     # structure
@@ -86,7 +86,7 @@ REJECTIONS = [
     (delete("view"), "it lacks the field view"),
     (set_in("saved_by", 3), '"saved_by" must be text, not 3'),
     (
-        text_replace('"version": 4', '"version": 4, "version": 5'),
+        text_replace('"version": 5', '"version": 5, "version": 6'),
         'is not a valid session: it has the field "version" more than once.',
     ),
     (

@@ -81,12 +81,12 @@ def test_what_json_itself_says_is_translated_too(vietnamese):
 
 def test_a_newer_format_and_a_default_name(vietnamese):
     doc = state_to_document(preset_state("causal"))
-    doc["version"] = 5
+    doc["version"] = 6
     with pytest.raises(SessionError) as caught:
         document_to_state(doc)
     assert str(caught.value) == (
-        "Tài liệu do một bản attn_explorer mới hơn lưu (định dạng 5); bản này đọc được các "
-        "định dạng từ 1 đến 4."
+        "Tài liệu do một bản attn_explorer mới hơn lưu (định dạng 6); bản này đọc được các "
+        "định dạng từ 1 đến 5."
     )
 
 

@@ -4,7 +4,7 @@ defaults, the session loader, `--set` and the control panel read it, and nothing
 import pytest
 
 from attn_explorer.cli.arguments import SWITCHED_BY, UsageError, parse_value
-from attn_explorer.engine.config import HEAD_LAYOUTS, MASK_METHODS, PROJECTIONS
+from attn_explorer.engine.config import ABLATE_MODES, HEAD_LAYOUTS, MASK_METHODS, PROJECTIONS
 from attn_explorer.io.session import SessionError, document_to_state, state_to_document
 from attn_explorer.model.settings import MAX_HEAD, SETTINGS, Setting
 from attn_explorer.model.state import Controls, default_state
@@ -33,8 +33,11 @@ def test_the_declaration_is_whole():
     text setting its choices, every default is allowed, and every switch and dependency
     names a setting."""
     for s in SETTINGS.values():
-        assert s.kind in (bool, int, float, str), s.name
-        if s.kind in (int, float):
+        assert s.kind in (bool, int, float, str, tuple), s.name
+        if s.kind is tuple:  # a set of whole numbers, each in the range
+            assert type(s.low) is int and type(s.high) is int and s.decimals is None, s.name
+            assert all(s.low <= item <= s.high for item in s.default), s.name
+        elif s.kind in (int, float):
             low, high = s.range
             assert low <= s.default <= high, s.name
             assert (s.decimals is not None) == (s.kind is float), s.name
@@ -54,6 +57,8 @@ def test_the_engine_choices_are_the_settings_choices():
     assert SETTINGS["projection"].choices == PROJECTIONS
     assert SETTINGS["head_layout"].choices == HEAD_LAYOUTS
     assert SETTINGS["mask_method"].choices == MASK_METHODS
+    assert SETTINGS["ablate_mode"].choices == ABLATE_MODES
+    assert SETTINGS["ablate"].range == (1, SETTINGS["num_heads"].range[1])
 
 
 def test_controls_are_the_declared_settings_with_their_defaults():
@@ -193,7 +198,8 @@ def test_the_controls_hold_the_declared_ranges_decimals_and_choices(qtbot):
         "head_layout": panel.layout_box,
         "mask_method": panel.mask_method,
     }
-    assert set(boxes) == {s.name for s in CHOICES}
+    # How a head is switched off is chosen beside the heads (tests/ui/compare).
+    assert set(boxes) == {s.name for s in CHOICES} - {"ablate_mode"}
     for name, box in boxes.items():
         shown = tuple(box.itemData(i) for i in range(box.count()))
         assert shown == SETTINGS[name].choices, name

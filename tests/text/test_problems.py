@@ -76,6 +76,9 @@ CASES = {
     "unknown_projection": config(projection="conv"),
     "unknown_head_layout": config(head_layout="mixed"),
     "unknown_mask_method": config(mask_method="zero"),
+    "unknown_ablate_mode": config(ablate_mode="half"),
+    "ablate_not_heads": config(ablate=("2",)),
+    "ablate_range": config(ablate=(3,)),
     "not_bool": config(causal="yes"),
     "d_out_not_int": config(d_out=2.5),
     "d_out_below_1": config(d_out=0),
@@ -182,7 +185,7 @@ def test_pseudo_translated_every_problem_is_one_bracketed_sentence(code, pseudo)
 # What a sentence with its words dropped may still hold: the cases' tokens and values as
 # Python writes them, the settings' names and choices, and float32's exponent.
 SYMBOLS = {"t0", "conv", "mixed", "zero", "none", "rand", "linear", "stacked", "split"}
-SYMBOLS |= {"neg_inf", "renormalize", "causal", "yes", "e"}
+SYMBOLS |= {"neg_inf", "renormalize", "causal", "yes", "e", "half", "zeros", "mean"}
 
 
 @pytest.mark.parametrize("code", sorted(CASES))
