@@ -28,6 +28,7 @@ from attn_explorer.text.examples import example_text
 from attn_explorer.text.problems import problem_text
 from attn_explorer.text.steps import step_text
 from attn_explorer.text.summaries import config_summary, shapes_summary
+from attn_explorer.ui.compare.tools import CompareTools
 from attn_explorer.ui.editing.controls import ControlsPanel
 from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.editing.embedding_editor import EmbeddingEditor
@@ -128,6 +129,7 @@ class MainWindow(QMainWindow):
         self.full_screen_action = self.menus.full_screen_action
         self.why_scaling_action = self.menus.why_scaling_action
         self.language_actions = language_menu(self, self.menus.view_menu, self.set_language)
+        self.compare = CompareTools(self)  # pin as A, B − A, heads on and off (ui/compare)
 
         keep_own_keys(self.stepper)
         self.window_layout.controlsShown.connect(self._controls_shown)

@@ -198,8 +198,12 @@ def test_the_controls_hold_the_declared_ranges_decimals_and_choices(qtbot):
         "head_layout": panel.layout_box,
         "mask_method": panel.mask_method,
     }
-    # How a head is switched off is chosen beside the heads (tests/ui/compare).
-    assert set(boxes) == {s.name for s in CHOICES} - {"ablate_mode"}
+    from attn_explorer.ui.compare.heads_panel import HeadsPanel
+
+    heads = HeadsPanel(panel.doc)  # how a head is switched off is chosen beside the heads
+    qtbot.addWidget(heads)
+    boxes["ablate_mode"] = heads.mode
+    assert set(boxes) == {s.name for s in CHOICES}
     for name, box in boxes.items():
         shown = tuple(box.itemData(i) for i in range(box.count()))
         assert shown == SETTINGS[name].choices, name

@@ -47,12 +47,16 @@ def not_compared_text(comparison: Comparison, name: str) -> str:
     return _tr("not comparable: {0} in A, {1} in B").format(*shapes)
 
 
-def show_diff(plot: MatrixPlot, comparison: Comparison, name: str, head: int) -> bool:
-    """Draw B − A of array `name` (one head) into `plot`; False (and the plot cleared, its
-    title saying why) where the arrays cannot be compared."""
+def show_diff(
+    plot: MatrixPlot, comparison: Comparison, name: str, head: int, title: str | None = None
+) -> bool:
+    """Draw B − A of array `name` (one head) into `plot`, titled `title` (the all-heads
+    grid's "Head 2") or by the array; False (and the plot cleared, its title saying why)
+    where the arrays cannot be compared."""
     b = comparison.b if name in comparison.b else comparison.a
     info = b.info(name)
-    title = array_title(b.config, name)
+    head_text = "" if title is not None else head_note(b, head, info.per_head)
+    title = title if title is not None else array_title(b.config, name)
     matrix = diff_matrix(comparison, name, head)
     if matrix is None:
         plot.clear()
@@ -93,7 +97,6 @@ def show_diff(plot: MatrixPlot, comparison: Comparison, name: str, head: int) ->
         if info.rows is None:
             cell = (head, j) if info.per_head else (j,)
         said = _tr("largest change {0} at {1}").format(num(value), location(b, name, cell))
-    head_text = head_note(b, head, info.per_head)
     plot.set_title(
         _tr("<b>B − A: {0}</b>{1} <span style='color:#666'>{2}</span>").format(
             title, head_text, said

@@ -49,6 +49,8 @@ CONTROL_NAMES = {
     "cross": N_("cross-attention"),
     "reseed_dropout": N_("reseeding before dropout"),
     "dropout_seed": N_("dropout seed"),
+    "ablate": N_("heads switched off"),
+    "ablate_mode": N_("how heads are switched off"),
 }
 
 
@@ -81,6 +83,7 @@ class Document(QObject):
     controlsChanged = Signal()  # controls changed by undo/redo/load: widgets must re-sync
     queryFollowed = Signal(int)  # the followed query's row moved with its token (or back)
     weightsShownChanged = Signal(str)  # which weights the matrices show, set by a load or undo
+    pinnedChanged = Signal()  # what is pinned as A (ui/compare), by a pin, an undo or a file
 
     def __init__(self, state: ExplorerState, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -91,6 +94,7 @@ class Document(QObject):
         self._controls = state.controls
         self.view = state.view
         self.given = state.given  # a real head's weights, opened from the model view
+        self.pinned = state.pinned  # A, to compare with (ui/compare/pin.py edits it)
         self._parts_open = 0  # depth of `_whole_change`s under way
         self._part_changed = False  # a part changed inside them: emit `changed` at their end
         self.queries.restore(state.queries)
@@ -113,6 +117,7 @@ class Document(QObject):
             controls=self._controls,
             view=self.view,
             given=self.given,
+            pinned=self.pinned,
         )
 
     def config(self) -> AttentionConfig:
@@ -192,6 +197,8 @@ class Document(QObject):
             self.queries.restore(state.queries)
             self.kv.restore(state.kv or state.queries)
             self._apply_controls(state.controls)
+        self.pinned = state.pinned
+        self.pinnedChanged.emit()
         self.undo_stack.setClean()
 
     def load_state(self, state: ExplorerState, text: str) -> None:

@@ -133,9 +133,18 @@ class MatrixBoard(HeadChoice, QWidget):
             bar.addWidget(box)
         bar.addStretch(1)
         layout.addLayout(bar)
+        self.bar = bar  # where the compare tools (ui/compare) put their buttons
 
         self.pages = QStackedWidget()
-        layout.addWidget(self.pages, 1)
+        # Beside the matrices: the heads' panel and the comparison's summary (ui/compare).
+        self.beside = QHBoxLayout()
+        self.beside.addWidget(self.pages, 1)
+        layout.addLayout(self.beside, 1)
+        # How a plot draws one array and explains a cell: the compare tools draw A, B or
+        # B − A through these.
+        self.drawer = show_array
+        self.explainer = explain
+        self.grid_scale = lambda trace, name: (kind_of(name), shared_levels(trace, name))
         self.views: dict[str, MatrixView] = {}
         # Two rows of views; which views each holds follows the room (see arrangement.py).
         self._rows: list[tuple[QWidget, QHBoxLayout]] = []
@@ -415,7 +424,7 @@ class MatrixBoard(HeadChoice, QWidget):
             "context": "context",
         }
         for key, name in chosen.items():
-            show_array(self.views[key].plot, trace, name, head)
+            self.drawer(self.views[key].plot, trace, name, head)
         self._share_width()
 
     def _share_width(self) -> None:
@@ -452,11 +461,10 @@ class MatrixBoard(HeadChoice, QWidget):
             self.grid.addItem(
                 self.grid_bar, row=0, col=columns, rowspan=max(1, math.ceil(heads / columns))
             )
-        kind = kind_of(name)
-        levels = shared_levels(trace, name)
+        kind, levels = self.grid_scale(trace, name)
         self.grid_bar.set_colormap(CMAPS[kind])
         for h, plot in enumerate(self.grid_plots):
-            show_array(
+            self.drawer(
                 plot, trace, name, h, levels=levels, title=_tr("<b>Head {0}</b>").format(h + 1)
             )
         over = any(plot.over for plot in self.grid_plots)
@@ -474,7 +482,7 @@ class MatrixBoard(HeadChoice, QWidget):
     # ------------------------------------------------------------------ pointing
     def explain_cell(self, plot: MatrixPlot, row: int, col: int) -> str:
         shown: Shown = plot.shown
-        return explain(self.trace, shown.name, shown.head, row, col)
+        return self.explainer(self.trace, shown.name, shown.head, row, col)
 
     def _hovered(self, plot: MatrixPlot, hover: CellHover | None) -> None:
         if hover is None or self.trace is None or getattr(plot, "shown", None) is None:

@@ -1,0 +1,261 @@
+"""The compare tools of the window: Pin as A (Ctrl+P, and a button by the matrices), which
+side the matrices show (A, B or B − A; Ctrl+D cycles), the summary of what differs, the first
+differing stage marked in the step-through, and the heads' panel beside the all-heads grid.
+
+Built with the window's views (again when the language changes); what is pinned lives in the
+document (`Document.pinned`), so undo, redo and sessions carry it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QActionGroup, QColor, QKeySequence
+from PySide6.QtWidgets import QMenu, QPushButton, QVBoxLayout, QWidget
+
+from attn_explorer.engine import ConfigError, Trace
+from attn_explorer.engine.compare import Comparison, compare
+from attn_explorer.text.explain import explain
+from attn_explorer.text.numbers import num
+from attn_explorer.ui.compare.compare_panel import SIDES, ComparePanel
+from attn_explorer.ui.compare.diff_plot import diff_matrix, show_diff
+from attn_explorer.ui.compare.heads_panel import HeadsPanel
+from attn_explorer.ui.compare.pin import pin, unpin
+from attn_explorer.ui.heatmap import MatrixPlot, levels_for
+from attn_explorer.ui.i18n import tr as _tr
+from attn_explorer.ui.matrices.trace_plots import kind_of, shared_levels, show_array
+
+FIRST_DIFFERENCE = QColor("#c0392b")  # the first stage whose arrays differ, in the tabs
+
+
+class CompareTools(QObject):
+    """Everything of comparing and of heads in one window (see the module).
+
+    A child of the board, and its menu and actions of the menu bar: built again with the
+    window's views when the language changes, the old ones go with the old views, and their
+    connections to the document with them."""
+
+    def __init__(self, window) -> None:
+        super().__init__(window.board)
+        self.window = window
+        self.doc = window.doc
+        self.board = window.board
+        self.stepper = window.stepper
+        self.side = "b"
+        self._a: Trace | None = None  # A computed, as B's trace computes (mask comparison)
+        self._comparison: Comparison | None = None
+
+        self.pin_button = QPushButton()
+        self.pin_button.clicked.connect(self.pin)
+        self.board.bar.insertWidget(self.board.bar.count() - 1, self.pin_button)
+        self.column = QWidget()
+        column = QVBoxLayout(self.column)
+        column.setContentsMargins(0, 0, 0, 0)
+        self.panel = ComparePanel()
+        self.heads = HeadsPanel(self.doc)
+        column.addWidget(self.panel, 2)
+        column.addWidget(self.heads, 3)
+        self.board.beside.addWidget(self.column)
+        self._menu(window)
+
+        self.panel.sideChosen.connect(self.show_side)
+        self.panel.unpinAsked.connect(self.unpin)
+        self.doc.pinnedChanged.connect(self._pinned_changed)
+        self.doc.controlsChanged.connect(self.heads.sync)
+        window.traceShown.connect(self._trace_shown)
+        self.board.all_heads.toggled.connect(lambda _on: self._place())
+        self.board.drawer = self._draw
+        self.board.explainer = self._explain
+        self.board.grid_scale = self._grid_scale
+        self.retranslate()
+        self._pinned_changed()
+
+    def _menu(self, window) -> None:
+        bar = window.menuBar()
+        self.menu = QMenu(bar)
+        help_action = bar.actions()[-1]  # before Help, the last menu
+        bar.insertMenu(help_action, self.menu)
+        self.pin_action = QAction(self.menu)
+        self.pin_action.setShortcut(QKeySequence("Ctrl+P"))
+        self.pin_action.triggered.connect(self.pin)
+        self.unpin_action = QAction(self.menu)
+        self.unpin_action.triggered.connect(self.unpin)
+        self.menu.addActions([self.pin_action, self.unpin_action])
+        self.menu.addSeparator()
+        group = QActionGroup(self.menu)
+        self.side_actions: dict[str, QAction] = {}
+        for side in SIDES:
+            action = QAction(self.menu)
+            action.setCheckable(True)
+            group.addAction(action)
+            action.triggered.connect(lambda _on=False, s=side: self.show_side(s))
+            self.side_actions[side] = action
+            self.menu.addAction(action)
+        self.side_actions["b"].setChecked(True)
+        self.cycle_action = QAction(self.menu)
+        self.cycle_action.setShortcut(QKeySequence("Ctrl+D"))
+        self.cycle_action.triggered.connect(self.cycle)
+        self.menu.addAction(self.cycle_action)
+
+    def retranslate(self) -> None:
+        self.menu.setTitle(_tr("&Compare"))
+        self.pin_action.setText(_tr("&Pin as A"))
+        self.unpin_action.setText(_tr("&Unpin A"))
+        self.side_actions["a"].setText(_tr("Show &A"))
+        self.side_actions["b"].setText(_tr("Show &B"))
+        self.side_actions["diff"].setText(_tr("Show B &− A"))
+        self.cycle_action.setText(_tr("&Next of A, B, B − A"))
+        self.pin_button.setText(_tr("Pin as A"))
+        self.pin_button.setToolTip(
+            _tr("Keep what is on screen as A, to compare with what you change next (Ctrl+P)")
+        )
+
+    # ------------------------------------------------------------------ pinning
+    def pin(self) -> None:
+        pin(self.doc)
+
+    def unpin(self) -> None:
+        unpin(self.doc)
+
+    def _pinned_changed(self) -> None:
+        self._a = None
+        self._comparison = None
+        pinned = self.doc.pinned is not None
+        self.unpin_action.setEnabled(pinned)
+        for action in self.side_actions.values():
+            action.setEnabled(pinned)
+        self.cycle_action.setEnabled(pinned)
+        if not pinned and self.side != "b":
+            self.show_side("b")
+        self._refresh()
+
+    @property
+    def trace_a(self) -> Trace | None:
+        """A's trace, computed once per pin (None where nothing is pinned or it cannot be)."""
+        pinned = self.doc.pinned
+        b = self.window.trace
+        if pinned is None or b is None:
+            return None
+        methods = "weights_neg_inf" in b.arrays or not b.config.has_mask
+        if self._a is None or ("weights_neg_inf" in self._a.arrays) != (
+            methods and self._a.config.has_mask
+        ):
+            from attn_explorer.engine import compute
+
+            try:
+                self._a = compute(pinned.config(), compare_mask_methods=methods)
+            except ConfigError:
+                self._a = None
+        return self._a
+
+    def comparison(self, b: Trace | None = None) -> Comparison | None:
+        """B − A for the trace `b` (the one on screen by default), computed once per trace."""
+        b = b or self.window.trace
+        a = self.trace_a
+        if a is None or b is None:
+            return None
+        if self._comparison is None or self._comparison.b is not b or self._comparison.a is not a:
+            self._comparison = compare(a, b)
+        return self._comparison
+
+    # ------------------------------------------------------------------ what is shown
+    def show_side(self, side: str) -> None:
+        """Show A, B or B − A in every matrix of the board."""
+        if side != "b" and self.doc.pinned is None:
+            side = "b"
+        self.side = side
+        self.panel.show_side(side)
+        self.side_actions[side].setChecked(True)
+        self.board._redraw()
+
+    def cycle(self) -> None:
+        """B → B − A → A → B: the key that toggles what the matrices show."""
+        following = {"b": "diff", "diff": "a", "a": "b"}
+        self.show_side(following[self.side])
+
+    def _trace_shown(self, trace: Trace) -> None:
+        self.heads.set_trace(trace)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        comparison = self.comparison()
+        self.panel.show_comparison(comparison)
+        self._mark_stage(comparison)
+        self._place()
+        if self.side != "b":
+            self.board._redraw()
+
+    def _place(self) -> None:
+        """The column beside the matrices: the comparison while A is pinned, the heads'
+        panel beside the all-heads grid where there are heads to switch."""
+        trace = self.window.trace
+        many = trace is not None and trace.heads > 1
+        self.panel.setVisible(self.doc.pinned is not None)
+        self.heads.setVisible(many and self.board.all_heads.isChecked())
+        self.column.setVisible(
+            self.panel.isVisibleTo(self.column) or self.heads.isVisibleTo(self.column)
+        )
+        self.pin_button.setText(_tr("Pin again as A") if self.doc.pinned else _tr("Pin as A"))
+
+    def _mark_stage(self, comparison: Comparison | None) -> None:
+        tabs = self.stepper.stages
+        first = comparison.first_stage if comparison is not None else None
+        for index, key in enumerate(self.stepper.keys):
+            marked = key == first
+            tabs.setTabTextColor(index, FIRST_DIFFERENCE if marked else QColor())
+        self.stepper.first_difference = first
+
+    # ------------------------------------------------------------------ the board's hooks
+    def _draw(
+        self, plot: MatrixPlot, trace: Trace, name: str, head: int, *, levels=None, title=None
+    ) -> None:
+        comparison = self.comparison(trace) if self.side != "b" else None
+        if comparison is None:
+            show_array(plot, trace, name, head, levels=levels, title=title)
+            return
+        if self.side == "a":
+            a = comparison.a
+            if name not in a:
+                plot.clear()
+                plot.set_title(_tr("<b>A</b> · not computed"))
+                return
+            shown = min(head, a.heads - 1)
+            show_array(
+                plot,
+                a,
+                name,
+                shown,
+                levels=None if levels is None else shared_levels(a, name),
+                title=title,
+            )
+            plot.set_title(_tr("<b>A</b> · {0}").format(plot.title.text))
+            return
+        show_diff(plot, comparison, name, head, title)
+
+    def _grid_scale(self, trace: Trace, name: str):
+        comparison = self.comparison(trace) if self.side != "b" else None
+        if comparison is None:
+            return kind_of(name), shared_levels(trace, name)
+        if self.side == "a":
+            a = comparison.a
+            return kind_of(name), shared_levels(a, name) if name in a else (0.0, 1.0)
+        diff = comparison[name].diff
+        if diff is None:
+            return "signed", (-1.0, 1.0)
+        import numpy as np
+
+        return "signed", levels_for("signed", np.where(np.isfinite(diff), diff, np.nan))
+
+    def _explain(self, trace: Trace, name: str, head: int, row: int, col: int) -> str:
+        comparison = self.comparison(trace) if self.side != "b" else None
+        if comparison is None:
+            return explain(trace, name, head, row, col)
+        if self.side == "a":
+            return explain(comparison.a, name, min(head, comparison.a.heads - 1), row, col)
+        matrix = diff_matrix(comparison, name, head)
+        if matrix is None:
+            return ""
+        a_value = comparison.a.matrix(name, min(head, comparison.a.heads - 1))[row, col]
+        b_value = trace.matrix(name, head)[row, col]
+        return _tr("B − A here: {0} − {1} = {2}").format(
+            num(b_value), num(a_value), num(matrix[row, col])
+        )
