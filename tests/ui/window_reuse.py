@@ -650,6 +650,9 @@ def reset(win: QWidget, new: NewWindow, settled, wait_settled) -> None:
     _no_cell_chosen(win)
     fresh = default_state()
     doc = win.doc
+    if doc.pinned is not None:  # a new or opened session keeps A; a new window has none
+        doc.pinned = None
+        doc.pinnedChanged.emit()
     if doc.state() != fresh or doc.undo_stack.count() or not settled(win):
         doc.reset(fresh)
     win.apply_view(doc.view)

@@ -8,7 +8,7 @@ document (`Document.pinned`), so undo, redo and sessions carry it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup, QColor, QKeySequence
 from PySide6.QtWidgets import QMenu, QPushButton, QVBoxLayout, QWidget
 
@@ -66,6 +66,9 @@ class CompareTools(QObject):
         self.board.drawer = self._draw
         self.board.explainer = self._explain
         self.board.grid_scale = self._grid_scale
+        # Right-click on the head list: switch the head shown off or on.
+        self.board.head_box.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.board.head_box.customContextMenuRequested.connect(self._head_menu)
         self.retranslate()
         self._pinned_changed()
 
@@ -95,6 +98,10 @@ class CompareTools(QObject):
         self.cycle_action.setShortcut(QKeySequence("Ctrl+D"))
         self.cycle_action.triggered.connect(self.cycle)
         self.menu.addAction(self.cycle_action)
+        self.menu.addSeparator()
+        self.figure_action = QAction(self.menu)
+        self.figure_action.triggered.connect(self._export_figure_chosen)
+        self.menu.addAction(self.figure_action)
 
     def retranslate(self) -> None:
         self.menu.setTitle(_tr("&Compare"))
@@ -104,6 +111,7 @@ class CompareTools(QObject):
         self.side_actions["b"].setText(_tr("Show &B"))
         self.side_actions["diff"].setText(_tr("Show B &− A"))
         self.cycle_action.setText(_tr("&Next of A, B, B − A"))
+        self.figure_action.setText(_tr("Export a &figure of A, B and B − A…"))
         self.pin_button.setText(_tr("Pin as A"))
         self.pin_button.setToolTip(
             _tr("Keep what is on screen as A, to compare with what you change next (Ctrl+P)")
@@ -124,6 +132,7 @@ class CompareTools(QObject):
         for action in self.side_actions.values():
             action.setEnabled(pinned)
         self.cycle_action.setEnabled(pinned)
+        self.figure_action.setEnabled(pinned)
         if not pinned and self.side != "b":
             self.show_side("b")
         self._refresh()
@@ -156,6 +165,53 @@ class CompareTools(QObject):
         if self._comparison is None or self._comparison.b is not b or self._comparison.a is not a:
             self._comparison = compare(a, b)
         return self._comparison
+
+    # ------------------------------------------------------------------ heads and figures
+    def head_menu(self) -> QMenu:
+        """The head list's menu: switch the head shown off, or on again."""
+        number = self.board.shown_head + 1
+        menu = QMenu(self.board.head_box)
+        off = number in self.doc.controls.ablate
+        text = _tr("Switch head {0} on") if off else _tr("Switch head {0} off")
+        action = menu.addAction(text.format(number))
+        action.triggered.connect(lambda: self.heads.switch(number, off))
+        return menu
+
+    def _head_menu(self, position) -> None:
+        menu = self.head_menu()
+        menu.exec(self.board.head_box.mapToGlobal(position))
+        menu.deleteLater()
+
+    def figure_array(self) -> str:
+        """The array a comparison figure shows: the grid's, else the weights shown."""
+        if self.board.all_heads.isChecked():
+            return self.board.heads_array.currentData()
+        return self.board.weight_box.currentData()
+
+    def export_figure(self, path) -> object:
+        """Write the figure of A, B and B − A of `figure_array()` (format from the name)."""
+        from attn_explorer.ui.compare.figure import export_compare_figure
+
+        comparison = self.comparison()
+        if comparison is None:
+            raise ValueError("nothing pinned")
+        return export_compare_figure(comparison, self.figure_array(), self.board.shown_head, path)
+
+    def _export_figure_chosen(self) -> None:
+        from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+        from attn_explorer.ui.export.figures import FigureError
+
+        title = _tr("Export a figure of A, B and B − A")
+        path, _chosen = QFileDialog.getSaveFileName(
+            self.window, title, "compare.png", _tr("Figures (*.png *.svg *.pdf)")
+        )
+        if not path:
+            return
+        try:
+            self.export_figure(path)
+        except (OSError, FigureError) as error:
+            QMessageBox.warning(self.window, title, str(error))
 
     # ------------------------------------------------------------------ what is shown
     def show_side(self, side: str) -> None:

@@ -190,14 +190,18 @@ class Document(QObject):
                 self.changed.emit()
 
     def reset(self, state: ExplorerState) -> None:
-        """Start over from `state` (an opened file): no undo history, nothing unsaved."""
+        """Start over from `state` (an opened file): no undo history, nothing unsaved; A
+        (`pinned`) kept where `state` pins none."""
         self.undo_stack.clear()
         self.view = state.view  # first: the new tables' recompute checks the view against them
         with self._whole_change():
             self.queries.restore(state.queries)
             self.kv.restore(state.kv or state.queries)
             self._apply_controls(state.controls)
-        self.pinned = state.pinned
+        # A stays pinned across a new or opened session, to be compared with it, unless
+        # the session brings an A of its own.
+        if state.pinned is not None:
+            self.pinned = state.pinned
         self.pinnedChanged.emit()
         self.undo_stack.setClean()
 

@@ -96,8 +96,14 @@ def test_a_session_keeps_a_and_the_heads_switched_off(mha, wait_settled):
     state = loads(dumps(mha.current_state()))
     assert state.controls.ablate == (2,)
     assert state.pinned is not None and state.pinned.config() == MHA
+    # Another session opened: A stays, to be compared with it.
     mha.doc.reset(ExplorerState.from_preset(preset("v1")))
-    assert mha.doc.pinned is None
+    wait_settled(mha)
+    assert mha.doc.pinned.config() == MHA
+    assert mha.compare.comparison().first_stage == "projections"  # same tokens, rand weights
+    mha.doc.reset(replace(state, pinned=ExplorerState.from_preset(preset("v2"))))
+    wait_settled(mha)
+    assert mha.doc.pinned.config() == preset("v2").config
     mha.doc.reset(state)
     wait_settled(mha)
     assert mha.doc.pinned.config() == MHA and mha.compare.comparison().first_stage == "concat"
@@ -162,3 +168,32 @@ def test_the_compare_tools_are_translated_under_the_pseudo_translation(pseudo, q
         assert not untranslated(texts, tokens), side
     win.doc.undo_stack.setClean()
     win.close()
+
+
+def test_the_head_list_s_menu_switches_the_head_shown_off_and_on(mha, wait_settled):
+    mha.board.set_head(1)
+    menu = mha.compare.head_menu()
+    (action,) = menu.actions()
+    assert action.text() == "Switch head 2 off"
+    action.trigger()
+    wait_settled(mha)
+    assert mha.doc.controls.ablate == (2,)
+    (action,) = mha.compare.head_menu().actions()
+    assert action.text() == "Switch head 2 on"
+    mha.doc.undo_stack.undo()
+    wait_settled(mha)
+    assert mha.doc.controls.ablate == ()
+    mha.board.set_head(0)
+
+
+def test_a_figure_of_a_b_and_b_minus_a_from_the_window(mha, wait_settled, tmp_path):
+    from tests.cli.conftest import svg_texts
+
+    assert not mha.compare.figure_action.isEnabled()
+    mha.compare.pin()
+    _switch_head_2_off(mha, wait_settled)
+    mha.board.weight_box.setCurrentIndex(mha.board.weight_box.findData("weights"))
+    path = mha.compare.export_figure(tmp_path / "cmp.svg")
+    texts = svg_texts(path)
+    assert "B changes ablate (none → 2)." in texts
+    assert "B − A: Attention weights" in texts and "no change" in texts
