@@ -20,7 +20,7 @@ from attn_explorer.engine.compare import Comparison
 from attn_explorer.text.compare import summary_lines
 from attn_explorer.ui.i18n import tr as _tr
 
-SIDES = ("a", "b", "diff")
+SIDES = ("a", "b", "diff", "trio")
 
 
 class ComparePanel(QWidget):
@@ -39,6 +39,7 @@ class ComparePanel(QWidget):
         layout.addWidget(self.title)
         row = QHBoxLayout()
         row.setSpacing(2)
+        second = QHBoxLayout()  # the side by side view under the three
         self.group = QButtonGroup(self)
         self.buttons: dict[str, QPushButton] = {}
         for side in SIDES:
@@ -46,9 +47,10 @@ class ComparePanel(QWidget):
             button.setCheckable(True)
             self.group.addButton(button)
             self.buttons[side] = button
-            row.addWidget(button)
+            (second if side == "trio" else row).addWidget(button)
             button.clicked.connect(lambda _on=False, s=side: self.sideChosen.emit(s))
         layout.addLayout(row)
+        layout.addLayout(second)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -71,6 +73,8 @@ class ComparePanel(QWidget):
         self.buttons["a"].setText("A")
         self.buttons["b"].setText("B")
         self.buttons["diff"].setText("B − A")
+        self.buttons["trio"].setText(_tr("A | B | B − A"))
+        self.buttons["trio"].setToolTip(_tr("One array of A, B and B − A side by side"))
         self.buttons["a"].setToolTip(_tr("Show A, the pinned configuration (Ctrl+D cycles)"))
         self.buttons["b"].setToolTip(_tr("Show B, the configuration now (Ctrl+D cycles)"))
         self.buttons["diff"].setToolTip(

@@ -20,6 +20,7 @@ from attn_explorer.ui.compare.compare_panel import SIDES, ComparePanel
 from attn_explorer.ui.compare.diff_plot import diff_matrix, show_diff
 from attn_explorer.ui.compare.heads_panel import HeadsPanel
 from attn_explorer.ui.compare.pin import pin, unpin
+from attn_explorer.ui.compare.trio import TrioPage
 from attn_explorer.ui.heatmap import MatrixPlot, levels_for
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.matrices.trace_plots import kind_of, shared_levels, show_array
@@ -55,6 +56,8 @@ class CompareTools(QObject):
         column.addWidget(self.panel, 2)
         column.addWidget(self.heads, 3)
         self.board.beside.addWidget(self.column)
+        self.trio = TrioPage()
+        self.board.pages.addWidget(self.trio)
         self._menu(window)
 
         self.panel.sideChosen.connect(self.show_side)
@@ -62,7 +65,10 @@ class CompareTools(QObject):
         self.doc.pinnedChanged.connect(self._pinned_changed)
         self.doc.controlsChanged.connect(self.heads.sync)
         window.traceShown.connect(self._trace_shown)
-        self.board.all_heads.toggled.connect(lambda _on: self._place())
+        self.board.all_heads.toggled.connect(self._page_chosen)
+        self.board.head_box.headChosen.connect(lambda _head: self._draw_trio())
+        for box in (self.board.weight_box, self.board.heads_array):
+            box.currentIndexChanged.connect(lambda _index: self._draw_trio())
         self.board.drawer = self._draw
         self.board.explainer = self._explain
         self.board.grid_scale = self._grid_scale
@@ -110,6 +116,7 @@ class CompareTools(QObject):
         self.side_actions["a"].setText(_tr("Show &A"))
         self.side_actions["b"].setText(_tr("Show &B"))
         self.side_actions["diff"].setText(_tr("Show B &− A"))
+        self.side_actions["trio"].setText(_tr("Show A, B and B − A &side by side"))
         self.cycle_action.setText(_tr("&Next of A, B, B − A"))
         self.figure_action.setText(_tr("Export a &figure of A, B and B − A…"))
         self.pin_button.setText(_tr("Pin as A"))
@@ -221,11 +228,33 @@ class CompareTools(QObject):
         self.side = side
         self.panel.show_side(side)
         self.side_actions[side].setChecked(True)
-        self.board._redraw()
+        pages = self.board.pages
+        if side == "trio":
+            pages.setCurrentWidget(self.trio)
+            self._draw_trio()
+            self._place()
+            return
+        if pages.currentWidget() is self.trio:
+            self.trio.release()
+            self.board._page_chosen(self.board.all_heads.isChecked())  # draws again
+            self._place()
+        else:
+            self.board._redraw()
+
+    def _page_chosen(self, _grid: bool) -> None:
+        """The board's page was chosen (all heads or not): the side by side view gives way."""
+        if self.side == "trio":
+            self.show_side("b")
+        self._place()
+
+    def _draw_trio(self) -> None:
+        comparison = self.comparison() if self.side == "trio" else None
+        if comparison is not None:
+            self.trio.show_comparison(comparison, self.figure_array(), self.board.shown_head)
 
     def cycle(self) -> None:
-        """B → B − A → A → B: the key that toggles what the matrices show."""
-        following = {"b": "diff", "diff": "a", "a": "b"}
+        """B → B − A → A → side by side → B: the key that toggles what the matrices show."""
+        following = {"b": "diff", "diff": "a", "a": "trio", "trio": "b"}
         self.show_side(following[self.side])
 
     def _trace_shown(self, trace: Trace) -> None:
@@ -237,7 +266,9 @@ class CompareTools(QObject):
         self.panel.show_comparison(comparison)
         self._mark_stage(comparison)
         self._place()
-        if self.side != "b":
+        if self.side == "trio":
+            self._draw_trio()
+        elif self.side != "b":
             self.board._redraw()
 
     def _place(self) -> None:
@@ -246,7 +277,8 @@ class CompareTools(QObject):
         trace = self.window.trace
         many = trace is not None and trace.heads > 1
         self.panel.setVisible(self.doc.pinned is not None)
-        self.heads.setVisible(many and self.board.all_heads.isChecked())
+        grid = self.board.all_heads.isChecked() and self.side != "trio"
+        self.heads.setVisible(many and grid)
         self.column.setVisible(
             self.panel.isVisibleTo(self.column) or self.heads.isVisibleTo(self.column)
         )
@@ -264,7 +296,7 @@ class CompareTools(QObject):
     def _draw(
         self, plot: MatrixPlot, trace: Trace, name: str, head: int, *, levels=None, title=None
     ) -> None:
-        comparison = self.comparison(trace) if self.side != "b" else None
+        comparison = self.comparison(trace) if self.side in ("a", "diff") else None
         if comparison is None:
             show_array(plot, trace, name, head, levels=levels, title=title)
             return
@@ -288,7 +320,7 @@ class CompareTools(QObject):
         show_diff(plot, comparison, name, head, title)
 
     def _grid_scale(self, trace: Trace, name: str):
-        comparison = self.comparison(trace) if self.side != "b" else None
+        comparison = self.comparison(trace) if self.side in ("a", "diff") else None
         if comparison is None:
             return kind_of(name), shared_levels(trace, name)
         if self.side == "a":
@@ -302,7 +334,7 @@ class CompareTools(QObject):
         return "signed", levels_for("signed", np.where(np.isfinite(diff), diff, np.nan))
 
     def _explain(self, trace: Trace, name: str, head: int, row: int, col: int) -> str:
-        comparison = self.comparison(trace) if self.side != "b" else None
+        comparison = self.comparison(trace) if self.side in ("a", "diff") else None
         if comparison is None:
             return explain(trace, name, head, row, col)
         if self.side == "a":

@@ -162,9 +162,10 @@ def test_the_compare_tools_are_translated_under_the_pseudo_translation(pseudo, q
         texts += [plot.title.text for plot in win.board.grid_plots]
         assert not untranslated(texts, tokens | {"A", "B", "B − A"}), side
     win.board.show_all_heads(False)
-    for side in ("diff", "a"):
+    for side in ("diff", "a", "trio"):
         tools.show_side(side)
         texts = [view.plot.title.text for view in win.board.views.values()]
+        texts += [plot.title.text for plot in tools.trio.plots]
         assert not untranslated(texts, tokens), side
     win.doc.undo_stack.setClean()
     win.close()
@@ -197,3 +198,21 @@ def test_a_figure_of_a_b_and_b_minus_a_from_the_window(mha, wait_settled, tmp_pa
     texts = svg_texts(path)
     assert "B changes ablate (none → 2)." in texts
     assert "B − A: Attention weights" in texts and "no change" in texts
+
+
+def test_a_b_and_b_minus_a_side_by_side(mha, wait_settled):
+    tools = mha.compare
+    tools.pin()
+    _switch_head_2_off(mha, wait_settled)
+    for _press in range(3):  # B → B − A → A → side by side
+        tools.cycle_action.trigger()
+    assert tools.side == "trio" and mha.board.pages.currentWidget() is tools.trio
+    a, b, diff = tools.trio.plots
+    np.testing.assert_array_equal(a.matrix, compute(MHA).weights[0])
+    np.testing.assert_array_equal(b.matrix, mha.trace.weights[0])
+    assert "no change" in diff.title.text
+    mha.board.weight_box.setCurrentIndex(mha.board.weight_box.findData("weights_dropped"))
+    tools.cycle_action.trigger()  # back to B, on the seven matrices
+    assert tools.side == "b" and mha.board.pages.currentIndex() == 0
+    assert a.matrix is None  # the page let go of the traces
+    mha.board.weight_box.setCurrentIndex(mha.board.weight_box.findData("weights"))
