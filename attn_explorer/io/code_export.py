@@ -24,6 +24,7 @@ from attn_explorer.io.code_given import (
     given_weights_data,
     given_weights_loader,
 )
+from attn_explorer.io.code_heads import hook_code, output_code, switch_off_code
 from attn_explorer.io.code_modules import (
     HEAD_CLASS,
     attention_weights_code,
@@ -60,6 +61,8 @@ def pytorch_script(config: AttentionConfig) -> str:
         definitions.append(wrapper_class(config))
     if config.uses_given:
         definitions.append(given_weights_loader(config))
+    if config.ablate:
+        definitions.append(switch_off_code(config))
     definitions += [_show(), _main(config, split, needs_wrapper)]
     return (
         "\n\n".join(part.strip("\n") for part in top)
@@ -371,9 +374,9 @@ def main():
 
     torch.manual_seed(SEED)  {comment(seeded)}
     module = {build}{load_given}
-    {mode}{reseed}
+    {mode}{reseed}{hook_code(cfg)}
     with torch.no_grad():
-        context = module(x, x_kv, valid_len=VALID_LEN)[0]
+        context = module(x, x_kv, valid_len=VALID_LEN)[0]{output_code(cfg)}
     weights = {weights}
     dropped = {dropped}{masked_line}
 

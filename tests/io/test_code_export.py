@@ -71,6 +71,10 @@ CASES = {
     **{f"preset-{name}": p.config for name, p in PRESETS.items()},
     **{f"varied-{i}": varied_config(i) for i in range(len(VARIED))},
     "odd-tokens": ODD,
+    # Heads switched off: a hook before out_proj, or the output itself without one.
+    "ablate-mha": replace(PRESETS["mha"].config, ablate=(2,)),
+    "ablate-mean-cross": replace(PRESETS["cross"].config, ablate=(1,), ablate_mode="mean"),
+    "ablate-wrapper": replace(PRESETS["wrapper"].config, ablate=(1,)),
 }
 
 
