@@ -74,6 +74,7 @@ def test_b_minus_a_in_the_matrices_and_the_first_stage_marked(mha, wait_settled)
     expected = compute(replace(MHA, ablate=(2,))).context.astype(np.float64) - compute(MHA).context
     np.testing.assert_allclose(plot.matrix, expected, atol=1e-7)
     assert "largest change -0.0503 at row Your, column 1" in plot.title.text
+    assert mha.board.explain_cell(plot, 0, 0) == "B − A here: 0.2687 − 0.3190 = -0.0503"
     weights = mha.board.views["weights"].plot
     assert "no change" in weights.title.text
     tools.show_side("a")
