@@ -87,7 +87,12 @@ class ComparePanel(QWidget):
 
     def show_comparison(self, comparison: Comparison | None) -> None:
         """The summary of `comparison`, written in the language of now."""
-        self.lines = [] if comparison is None else summary_lines(comparison)
+        self.show_lines([] if comparison is None else summary_lines(comparison))
+
+    def show_lines(self, lines: list[str]) -> None:
+        """The summary's lines: the first two (settings, first stage) apart, then one line
+        per array."""
+        self.lines = lines
         self.summary.setText(
             "<br><br>".join(html.escape(line) for line in self.lines[:2])
             + ("<br><br>" if len(self.lines) > 2 else "")

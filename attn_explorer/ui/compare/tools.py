@@ -26,6 +26,9 @@ from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.matrices.trace_plots import kind_of, shared_levels, show_array
 
 FIRST_DIFFERENCE = QColor("#c0392b")  # the first stage whose arrays differ, in the tabs
+# B − A of every array is computed in float64 on each new picture: past a million attention
+# weights a side (some hundred MB for all arrays) the window leaves it to export --compare.
+COMPARE_CELLS = 2**20
 
 
 class CompareTools(QObject):
@@ -166,8 +169,10 @@ class CompareTools(QObject):
     def comparison(self, b: Trace | None = None) -> Comparison | None:
         """B − A for the trace `b` (the one on screen by default), computed once per trace."""
         b = b or self.window.trace
+        if b is None or b.config.attention_cells > COMPARE_CELLS:
+            return None
         a = self.trace_a
-        if a is None or b is None:
+        if a is None or a.config.attention_cells > COMPARE_CELLS:
             return None
         if self._comparison is None or self._comparison.b is not b or self._comparison.a is not a:
             self._comparison = compare(a, b)
@@ -263,7 +268,17 @@ class CompareTools(QObject):
 
     def _refresh(self) -> None:
         comparison = self.comparison()
-        self.panel.show_comparison(comparison)
+        if comparison is None and self.doc.pinned is not None and self.window.trace is not None:
+            self.panel.show_lines(
+                [
+                    _tr(
+                        "A or B has more than {0} attention weights: too many to compare on "
+                        "every change. attn-explorer export --compare compares them."
+                    ).format(f"{COMPARE_CELLS:,}".replace(",", "\u202f"))
+                ]
+            )
+        else:
+            self.panel.show_comparison(comparison)
         self._mark_stage(comparison)
         self._place()
         if self.side == "trio":

@@ -217,3 +217,16 @@ def test_a_b_and_b_minus_a_side_by_side(mha, wait_settled):
     assert tools.side == "b" and mha.board.pages.currentIndex() == 0
     assert a.matrix is None  # the page let go of the traces
     mha.board.weight_box.setCurrentIndex(mha.board.weight_box.findData("weights"))
+
+
+def test_too_many_weights_to_compare_on_every_change_is_said(mha, wait_settled, monkeypatch):
+    from attn_explorer.ui.compare import tools as tools_module
+
+    monkeypatch.setattr(tools_module, "COMPARE_CELLS", 10)
+    mha.compare.pin()
+    _switch_head_2_off(mha, wait_settled)
+    assert mha.compare.comparison() is None
+    assert mha.compare.panel.lines == [
+        "A or B has more than 10 attention weights: too many to compare on every change. "
+        "attn-explorer export --compare compares them."
+    ]
