@@ -75,6 +75,7 @@ class CompareTools(QObject):
         self.board.drawer = self._draw
         self.board.explainer = self._explain
         self.board.grid_scale = self._grid_scale
+        self.stepper.figure.drawer = self._draw  # the step-through's matrices too
         # Right-click on the head list: switch the head shown off or on.
         self.board.head_box.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.board.head_box.customContextMenuRequested.connect(self._head_menu)
@@ -245,6 +246,7 @@ class CompareTools(QObject):
             self._place()
         else:
             self.board._redraw()
+        self.stepper.redraw()
 
     def _page_chosen(self, _grid: bool) -> None:
         """The board's page was chosen (all heads or not): the side by side view gives way."""
@@ -285,6 +287,7 @@ class CompareTools(QObject):
             self._draw_trio()
         elif self.side != "b":
             self.board._redraw()
+            self.stepper.redraw()
 
     def _place(self) -> None:
         """The column beside the matrices: the comparison while A is pinned, the heads'

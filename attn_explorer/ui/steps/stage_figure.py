@@ -53,6 +53,7 @@ class StageFigure(pg.GraphicsLayout):
         """`follow_text_size`: on screen, text follows the window's text size (View menu);
         an exported figure passes False and keeps its own."""
         super().__init__()
+        self.drawer = show_array  # the compare tools (ui/compare) draw A or B − A through it
         # Inputs → outputs, left to right in every language (right to left, the arrow
         # would point from the weights back to the scores).
         self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
@@ -196,7 +197,7 @@ class StageFigure(pg.GraphicsLayout):
                 # word that tells the heads apart.
                 title = _tr("<b>Z<sub>{0}</sub></b> head {0}").format(panel.head + 1)
             panel_levels = levels if panel.name in shared else None
-            show_array(plot, trace, panel.name, panel.head, levels=panel_levels, title=title)
+            self.drawer(plot, trace, panel.name, panel.head, levels=panel_levels, title=title)
             is_query_rows = ARRAY_INFO[panel.name].rows == "q_tokens"
             plot.set_highlight(query if is_query_rows else None)
             if rebuilt and plot.colorbar is not None:

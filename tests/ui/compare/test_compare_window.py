@@ -167,6 +167,7 @@ def test_the_compare_tools_are_translated_under_the_pseudo_translation(pseudo, q
         tools.show_side(side)
         texts = [view.plot.title.text for view in win.board.views.values()]
         texts += [plot.title.text for plot in tools.trio.plots]
+        texts += [plot.title.text for plot in win.stepper.figure.plots]
         assert not untranslated(texts, tokens), side
     win.doc.undo_stack.setClean()
     win.close()
@@ -230,3 +231,17 @@ def test_too_many_weights_to_compare_on_every_change_is_said(mha, wait_settled, 
         "A or B has more than 10 attention weights: too many to compare on every change. "
         "attn-explorer export --compare compares them."
     ]
+
+
+def test_the_step_through_shows_b_minus_a_too(mha, wait_settled, qtbot):
+    mha.compare.pin()
+    _switch_head_2_off(mha, wait_settled)
+    mha.show_tab(1)
+    mha.stepper.set_stage("out_proj")
+    mha.compare.show_side("diff")
+    titles = [plot.title.text for plot in mha.stepper.figure.plots]
+    assert any("B − A: Context (output)" in t and "-0.0503" in t for t in titles), titles
+    mha.compare.show_side("b")
+    titles = [plot.title.text for plot in mha.stepper.figure.plots]
+    assert not any("B − A" in t for t in titles)
+    mha.show_tab(0)
