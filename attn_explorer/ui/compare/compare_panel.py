@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -31,11 +32,14 @@ class ComparePanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setMinimumWidth(180)
+        # Narrow where the window is (a 1024-pixel projector): its buttons may be narrower
+        # than their texts rather than widen the window past the screen.
+        self.setMinimumWidth(130)
         self.setMaximumWidth(260)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 0, 0, 0)
         self.title = QLabel()
+        self.title.setWordWrap(True)
         layout.addWidget(self.title)
         row = QHBoxLayout()
         row.setSpacing(2)
@@ -44,6 +48,7 @@ class ComparePanel(QWidget):
         self.buttons: dict[str, QPushButton] = {}
         for side in SIDES:
             button = QPushButton()
+            button.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
             button.setCheckable(True)
             self.group.addButton(button)
             self.buttons[side] = button
@@ -62,6 +67,7 @@ class ComparePanel(QWidget):
         scroll.setWidget(self.summary)
         layout.addWidget(scroll, 1)
         self.unpin = QPushButton()
+        self.unpin.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.unpin.clicked.connect(self.unpinAsked)
         layout.addWidget(self.unpin)
         self.lines: list[str] = []

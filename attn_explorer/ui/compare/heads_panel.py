@@ -13,7 +13,13 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGridLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
 
 from attn_explorer.engine import Trace
 from attn_explorer.engine.heads import HeadImportance, head_importance
@@ -23,7 +29,7 @@ from attn_explorer.text.i18n import N_
 from attn_explorer.text.numbers import num
 from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.i18n import tr as _tr
-from attn_explorer.ui.widgets import choice_box
+from attn_explorer.ui.widgets import ShrinkButton, choice_box
 
 MODES = [
     ("zeros", N_("Zeros (pruning)")),
@@ -41,11 +47,14 @@ class HeadsPanel(QWidget):
         super().__init__(parent)
         self.doc = doc
         self.importance: HeadImportance | None = None
-        self.setMinimumWidth(180)
+        # Narrow where the window is (a 1024-pixel projector): its buttons may be narrower
+        # than their texts rather than widen the window past the screen.
+        self.setMinimumWidth(130)
         self.setMaximumWidth(260)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 0, 0, 0)
         self.title = QLabel()
+        self.title.setWordWrap(True)
         layout.addWidget(self.title)
         self.boxes_layout = QGridLayout()
         self.boxes_layout.setSpacing(2)
@@ -61,6 +70,7 @@ class HeadsPanel(QWidget):
             self.all_boxes.append(box)
         self.boxes: list[QCheckBox] = []
         self.mode_label = QLabel()
+        self.mode_label.setWordWrap(True)
         layout.addWidget(self.mode_label)
         self.mode = choice_box(MODES, shrink_to=8)
         layout.addWidget(self.mode)
@@ -76,9 +86,10 @@ class HeadsPanel(QWidget):
         self.chart.addItem(self.bars)
         layout.addWidget(self.chart, 1)
         self.values = QLabel()
+        self.values.setWordWrap(True)
         self.values.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.values)
-        self.export_button = QPushButton()
+        self.export_button = ShrinkButton("", "")  # its short text in a narrow window
         layout.addWidget(self.export_button)
         self.mode.activated.connect(
             lambda _index: self.doc.set_control("ablate_mode", self.mode.currentData())
@@ -99,7 +110,7 @@ class HeadsPanel(QWidget):
         for index, (_value, label) in enumerate(MODES):
             self.mode.setItemText(index, _tr(label))
         self.chart_title.setText(_tr("Importance: change of the output with the head alone off"))
-        self.export_button.setText(_tr("Export importance…"))
+        self.export_button.set_texts(_tr("Export importance…"), _tr("Export…"))
         for h, box in enumerate(self.all_boxes):
             box.setText(_tr("Head {0}").format(h + 1))
         self._write_values()

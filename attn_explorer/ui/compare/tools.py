@@ -8,9 +8,9 @@ document (`Document.pinned`), so undo, redo and sessions carry it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, QSize, Qt
 from PySide6.QtGui import QAction, QActionGroup, QColor, QKeySequence
-from PySide6.QtWidgets import QMenu, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from attn_explorer.engine import ConfigError, Trace
 from attn_explorer.engine.compare import Comparison, compare
@@ -24,11 +24,21 @@ from attn_explorer.ui.compare.trio import TrioPage
 from attn_explorer.ui.heatmap import MatrixPlot, levels_for
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.matrices.trace_plots import kind_of, shared_levels, show_array
+from attn_explorer.ui.widgets import ShrinkButton
 
 FIRST_DIFFERENCE = QColor("#c0392b")  # the first stage whose arrays differ, in the tabs
 # B − A of every array is computed in float64 on each new picture: past a million attention
 # weights a side (some hundred MB for all arrays) the window leaves it to export --compare.
 COMPARE_CELLS = 2**20
+
+
+class PinButton(ShrinkButton):
+    """Pin as A by the matrices, which adds nothing to the least width of their row of
+    controls: at the largest text size on a 1024-pixel projector that row is as wide as
+    the window can be, and the button gives way (Ctrl+P and the Compare menu stay)."""
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())
 
 
 class CompareTools(QObject):
@@ -48,10 +58,15 @@ class CompareTools(QObject):
         self._a: Trace | None = None  # A computed, as B's trace computes (mask comparison)
         self._comparison: Comparison | None = None
 
-        self.pin_button = QPushButton()
+        # Its short text where the row is narrow (a 1024-pixel projector): the row of the
+        # board's controls must not widen the window past the screen.
+        self.pin_button = PinButton("", "")
         self.pin_button.clicked.connect(self.pin)
         self.board.bar.insertWidget(self.board.bar.count() - 1, self.pin_button)
         self.column = QWidget()
+        # Its least width is set, not taken from its panels: at a large text size on a
+        # 1024-pixel projector the grid keeps its room and the column is cut instead.
+        self.column.setMinimumSize(30, 60)
         column = QVBoxLayout(self.column)
         column.setContentsMargins(0, 0, 0, 0)
         self.panel = ComparePanel()
@@ -123,7 +138,6 @@ class CompareTools(QObject):
         self.side_actions["trio"].setText(_tr("Show A, B and B − A &side by side"))
         self.cycle_action.setText(_tr("&Next of A, B, B − A"))
         self.figure_action.setText(_tr("Export a &figure of A, B and B − A…"))
-        self.pin_button.setText(_tr("Pin as A"))
         self.pin_button.setToolTip(
             _tr("Keep what is on screen as A, to compare with what you change next (Ctrl+P)")
         )
@@ -297,10 +311,17 @@ class CompareTools(QObject):
         self.panel.setVisible(self.doc.pinned is not None)
         grid = self.board.all_heads.isChecked() and self.side != "trio"
         self.heads.setVisible(many and grid)
-        self.column.setVisible(
-            self.panel.isVisibleTo(self.column) or self.heads.isVisibleTo(self.column)
-        )
-        self.pin_button.setText(_tr("Pin again as A") if self.doc.pinned else _tr("Pin as A"))
+        shown = self.panel.isVisibleTo(self.column) or self.heads.isVisibleTo(self.column)
+        if shown != self.column.isVisibleTo(self.board):
+            self.column.setVisible(shown)
+            # A widget hidden does not tell its parent's layout (Qt skips it), whose least
+            # size would keep the column's: the step-through's tab would be as wide.
+            self.board.beside.invalidate()
+            self.board.layout().invalidate()
+        if self.doc.pinned:
+            self.pin_button.set_texts(_tr("Pin again as A"), "A")
+        else:
+            self.pin_button.set_texts(_tr("Pin as A"), "A")
 
     def _mark_stage(self, comparison: Comparison | None) -> None:
         tabs = self.stepper.stages

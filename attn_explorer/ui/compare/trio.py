@@ -5,7 +5,7 @@ the grid shows, for the head shown)."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 
 from attn_explorer.engine.compare import Comparison
 from attn_explorer.ui.compare.diff_plot import show_diff
@@ -26,6 +26,12 @@ class TrioPage(pg.GraphicsLayoutWidget):
         for column, plot in enumerate(self.plots):
             self.addItem(plot, row=0, col=column)
             self.ci.layout.setColumnStretchFactor(column, 1)  # three of one width
+
+    def minimumSizeHint(self) -> QSize:
+        """Nothing: a page of the board's stack counts even when another is shown, and three
+        matrices' least size at a large text size would widen the window past a 1024-pixel
+        projector. Where they do not fit, their values are left out, as in the grid."""
+        return QSize(0, 0)
 
     def show_comparison(self, comparison: Comparison, name: str, head: int) -> None:
         for side, trace, plot in (
