@@ -32,7 +32,17 @@ from attn_explorer.model.views import HEADS_ARRAYS, SCORES_ARRAYS, TABS, WEIGHTS
 from attn_explorer.text.i18n import _, ngettext, pgettext
 from attn_explorer.text.problems import or_list
 
-TOP_FIELDS = ("format", "version", "saved_by", "queries", "kv", "controls", "view", "given", "pinned")
+TOP_FIELDS = (
+    "format",
+    "version",
+    "saved_by",
+    "queries",
+    "kv",
+    "controls",
+    "view",
+    "given",
+    "pinned",
+)
 # What was pinned as A to compare with (format 5 on, and only while something is pinned).
 PINNED_FIELDS = ("queries", "kv", "controls")
 _SEQUENCE_FIELDS = ("tokens", "embeddings")

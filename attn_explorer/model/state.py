@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from attn_explorer.engine import AttentionConfig
-from attn_explorer.engine.given import GivenWeights
 from attn_explorer.engine.config import is_int
+from attn_explorer.engine.given import GivenWeights
 from attn_explorer.engine.presets import DEFAULT_PRESET, Preset, preset
 from attn_explorer.model.settings import MAX_DIMS as MAX_DIMS  # re-exported for the window
 from attn_explorer.model.settings import MAX_TOKENS as MAX_TOKENS
