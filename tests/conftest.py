@@ -144,7 +144,6 @@ SLOW = (
     "tests/ui/test_mask_method_1.py::test_the_softmax_stage_of_method_2_is_as_it_was",
     "tests/ui/test_projector_layout.py::test_a_box_too_narrow_for_its_item_cuts_it_at_a_word",
     "tests/ui/test_projector_layout.py::test_the_mask_bar_is_written_short_only_where_its_columns_need_it",
-    "tests/ui/test_projector_layout.py::test_values_cut_to_two_decimals_are_said_to_be",
     "tests/ui/test_projector_layout.py::test_values_left_out_for_want_of_room_are_said_to_be",
     "tests/ui/steps/test_words.py",
     "tests/ui/test_menus_translated.py",
