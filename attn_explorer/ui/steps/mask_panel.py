@@ -11,6 +11,7 @@ from attn_explorer.engine import Trace
 from attn_explorer.ui.heatmap import MatrixPlot
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.matrices.trace_plots import joint_levels, show_array
+from attn_explorer.ui.steps.mask_rows import MANY_KEYS, MaskRowsPlot
 from attn_explorer.ui.steps.matrix_row import MatrixRow
 from attn_explorer.ui.text_size import text_size
 
@@ -25,6 +26,9 @@ class MaskMethodsPanel(QWidget):
         self.view = pg.GraphicsLayoutWidget()
         self.view.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
         self.view.setBackground("w")
+        # Above MANY_KEYS keys a heatmap's cells are too small to read: one row's curves.
+        self.rows = MaskRowsPlot()
+        self.rows.hide()
         self.method1 = MatrixPlot(title_points=10)
         self.method2 = MatrixPlot(title_points=10)
         # Side by side at one width, whatever their titles' lengths (see MatrixRow).
@@ -34,6 +38,7 @@ class MaskMethodsPanel(QWidget):
         self._fit_text_size()
         text_size.changed.connect(self._fit_text_size)
         layout.addWidget(self.view, 1)
+        layout.addWidget(self.rows, 1)
         self.difference = QLabel()
         # Wrapped: the sentence of a method that breaks down is wider than a small window.
         self.difference.setWordWrap(True)
@@ -44,8 +49,14 @@ class MaskMethodsPanel(QWidget):
 
     def _fit_text_size(self) -> None:
         self.view.setMinimumHeight(round(self.VIEW_MIN_HEIGHT * text_size.factor))
+        self.rows.setMinimumHeight(round(self.VIEW_MIN_HEIGHT * text_size.factor))
 
     def show_methods(self, trace: Trace, head: int, query: int | None) -> None:
+        many = trace.weights_neg_inf.shape[-1] > MANY_KEYS
+        self.view.setVisible(not many)
+        self.rows.setVisible(many)
+        if many:
+            self.rows.show_row(trace, head, query or 0)
         # The same weights computed two ways: one colour scale, and so one colour bar.
         levels = joint_levels(trace, ("weights_renormalize", "weights_neg_inf"), head)
         show_array(
