@@ -124,8 +124,7 @@ class StageFigure(pg.GraphicsLayout):
         self._draw(trace, key, head, query, summary)
         if width is None or not self._follow:
             return
-        # The mask stage keeps its row: its panel (the two methods compared) is its point.
-        stacked = key != "mask" and self._stack_for(width, height)
+        stacked = (self._stack_mask_for if key == "mask" else self._stack_for)(width, height)
         if stacked != self._stacked:
             self._stacked = stacked
             self._draw(trace, key, head, query, summary)
@@ -142,6 +141,18 @@ class StageFigure(pg.GraphicsLayout):
             and max(_row_need(inputs), _row_need(outputs)) <= width
             and self._stacked_need() <= height
         )
+
+    def _stack_mask_for(self, width: float, height: float) -> bool:
+        """The mask stage keeps its one row wherever that writes its values, even in two
+        decimals: the panel under it (the two methods compared) is the stage's point, and
+        stacking leaves it no room on a 1366 × 768 laptop. Where the row writes nothing
+        (1024 × 768), the masked scores get a row of their own to write four decimals, and
+        the panel gives way with its note."""
+        inputs, outputs = self._sides()
+        if not inputs or not outputs or len(self.plots) > 4:
+            return False
+        one_row = _row_need(inputs + outputs, fine=False) + 28 * text_size.factor
+        return one_row > width and _row_need(outputs) <= width and self._stacked_need() <= height
 
     def _sides(self) -> tuple[list[MatrixPlot], list[MatrixPlot]]:
         """The plots of the stage's inputs, and of its outputs."""
@@ -272,8 +283,9 @@ def _row_height(plots: list[MatrixPlot]) -> float:
     return tallest
 
 
-def _row_need(plots: list[MatrixPlot]) -> float:
-    """The width matrices side by side need to write every value in four decimals: each
+def _row_need(plots: list[MatrixPlot], fine: bool = True) -> float:
+    """The width matrices side by side need to write every value in four decimals (in two
+    where not `fine`): each
     one's colour bar, row labels (once for neighbours of the same rows) and margins, and
     its columns as wide as its longest value in the smallest size that writes it whole."""
     need = 0.0
@@ -282,7 +294,7 @@ def _row_need(plots: list[MatrixPlot]) -> float:
     for plot in plots:
         if plot.matrix is not None:
             shape = plot.matrix.shape
-            widest[shape] = max(widest.get(shape, 0.0), _whole_width(plot))
+            widest[shape] = max(widest.get(shape, 0.0), _whole_width(plot, fine))
     for plot in plots:
         if plot.matrix is None:
             continue
@@ -296,9 +308,10 @@ def _row_need(plots: list[MatrixPlot]) -> float:
     return need
 
 
-def _whole_width(plot: MatrixPlot) -> float:
-    """The least cell width in which `plot` writes its values in full; 0 where it writes
-    none (a big matrix)."""
+def _whole_width(plot: MatrixPlot, fine: bool = True) -> float:
+    """The least cell width in which `plot` writes its values in full (in two decimals
+    where not `fine`); 0 where it writes none (a big matrix)."""
     cells = plot.cells
-    widths = [w for texts, _f, w, _h in cells._choices() if texts is cells._texts[0]]
+    wanted = cells._texts[0 if fine else 1]
+    widths = [w for texts, _f, w, _h in cells._choices() if texts is wanted]
     return min(widths, default=0.0)

@@ -35,6 +35,7 @@ from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import keep_own_keys, send_undo_to_document
 from attn_explorer.ui.matrices.trace_plots import HeadChoice
 from attn_explorer.ui.steps.figure_view import FigureView
+from attn_explorer.ui.steps.left_out import left_out_text
 from attn_explorer.ui.steps.lesson_label import LessonLabel
 from attn_explorer.ui.steps.mask_panel import MaskMethodsPanel
 from attn_explorer.ui.steps.softmax_panel import SoftmaxPanel
@@ -252,29 +253,20 @@ class StepThrough(HeadChoice, QWidget):
         )
         room = self.height() - above  # what the panel may take and leave the figure its need
         wanted = self.extras.currentIndex() != 0 and self.isVisible()
+        left_out = wanted and room < need
+        if left_out:  # the note saying where it went has its lines too, not the figure's
+            self.extras_left_out.setText(
+                left_out_text(self.extras.currentWidget() is self._softmax_panel)
+            )
+            room -= self.extras_left_out.heightForWidth(self.width()) + max(
+                self.layout().spacing(), 6
+            )
         # The lesson takes what the panel leaves (all of it where the panel is left out).
         room -= self._fit_lesson(room - (need if wanted and room >= need else 0))
         cap = min(EXTRAS_MAX_HEIGHT, self.height() // 3, room)
         self.extras.setMaximumHeight(max(need, cap, 0))
         self.extras.setVisible(wanted and room >= need)
-        left_out = wanted and room < need
-        if left_out:
-            self.extras_left_out.setText(self._left_out_text())
         self.extras_left_out.setVisible(left_out)
-
-    def _left_out_text(self) -> str:
-        """What the panel left out shows, and how to get it back: a window too short for it
-        must not drop the comparison of the methods, or the bars and the √d_k demo, without
-        a word."""
-        if self.extras.currentWidget() is self._softmax_panel:
-            return _tr(
-                "The softmax bars, the sharpening slider and “Why √d_k?” (also in the Examples "
-                "menu) need more height: a taller window, or smaller text (Ctrl+-)."
-            )
-        return _tr(
-            "The comparison of the two masking methods needs more height: a taller window, "
-            "or smaller text (Ctrl+-)."
-        )
 
     @property
     def softmax_panel(self) -> SoftmaxPanel:

@@ -63,8 +63,9 @@ def test_the_two_masking_methods_get_equal_widths_at_1024(
     qtbot,
 ):
     """Method 1 showed its values and method 2 none, in the panel whose point is that the
-    two agree: method 1's longer title had taken the width."""
-    show(window, wait_settled, steps, qtbot, "dropout", "mask", (1024, 768))
+    two agree: method 1's longer title had taken the width. (1024 wide, 1000 high: at 768
+    the panel gives way to the masked scores' four decimals, see test_mask_projector.py.)"""
+    show(window, wait_settled, steps, qtbot, "dropout", "mask", (1024, 1000))
     panel = steps.mask_panel
     qtbot.waitUntil(panel.isVisible)
     qtbot.wait(50)
@@ -279,7 +280,9 @@ def test_the_two_masking_methods_share_one_colour_bar_and_their_labels(
     steps,
     qtbot,
 ):
-    show(window, wait_settled, steps, qtbot, "causal", "mask", (1024, 768))
+    """At 1366 × 768 (at 1024 × 768 the panel gives way to the masked scores' four
+    decimals: see test_mask_projector.py)."""
+    show(window, wait_settled, steps, qtbot, "causal", "mask", (1366, 768))
     panel = steps.mask_panel
     qtbot.waitUntil(panel.isVisible)
     one, two = panel.method1, panel.method2
