@@ -9,7 +9,7 @@ document (`Document.pinned`), so undo, redo and sessions carry it.
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, QSize, Qt
-from PySide6.QtGui import QAction, QActionGroup, QColor, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu, QVBoxLayout, QWidget
 
 from attn_explorer.engine import ConfigError, Trace
@@ -26,7 +26,6 @@ from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.matrices.trace_plots import kind_of, shared_levels, show_array
 from attn_explorer.ui.widgets import ShrinkButton
 
-FIRST_DIFFERENCE = QColor("#c0392b")  # the first stage whose arrays differ, in the tabs
 # B − A of every array is computed in float64 on each new picture: past a million attention
 # weights a side (some hundred MB for all arrays) the window leaves it to export --compare.
 COMPARE_CELLS = 2**20
@@ -324,12 +323,9 @@ class CompareTools(QObject):
             self.pin_button.set_texts(_tr("Pin as A"), "A")
 
     def _mark_stage(self, comparison: Comparison | None) -> None:
-        tabs = self.stepper.stages
-        first = comparison.first_stage if comparison is not None else None
-        for index, key in enumerate(self.stepper.keys):
-            marked = key == first
-            tabs.setTabTextColor(index, FIRST_DIFFERENCE if marked else QColor())
-        self.stepper.first_difference = first
+        self.stepper.mark_first_difference(
+            comparison.first_stage if comparison is not None else None
+        )
 
     # ------------------------------------------------------------------ the board's hooks
     def _draw(

@@ -69,6 +69,7 @@ class StepThrough(HeadChoice, QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.trace: Trace | None = None
+        self.first_difference: str | None = None  # the stage marked by a comparison with A
         self.stage = STEP_KEYS[0]
         # The stages in the order the trace computed them (tutorial 000's masks first).
         self.keys = STEP_KEYS
@@ -381,9 +382,17 @@ class StepThrough(HeadChoice, QWidget):
         self.next_button.setEnabled(row < len(keys) - 1)
 
     # ------------------------------------------------------------------ drawing
+    def mark_first_difference(self, key: str | None) -> None:
+        """Mark the first stage whose arrays differ from A's (None: no mark)."""
+        self.first_difference = key
+        if self.trace is not None:
+            self._label_stages(self.trace)
+
     def _label_stages(self, trace: Trace) -> None:
         for row, step in enumerate(trace.steps):
-            self.stages.setTabTextColor(row, QColor("#111111" if step.applies else "#a0a0a0"))
+            # Red marks the first stage that differs from A; grey, one that does not apply.
+            colour = "#c0392b" if step.key == self.first_difference else "#111111"
+            self.stages.setTabTextColor(row, QColor(colour if step.applies else "#a0a0a0"))
             tip = (
                 f"{step_text(step).title}: {step_text(step).formula}"
                 if step.applies
