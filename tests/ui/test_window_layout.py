@@ -89,19 +89,20 @@ def values_written(view) -> bool:
 
 
 def test_f9_gives_the_matrices_the_whole_width_to_present(window, wait_settled, qtbot):
-    """At 1024 × 700 (a small projector) the controls' column leaves the matrices too narrow for
-    a single value; hiding it writes them all."""
-    window.resize(1024, 700)
+    """At 1280 × 720 (a small laptop) the controls' column leaves room for the scores, mask,
+    weights and context only, Q, K and V giving way; hiding it shows and writes every matrix."""
+    window.resize(1280, 720)
     window.load_preset("wrapper")
     wait_settled(window)
-    qtbot.waitUntil(lambda: window.width() == 1024)
+    qtbot.waitUntil(lambda: window.width() == 1280)
     action, splitter = window.controls_action, window.window_layout.splitter
     assert action.shortcut().toString() == "F9" and action.isChecked()
     assert action in window.menuBar().actions()[2].menu().actions()  # View
-    weights = window.board.views["weights"]
-    assert not values_written(weights)
+    views = window.board.views
+    assert values_written(views["weights"]) and values_written(views["scores"])
+    assert not views["queries"].isVisible()
     action.trigger()
-    qtbot.waitUntil(lambda: all(values_written(v) for v in window.board.views.values()))
+    qtbot.waitUntil(lambda: all(v.isVisible() and values_written(v) for v in views.values()))
     assert not window.controls.isVisible() and not window.editor.isVisible()
     action.trigger()
     qtbot.waitUntil(lambda: window.controls.isVisible() and splitter.sizes()[0] > 300)
