@@ -195,6 +195,7 @@ class Document(QObject):
         self.undo_stack.clear()
         self.view = state.view  # first: the new tables' recompute checks the view against them
         with self._whole_change():
+            self.given = state.given  # a new or opened session's own weights, or drawn ones
             self.queries.restore(state.queries)
             self.kv.restore(state.kv or state.queries)
             self._apply_controls(state.controls)

@@ -103,3 +103,20 @@ def test_the_model_view_saves_its_figure_and_the_open_heads_script(model_view, t
     assert "LAYER = 2\nHEAD = 3\n" in script
     assert f'MODEL = "{model_view.loaded.source}"' in script
     compile(script, "head.py", "exec")
+
+
+def test_a_new_session_after_a_head_in_the_lab_draws_its_own_weights(
+    model_view, window, wait_settled
+):
+    """File → New (a reset of the document) leaves the real head's weights behind: the
+    default example computes with weights drawn from its seed, and nothing is refused."""
+    from attn_explorer.engine import compute
+    from attn_explorer.model.state import default_state
+
+    model_view.open_in_lab(1, 1)
+    wait_settled(window)
+    assert window.doc.config().given is not None
+    window.doc.reset(default_state())
+    wait_settled(window)
+    assert window.doc.config().given is None and not window.problems
+    assert window.trace.context.tolist() == compute(default_state().config()).context.tolist()
