@@ -129,14 +129,18 @@ class HeadsPanel(QWidget):
                 box.setChecked(on)
                 box.blockSignals(False)
 
-    def set_trace(self, trace: Trace) -> None:
-        """The heads of `trace`, and their importance measured on it."""
+    def set_heads(self, trace: Trace) -> None:
+        """A box for each head of `trace`, checked where the head is on."""
         heads = trace.heads
         if len(self.boxes) != heads:
             self.boxes = self.all_boxes[:heads]
             for h, box in enumerate(self.all_boxes):
                 box.setVisible(h < heads)
         self.sync()
+
+    def set_trace(self, trace: Trace) -> None:
+        """The heads of `trace`, and their importance measured on it."""
+        self.set_heads(trace)
         self.importance = head_importance(trace)
         self._draw(trace)
         self._write_values()

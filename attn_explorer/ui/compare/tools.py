@@ -70,6 +70,9 @@ class CompareTools(QObject):
         column.setContentsMargins(0, 0, 0, 0)
         self.panel = ComparePanel()
         self.heads = HeadsPanel(self.doc)
+        # The trace the heads' panel has yet to measure: importance takes one output per head
+        # (3 ms a change at 6 tokens), so it is measured when the panel is shown, not before.
+        self._heads_trace: Trace | None = None
         column.addWidget(self.panel, 2)
         column.addWidget(self.heads, 3)
         self.board.beside.addWidget(self.column)
@@ -278,7 +281,8 @@ class CompareTools(QObject):
         self.show_side(following[self.side])
 
     def _trace_shown(self, trace: Trace) -> None:
-        self.heads.set_trace(trace)
+        self.heads.set_heads(trace)
+        self._heads_trace = trace
         self._refresh()
 
     def _refresh(self) -> None:
@@ -321,6 +325,9 @@ class CompareTools(QObject):
             self.pin_button.set_texts(_tr("Pin again as A"), "A")
         else:
             self.pin_button.set_texts(_tr("Pin as A"), "A")
+        if self._heads_trace is not None and self.heads.isVisibleTo(self.column):
+            trace, self._heads_trace = self._heads_trace, None
+            self.heads.set_trace(trace)
 
     def _mark_stage(self, comparison: Comparison | None) -> None:
         self.stepper.mark_first_difference(

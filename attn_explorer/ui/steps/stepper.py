@@ -384,9 +384,10 @@ class StepThrough(HeadChoice, QWidget):
     # ------------------------------------------------------------------ drawing
     def mark_first_difference(self, key: str | None) -> None:
         """Mark the first stage whose arrays differ from A's (None: no mark)."""
-        self.first_difference = key
-        if self.trace is not None:
-            self._label_stages(self.trace)
+        if key != self.first_difference:
+            self.first_difference = key
+            if self.trace is not None:
+                self._label_stages(self.trace)
 
     def _label_stages(self, trace: Trace) -> None:
         for row, step in enumerate(trace.steps):
