@@ -140,7 +140,13 @@ def test_the_menus_the_list_of_keys_and_the_status_bar_read_vietnamese(in_vietna
     bar = window.menuBar().actions()
     menus = {entry.text(): entry.menu() for entry in bar}
     # The File menu (first) is the file actions' own.
-    assert [entry.text() for entry in bar[1:]] == ["&Sửa", "&Xem", "&Ví dụ", "S&o sánh", "Trợ &giúp"]
+    assert [entry.text() for entry in bar[1:]] == [
+        "&Sửa",
+        "&Xem",
+        "&Ví dụ",
+        "S&o sánh",
+        "Trợ &giúp",
+    ]
     window.doc.set_control("num_heads", 2)
     edit = [action.text() for action in menus["&Sửa"].actions() if not action.isSeparator()]
     assert edit[:3] == ["&Hoàn tác thay đổi số đầu", "&Làm lại", "Chèn token\tCtrl+I trong bảng"]

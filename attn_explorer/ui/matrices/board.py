@@ -10,8 +10,7 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QPalette
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -50,6 +49,7 @@ from attn_explorer.ui.matrices.choices import (
     name_items,
 )
 from attn_explorer.ui.matrices.choices import choice_text as choice_text  # where tests find it
+from attn_explorer.ui.matrices.notice_line import NoticeLine
 from attn_explorer.ui.matrices.paint_pass import OnePaintPass
 from attn_explorer.ui.matrices.trace_plots import (
     HeadChoice,
@@ -59,34 +59,7 @@ from attn_explorer.ui.matrices.trace_plots import (
     show_array,
 )
 from attn_explorer.ui.text_size import text_size
-from attn_explorer.ui.widgets import ElidedLabel, FormulaText, HeadBox, ShrinkButton, choice_box
-
-
-class NoticeLine(ElidedLabel):
-    """One line of quiet text that keeps its height when empty (see MatrixBoard), cut at
-    a word where it does not fit, whole in its tooltip."""
-
-    def __init__(self) -> None:
-        super().__init__(mode=Qt.TextElideMode.ElideRight, words=True)
-        self.setContentsMargins(6, 1, 6, 1)
-        quiet = self.palette()
-        quiet.setColor(QPalette.ColorRole.WindowText, "#555555")
-        self.setPalette(quiet)
-        self.set_hint_width(0)  # never widens the window: as wide as the board gives
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-
-    def sizeHint(self) -> QSize:
-        margins = self.contentsMargins()
-        return QSize(0, self.fontMetrics().height() + margins.top() + margins.bottom())
-
-    def minimumSizeHint(self) -> QSize:
-        return self.sizeHint()
-
-    def say(self, text: str) -> None:
-        """Write `text` (nothing: an empty line). Its tooltip is set only where it is cut:
-        the notice may change on a slider move, which must touch no tooltip."""
-        if text != self.full_text():
-            self.setText(text)
+from attn_explorer.ui.widgets import FormulaText, HeadBox, ShrinkButton, choice_box
 
 
 class MatrixBoard(HeadChoice, QWidget):
