@@ -27,14 +27,13 @@ from attn_explorer.cli.arguments import (
     UsageError,
     add_state_arguments,
     brief,
-    language_from,
     language_metavar,
     refuse_blank,
     state_from_args,
     whole,
 )
+from attn_explorer.cli.command import run_command
 from attn_explorer.cli.parser import OneLineParser
-from attn_explorer.text import i18n
 from attn_explorer.text.i18n import _
 
 PROG = "attn-explorer check"
@@ -243,17 +242,4 @@ def run(argv: list[str]) -> int:
 
 def main(argv: list[str]) -> int:
     """`attn-explorer check ARGV`, in the language of --lang, else the system's."""
-    try:
-        i18n.set_language(i18n.system_language())
-        i18n.set_language(language_from(argv, PROG) or i18n.language())
-        return run(argv)
-    except UsageError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
-        return 2
-    except CheckFileError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
-        return 1
-    except Exception as error:  # a bug: still one line, and say it is one
-        said = _("internal error: {kind}: {error}").format(kind=type(error).__name__, error=error)
-        print(f"{PROG}: {said}", file=sys.stderr)
-        return 1
+    return run_command(PROG, argv, run, (CheckFileError,))

@@ -33,12 +33,12 @@ from attn_explorer.cli.arguments import (
     add_state_arguments,
     brief,
     glue_values,
-    language_from,
     language_metavar,
     refuse_blank,
     state_from_args,
     whole,
 )
+from attn_explorer.cli.command import cannot_write, run_command
 from attn_explorer.cli.export_output import (
     DATA_FORMATS,
     FORMATS,
@@ -130,19 +130,6 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     return parser
-
-
-def cannot_write(error: OSError, path: object = None, sentence: str | None = None) -> str:
-    """ "Cannot write /x/y: permission denied." in the current language (`sentence`, {0} the
-    file and {1} the reason, says it otherwise); the system's reason is in the system's."""
-    from attn_explorer.io import errors
-
-    return errors.cannot_write(
-        error,
-        path,
-        sentence=sentence or _("Cannot write {0}: {1}."),
-        in_the_way=_("a file of that name is in the way"),
-    )
 
 
 def run(argv: list[str]) -> int:
@@ -398,25 +385,13 @@ def _stream_data(trace: object, fmt: str) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """`attn-explorer export ARGV`, in the language of --lang, else the system's: the
-    process speaks it from here on (a command runs once in its process)."""
-    try:
-        i18n.set_language(i18n.system_language())  # what a refused --lang is said in
-        i18n.set_language(language_from(argv, PROG) or i18n.language())
-        from attn_explorer.cli.model_export import run as run_model
-        from attn_explorer.cli.model_export import wants_model
+    """`attn-explorer export ARGV`, in the language of --lang, else the system's."""
+    return run_command(PROG, argv, _run_any, (ExportError,))
 
-        return run_model(argv) if wants_model(argv) else run(argv)
-    except UsageError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
-        return 2
-    except ExportError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
-        return 1
-    except OSError as error:
-        print(f"{PROG}: {cannot_write(error)}", file=sys.stderr)
-        return 1
-    except Exception as error:  # a bug: still one line, and say it is one
-        said = _("internal error: {kind}: {error}").format(kind=type(error).__name__, error=error)
-        print(f"{PROG}: {said}", file=sys.stderr)
-        return 1
+
+def _run_any(argv: list[str]) -> int:
+    """A real model's export where `argv` names one, else the toy's."""
+    from attn_explorer.cli.model_export import run as run_model
+    from attn_explorer.cli.model_export import wants_model
+
+    return run_model(argv) if wants_model(argv) else run(argv)

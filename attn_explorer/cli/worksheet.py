@@ -22,19 +22,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
 
 from attn_explorer.cli.arguments import (
     UsageError,
     add_state_arguments,
     glue_values,
-    language_from,
     language_metavar,
     refuse_blank,
     state_from_args,
     whole_in_range,
 )
+from attn_explorer.cli.command import run_command
 from attn_explorer.cli.export import cannot_write
 from attn_explorer.cli.export_output import STANDARD_OUTPUT, ExportError, _check_folder
 from attn_explorer.cli.parser import OneLineParser
@@ -218,20 +217,4 @@ def run(argv: list[str]) -> int:
 
 def main(argv: list[str]) -> int:
     """`attn-explorer worksheet ARGV`, in the language of --lang, else the system's."""
-    try:
-        i18n.set_language(i18n.system_language())  # what a refused --lang is said in
-        i18n.set_language(language_from(argv, PROG) or i18n.language())
-        return run(argv)
-    except UsageError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
-        return 2
-    except ExportError as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
-        return 1
-    except OSError as error:
-        print(f"{PROG}: {cannot_write(error)}", file=sys.stderr)
-        return 1
-    except Exception as error:  # a bug: still one line, and say it is one
-        said = _("internal error: {kind}: {error}").format(kind=type(error).__name__, error=error)
-        print(f"{PROG}: {said}", file=sys.stderr)
-        return 1
+    return run_command(PROG, argv, run, (ExportError,))
