@@ -264,6 +264,23 @@ def add_state_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def named_state(args: argparse.Namespace, prog: str, file_error: type[Exception]) -> ExplorerState:
+    """The state of a command that works on one (export, worksheet, check): a session, an
+    example or --tokens must be named; a session that cannot be read raises `file_error`
+    (status 1), arguments that cannot be followed UsageError (2)."""
+    from attn_explorer.io.session import SessionError
+
+    # --tokens alone starts from the default example, as the window's command line does.
+    if args.session is None and args.preset is None and args.tokens is None:
+        raise UsageError(
+            _("give a session file, --preset {name} or --tokens N").format(name=_("NAME"))
+        )
+    try:
+        return state_from_args(args, prog=prog)
+    except SessionError as error:
+        raise file_error(str(error)) from None
+
+
 def state_from_args(args: argparse.Namespace, prog: str = "attn-explorer") -> ExplorerState:
     """The state the arguments describe: a session file, a preset or the default example,
     then --tokens and --set. A bad session raises SessionError, bad arguments UsageError.

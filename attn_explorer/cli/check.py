@@ -28,8 +28,8 @@ from attn_explorer.cli.arguments import (
     add_state_arguments,
     brief,
     language_metavar,
+    named_state,
     refuse_blank,
-    state_from_args,
     whole,
 )
 from attn_explorer.cli.command import run_command
@@ -190,16 +190,8 @@ def as_json(trace: object, result: object) -> dict:
 def run(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     refuse_blank({"--head": (args.head, _("a head's number from 1"))})
-    from attn_explorer.io.session import SessionError
 
-    if args.session is None and args.preset is None and args.tokens is None:
-        raise UsageError(
-            _("give a session file, --preset {name} or --tokens N").format(name=_("NAME"))
-        )
-    try:
-        state = state_from_args(args, prog=PROG)
-    except SessionError as error:
-        raise CheckFileError(str(error)) from None
+    state = named_state(args, PROG, CheckFileError)
     config = state.config()
     from attn_explorer.engine import ConfigError, compute
     from attn_explorer.engine.check import check

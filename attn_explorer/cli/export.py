@@ -34,8 +34,8 @@ from attn_explorer.cli.arguments import (
     brief,
     glue_values,
     language_metavar,
+    named_state,
     refuse_blank,
-    state_from_args,
     whole,
 )
 from attn_explorer.cli.command import cannot_write, run_command
@@ -143,18 +143,8 @@ def run(argv: list[str]) -> int:
         }
     )
     from attn_explorer.io.errors import shown_path
-    from attn_explorer.io.session import SessionError
 
-    # --tokens alone starts from the default example, as the window's command line does.
-    # (An empty name given is refused as such by state_from_args.)
-    if args.session is None and args.preset is None and args.tokens is None:
-        raise UsageError(
-            _("give a session file, --preset {name} or --tokens N").format(name=_("NAME"))
-        )
-    try:
-        state = state_from_args(args, prog=PROG)
-    except SessionError as error:
-        raise ExportError(str(error)) from None
+    state = named_state(args, PROG, ExportError)
     config = state.config()
     # A number that names no head or token is said first, whatever the view: refused as
     # ignored ("--head would change nothing"), it would read as if head 0 existed.

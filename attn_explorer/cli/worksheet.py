@@ -29,8 +29,8 @@ from attn_explorer.cli.arguments import (
     add_state_arguments,
     glue_values,
     language_metavar,
+    named_state,
     refuse_blank,
-    state_from_args,
     whole_in_range,
 )
 from attn_explorer.cli.command import run_command
@@ -162,16 +162,7 @@ def run(argv: list[str]) -> int:
 
         variants = whole_in_range("--variants", args.variants, 1, MAX_VARIANTS)
     out = _output(args.output)
-    if args.session is None and args.preset is None and args.tokens is None:
-        raise UsageError(
-            _("give a session file, --preset {name} or --tokens N").format(name=_("NAME"))
-        )
-    from attn_explorer.io.session import SessionError
-
-    try:
-        state = state_from_args(args, prog=PROG)
-    except SessionError as error:
-        raise ExportError(str(error)) from None
+    state = named_state(args, PROG, ExportError)
     config = state.config()
     problems = config.problems()
     if problems:
@@ -202,6 +193,8 @@ def run(argv: list[str]) -> int:
     )
     # In the language of the command, not the one the window last spoke.
     create_app(["attn-explorer-worksheet"], language=i18n.language())
+    from attn_explorer.io.session import SessionError
+
     try:
         written = make_worksheet(request, out)
     except (WorksheetError, WorksheetTooLargeError) as error:
