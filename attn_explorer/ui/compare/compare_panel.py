@@ -13,18 +13,18 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSizePolicy,
-    QVBoxLayout,
     QWidget,
 )
 
 from attn_explorer.engine.compare import Comparison
 from attn_explorer.text.compare import summary_lines
+from attn_explorer.ui.compare.side_panel import SidePanel
 from attn_explorer.ui.i18n import tr as _tr
 
 SIDES = ("a", "b", "diff", "trio")
 
 
-class ComparePanel(QWidget):
+class ComparePanel(SidePanel):
     """A, B and B − A as three buttons of which one is down, the summary under them."""
 
     sideChosen = Signal(str)
@@ -32,15 +32,7 @@ class ComparePanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        # Narrow where the window is (a 1024-pixel projector): its buttons may be narrower
-        # than their texts rather than widen the window past the screen.
-        self.setMinimumWidth(130)
-        self.setMaximumWidth(260)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 0, 0, 0)
-        self.title = QLabel()
-        self.title.setWordWrap(True)
-        layout.addWidget(self.title)
+        layout = self.column
         row = QHBoxLayout()
         row.setSpacing(2)
         second = QHBoxLayout()  # the side by side view under the three

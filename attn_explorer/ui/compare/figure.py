@@ -12,8 +12,7 @@ from attn_explorer.text.compare import array_sentence, first_stage_sentence, set
 from attn_explorer.ui.compare.diff_plot import show_diff
 from attn_explorer.ui.export.build import _caption, _title
 from attn_explorer.ui.export.fonts import figure_font
-from attn_explorer.ui.export.render import render_pdf, render_png, render_svg
-from attn_explorer.ui.export.spec import format_of
+from attn_explorer.ui.export.render import write_figure
 from attn_explorer.ui.heatmap import MatrixPlot
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.matrices.trace_plots import show_array
@@ -73,14 +72,11 @@ def export_compare_figure(
     size: tuple[int, int] | None = None,
 ) -> Path:
     """Write the figure of A, B and B − A as PNG, SVG or PDF (from `fmt` or the extension)."""
-    path = Path(path)
-    chosen = format_of(path, fmt)
-    size = size or COMPARE_SIZE
-    with figure_font():
-        figure = build_compare_figure(comparison, name, head, vector=chosen != "png")
-        title = settings_sentence(comparison)
-        if chosen == "png":
-            return render_png(figure, path, size, scale)
-        if chosen == "svg":
-            return render_svg(figure, path, size, title)
-        return render_pdf([figure], path, size, title)
+    return write_figure(
+        lambda vector: build_compare_figure(comparison, name, head, vector=vector),
+        path,
+        fmt,
+        size or COMPARE_SIZE,
+        scale,
+        settings_sentence(comparison),
+    )

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QGridLayout,
     QLabel,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -27,6 +26,7 @@ from attn_explorer.io import atomic
 from attn_explorer.model.settings import SETTINGS
 from attn_explorer.text.i18n import N_
 from attn_explorer.text.numbers import num
+from attn_explorer.ui.compare.side_panel import SidePanel
 from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.widgets import ShrinkButton, choice_box
@@ -40,22 +40,14 @@ BAR_COLOUR = "#3b6ea8"
 OFF_COLOUR = "#b8b8b8"  # a head switched off on screen: its bar greyed
 
 
-class HeadsPanel(QWidget):
+class HeadsPanel(SidePanel):
     """Checkboxes of the heads, the way to switch one off, the importance chart."""
 
     def __init__(self, doc: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.doc = doc
         self.importance: HeadImportance | None = None
-        # Narrow where the window is (a 1024-pixel projector): its buttons may be narrower
-        # than their texts rather than widen the window past the screen.
-        self.setMinimumWidth(130)
-        self.setMaximumWidth(260)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 0, 0, 0)
-        self.title = QLabel()
-        self.title.setWordWrap(True)
-        layout.addWidget(self.title)
+        layout = self.column
         self.boxes_layout = QGridLayout()
         self.boxes_layout.setSpacing(2)
         layout.addLayout(self.boxes_layout)

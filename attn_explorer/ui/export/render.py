@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -247,12 +247,30 @@ def export_figure(
     size: tuple[int, int] | None = None,
 ) -> Path:
     """Write one figure; the format comes from `fmt` or the file extension."""
+    return write_figure(
+        lambda vector: build_figure(trace, spec, vector=vector),
+        path,
+        fmt,
+        size or spec.default_size(trace),
+        scale,
+        figure_title(trace, spec),
+    )
+
+
+def write_figure(
+    build: Callable[[bool], pg.GraphicsLayout],
+    path: str | Path,
+    fmt: str | None,
+    size: tuple[int, int],
+    scale: int = 1,
+    title: str = "",
+) -> Path:
+    """Build a figure (`build(vector)`: its cells as vectors for SVG and PDF) and write it as
+    PNG, SVG or PDF, from `fmt` or the extension: every figure file's one last step."""
     path = Path(path)
     chosen = format_of(path, fmt)
-    size = size or spec.default_size(trace)
     with figure_font():  # one change of the application's font, for building and painting
-        figure = build_figure(trace, spec, vector=chosen != "png")
-        title = figure_title(trace, spec)
+        figure = build(chosen != "png")
         if chosen == "png":
             return render_png(figure, path, size, scale)
         if chosen == "svg":
