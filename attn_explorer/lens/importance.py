@@ -23,6 +23,7 @@ so a GPT-2 small costs 12 passes, not 144.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,12 +185,17 @@ def output_projections(loaded: LoadedModel) -> list[torch.nn.Module]:
 
 def switch_off(loaded: LoadedModel, layer: int, keep: torch.Tensor) -> Any:
     """Hook layer `layer`'s output projection so batch row b keeps only the heads where
-    `keep[b]` is 1 (a (batch, heads) tensor): the others' slices become zeros. Returns the
-    handle to remove."""
+    `keep[b]` is 1 (a (batch, heads) tensor): the others' slices become zeros, in the passes
+    of this thread only. Returns the handle to remove."""
     d_head = loaded.d_head
     columns = keep.to(loaded.device).float().repeat_interleave(d_head, dim=1)[:, None, :]
+    # The model view may run the same model in its own thread meanwhile: its passes keep
+    # every head.
+    owner = threading.get_ident()
 
     def hook(_module, args):
+        if threading.get_ident() != owner:
+            return None
         return (args[0] * columns, *args[1:])
 
     return output_projections(loaded)[layer].register_forward_pre_hook(hook)

@@ -106,6 +106,9 @@ class ModelWindow(QWidget):
         self.save_script.setEnabled(False)
         buttons.addWidget(self.save_figure)
         buttons.addWidget(self.save_script)
+        from attn_explorer.ui.lens.importance_window import importance_button
+
+        buttons.addWidget(importance_button(self))  # head importance, in a window of its own
         buttons.addStretch(1)
         layout.addLayout(buttons)
         self.opened: tuple[int, int] | None = None  # the head last opened in the lab
@@ -134,6 +137,9 @@ class ModelWindow(QWidget):
         self.runner.ask(self.text.text())
 
     def closeEvent(self, event: object) -> None:
+        from attn_explorer.ui.lens.importance_window import close_importance
+
+        close_importance(self)
         self.timer.stop()
         self.runner.stop()
         super().closeEvent(event)  # type: ignore[arg-type]
