@@ -4,6 +4,9 @@ a window.
     attn-explorer export --model ./gpt2 --text "Your journey starts" --view model -o grid.png
     attn-explorer export --model ./gpt2 --text "Your journey starts" --layer 5 --head 1 \
         --view weights --format npz -o head.npz
+    attn-explorer export --model ./gpt2 --text "Your journey starts" --view importance -o i.csv
+
+`--view importance` is each head switched off alone (cli/model_importance.py).
 
 `--view model` is every layer × head (png, svg, pdf). Any other view is one head, --layer and
 --head counted from 1 as the window counts them, taken into the lab (`attn_explorer.lens.lab`):
@@ -56,7 +59,10 @@ def parser() -> argparse.ArgumentParser:
         "--view",
         default="model",
         metavar=_("NAME"),
-        help=_("'model' (every layer × head) or an array of the head: weights, scores, queries…"),
+        help=_(
+            "'model' (every layer × head), 'importance' (each head switched off alone) or an "
+            "array of the head: weights, scores, queries…"
+        ),
     )
     parser.add_argument("--format", choices=("png", "svg", "pdf", *DATA_FORMATS, "py"))
     parser.add_argument("-o", "--output", required=True, metavar=_("OUT"))
@@ -68,6 +74,10 @@ def run(argv: list[str]) -> int:
     from attn_explorer.lens.errors import LensError
 
     args = parser().parse_args(argv)
+    if args.view == "importance":  # every head switched off in turn: a measurement, not a view
+        from attn_explorer.cli.model_importance import export_importance
+
+        return export_importance(args)
     args.all_steps = False
     out = Path(args.output)
     fmt = _choose_format(args, out)

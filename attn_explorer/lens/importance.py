@@ -299,16 +299,14 @@ def headline(result: Importance) -> str:
 
 
 def to_csv(result: Importance) -> str:
-    """One row per head, counted from 1, most important first."""
-    first, second = column_names(result.measure)
-    lines = [",".join([_("layer"), _("head"), _csv_cell(first), _csv_cell(second)])]
+    """One row per head, counted from 1, most important first. The header is the JSON's keys
+    in every language (as the lab's own importance CSV: head,norm,share), so a script reads
+    any learner's file; the words are in the JSON's description and on the figure."""
+    first, second = KEYS[result.measure]
+    lines = [f"layer,head,{first},{second}"]
     for layer, head, a, b in result.ranking():
         lines.append(f"{layer + 1},{head + 1},{a:.6g},{b:.6g}")
     return "\n".join(lines) + "\n"
-
-
-def _csv_cell(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"' if "," in text or '"' in text else text
 
 
 def to_json(result: Importance) -> str:

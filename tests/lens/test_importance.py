@@ -153,7 +153,8 @@ def test_a_bare_bert_measures_the_change_of_its_last_hidden_state(bert):
     assert result.primary[0, 2] == pytest.approx(norm, rel=1e-5)
     assert result.secondary[0, 2] == pytest.approx(norm / torch.linalg.norm(full).item(), rel=1e-5)
     assert "has no prediction head" in imp.describe(result)
-    assert "norm of the change" in imp.to_csv(result).splitlines()[0]
+    assert imp.to_csv(result).splitlines()[0] == "layer,head,norm,share"
+    assert json.loads(imp.to_json(result))["columns"]["norm"] == "norm of the change"
 
 
 def test_batching_does_not_change_the_numbers(gpt2, monkeypatch):
@@ -181,9 +182,7 @@ def test_exports_rank_the_heads_from_one(gpt2):
     result = imp.importance(gpt2, SHORT)
     layer, head = np.unravel_index(np.argmax(result.primary), result.primary.shape)
     rows = imp.to_csv(result).splitlines()
-    assert rows[0] == (
-        "layer,head,mean KL divergence (nats),change in log-probability of the next tokens"
-    )
+    assert rows[0] == "layer,head,kl,delta_logprob"
     assert rows[1].startswith(f"{layer + 1},{head + 1},")
     data = json.loads(imp.to_json(result))
     assert data["measure"] == "next-token" and data["ranking"][0]["layer"] == layer + 1
