@@ -13,12 +13,11 @@ from attn_explorer.ui.compare.diff_plot import show_diff
 from attn_explorer.ui.export.build import _caption, _title
 from attn_explorer.ui.export.fonts import figure_font
 from attn_explorer.ui.export.render import write_figure
+from attn_explorer.ui.export.spec import COMPARE_SIZE
 from attn_explorer.ui.heatmap import MatrixPlot
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.matrices.trace_plots import show_array
 from attn_explorer.ui.steps.stage_figure import EXPORT_MARGIN, EXPORT_TITLE_POINTS
-
-COMPARE_SIZE = (1500, 640)
 
 
 def _plot() -> MatrixPlot:

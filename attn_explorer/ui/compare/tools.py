@@ -217,14 +217,24 @@ class CompareTools(QObject):
             return self.board.heads_array.currentData()
         return self.board.weight_box.currentData()
 
-    def export_figure(self, path) -> object:
-        """Write the figure of A, B and B − A of `figure_array()` (format from the name)."""
+    def figure_what(self) -> str:
+        """The comparison figure, as the export dialog names it."""
+        box = self.board.heads_array if self.board.all_heads.isChecked() else self.board.weight_box
+        return _tr("A, B and B − A: {array}, head {head}").format(
+            array=box.currentText(), head=self.board.shown_head + 1
+        )
+
+    def export_figure(self, path, fmt=None, scale: int = 1, size=None) -> object:
+        """Write the figure of A, B and B − A of `figure_array()` (format from `fmt` or the
+        name): the Compare menu's and File → Export Figure's."""
         from attn_explorer.ui.compare.figure import export_compare_figure
 
         comparison = self.comparison()
         if comparison is None:
-            raise ValueError("nothing pinned")
-        return export_compare_figure(comparison, self.figure_array(), self.board.shown_head, path)
+            raise ValueError(_tr("Pin A first (Ctrl+P)."))
+        return export_compare_figure(
+            comparison, self.figure_array(), self.board.shown_head, path, fmt, scale, size
+        )
 
     def _export_figure_chosen(self) -> None:
         from PySide6.QtWidgets import QFileDialog, QMessageBox

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import (
@@ -41,6 +42,16 @@ FORMAT_NAMES = {
     "pdf": N_("PDF (vector)"),
 }
 SETTINGS_GROUP = "exportFigure"
+
+
+class FigureChoice(NamedTuple):
+    """A figure the dialog may save: its description, its default size, its file's stem."""
+
+    what: str
+    size: tuple[int, int]
+    stem: str
+
+
 # What the dialog writes: the chosen path, format, PNG scale and size; an error message or None.
 Writer = Callable[[Path, str, int, tuple[int, int]], str | None]
 
@@ -58,7 +69,10 @@ class ExportFigureDialog(QDialog):
         pixel_ratio: float,
         parent: QWidget | None = None,
         write: Writer | None = None,
+        choices: Sequence[FigureChoice] = (),
     ) -> None:
+        """`choices`: other figures offered in place of `what` (A, B and B − A while A is
+        pinned), each with its own size and file name; `chosen_figure()` says which."""
         super().__init__(parent)
         self.setWindowTitle(_tr("Export all stages") if all_stages else _tr("Export figure"))
         self.all_stages = all_stages
@@ -72,7 +86,15 @@ class ExportFigureDialog(QDialog):
         # typed "lessons/l1-matrices.png" would then be saved in lessons/lessons.
         self.directory = directory = Path(os.path.abspath(directory))
         form = QFormLayout(self)
-        form.addRow(_tr("Figure:"), QLabel(what))
+        self.choices = [FigureChoice(what, size, stem), *choices]
+        self.figure_box: QComboBox | None = None
+        if choices:
+            self.figure_box = QComboBox()
+            for choice in self.choices:
+                self.figure_box.addItem(choice.what)
+            form.addRow(_tr("Figure:"), self.figure_box)
+        else:
+            form.addRow(_tr("Figure:"), QLabel(what))
         self.format = QComboBox()
         for key, name in FORMAT_NAMES.items():
             self.format.addItem(_tr(name), key)
@@ -130,6 +152,22 @@ class ExportFigureDialog(QDialog):
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
         self.format.currentIndexChanged.connect(self._format_chosen)
+        self._format_chosen()
+        if self.figure_box is not None:
+            self.figure_box.currentIndexChanged.connect(self._figure_chosen)
+
+    def chosen_figure(self) -> int:
+        """Which figure is chosen: 0 for `what`, i for the i-th of `choices`."""
+        return 0 if self.figure_box is None else self.figure_box.currentIndex()
+
+    def _figure_chosen(self, index: int) -> None:
+        """The chosen figure's own size, and its file name in the folder typed."""
+        choice = self.choices[index]
+        self.width.setValue(choice.size[0])
+        self.height.setValue(choice.size[1])
+        typed = self.path.text().strip()
+        folder = Path(typed).parent if typed else self.directory
+        self.path.setText(str(folder / choice.stem))
         self._format_chosen()
 
     def chosen_format(self) -> str:

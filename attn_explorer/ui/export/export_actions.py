@@ -7,6 +7,7 @@ directly. A refusal is said in a dialog, in the window's language, and nothing i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,11 +19,11 @@ from attn_explorer.io import atomic, code_export, data_export
 from attn_explorer.io.errors import cannot_write, missing_folder, shown_path
 from attn_explorer.text.i18n import N_
 from attn_explorer.text.problems import problem_text
-from attn_explorer.ui.export.dialogs import ExportFigureDialog
+from attn_explorer.ui.export.dialogs import ExportFigureDialog, FigureChoice
 from attn_explorer.ui.export.fonts import figure_font
 from attn_explorer.ui.export.host import FileHost
 from attn_explorer.ui.export.render import export_figure
-from attn_explorer.ui.export.spec import FigureSpec
+from attn_explorer.ui.export.spec import COMPARE_SIZE, FigureSpec
 from attn_explorer.ui.export.stages import export_all_stages
 from attn_explorer.ui.i18n import tr as _tr
 
@@ -31,6 +32,11 @@ DATA_FILTERS = {
     "json": N_("JSON, all arrays (*.json)"),
     "csv": N_("CSV, one file per matrix in a folder (*.csv)"),
     "npy": N_("NumPy, one file per array in a folder (*.npy)"),
+}
+# Offered too while A is pinned: both sides and their difference in one file.
+COMPARE_FILTERS = {
+    "npz": N_("NumPy archive of A, B and B − A (*.npz)"),
+    "json": N_("JSON of A, B and B − A (*.json)"),
 }
 
 
@@ -68,10 +74,15 @@ class ExportActions:
             self._error(_tr("Nothing to export"), _tr("No picture has been computed yet."))
             return
         stem = self._stem() + ("-stages" if all_stages else f"-{spec.name or spec.kind}")
+        compared = None if all_stages else self._comparison_choice()
 
         def write(path: Path, fmt: str, scale: int, size: tuple[int, int]) -> str | None:
             if all_stages:
                 return self._write_stages(path, fmt, scale, size)
+            if dialog.chosen_figure() == 1:
+                return self._write(
+                    path, lambda: self.window.compare.export_figure(path, fmt, scale, size)
+                )
             return self._write_figure(path, spec, fmt, scale, size)
 
         dialog = ExportFigureDialog(
@@ -83,8 +94,18 @@ class ExportActions:
             self.window.devicePixelRatioF(),
             self.window,
             write=write,  # a refused size or folder is said in the dialog, which stays open
+            choices=() if compared is None else (compared,),
         )
         dialog.exec()
+
+    def _comparison_choice(self) -> FigureChoice | None:
+        """While A is pinned (and small enough to compare live), the figure of A, B and B − A
+        the Compare menu saves, offered beside the figure of what is on screen."""
+        tools = self.window.compare
+        if tools.comparison() is None:
+            return None
+        stem = f"{self._stem()}-compare-{tools.figure_array()}"
+        return FigureChoice(tools.figure_what(), COMPARE_SIZE, stem)
 
     def export_figure_to(
         self,
@@ -107,12 +128,18 @@ class ExportActions:
         scale: int,
         size: tuple[int, int] | None,
     ) -> str | None:
+        return self._write(
+            path, lambda: export_figure(self.window.trace, spec, path, fmt, scale, size)
+        )
+
+    def _write(self, path: Path, make: Callable[[], Path]) -> str | None:
+        """Write a figure with `make()`; None, or why it could not be written."""
         problem = self._missing_folder(path)
         if problem is not None:
             return problem
         try:
             with self._busy(), self._figure_font():
-                written = export_figure(self.window.trace, spec, path, fmt, scale, size)
+                written = make()
         except (OSError, ValueError) as error:  # FigureError is one; so is a NUL in a name
             return _sentence(error, path)
         self.window.notify(_tr("Exported {0}").format(shown_path(written)))
@@ -172,7 +199,9 @@ class ExportActions:
     def export_data(self) -> None:
         if self.window.trace is None or self._stale(_tr("Cannot export data")):
             return
-        filters = ";;".join(_tr(f) for f in DATA_FILTERS.values())
+        compared = self.window.compare.comparison() is not None
+        offered = [*DATA_FILTERS.values(), *(COMPARE_FILTERS.values() if compared else ())]
+        filters = ";;".join(_tr(f) for f in offered)
         chosen = self._ask_where(
             _tr("Export data"),
             self._directory() / f"{self._stem()}-data.npz",
@@ -185,6 +214,12 @@ class ExportActions:
         # The typed name's extension decides, as for figures: "lesson.json" under the NPZ
         # filter is JSON, not a zip archive named .json.
         fmt = path.suffix.lower().lstrip(".")
+        if compared and chosen_filter in [_tr(f) for f in COMPARE_FILTERS.values()]:
+            if fmt not in COMPARE_FILTERS:
+                fmt = next(k for k, f in COMPARE_FILTERS.items() if _tr(f) == chosen_filter)
+            if self._may_add_extension(fmt, path):
+                self.export_comparison_to(data_export.file_for(path, fmt), fmt)
+            return
         if fmt not in DATA_FILTERS:
             fmt = next(k for k, f in DATA_FILTERS.items() if _tr(f) == chosen_filter)
         if fmt in ("csv", "npy"):
@@ -265,6 +300,29 @@ class ExportActions:
             self._error(_tr("Cannot export data"), str(error))
             return False
         self.window.notify(_tr("Exported every array to {0}").format(shown_path(path)))
+        return True
+
+    def export_comparison_to(self, path: Path, fmt: str) -> bool:
+        """A's arrays, B's and B − A (`io.compare_export`, as `export --compare` writes them)
+        as npz or json."""
+        from attn_explorer.io import compare_export
+
+        title = _tr("Cannot export data")
+        if self._stale(title):
+            return False
+        comparison = self.window.compare.comparison()
+        problem = self._missing_folder(path)
+        if comparison is None or problem is not None:
+            self._error(title, problem or _tr("Pin A first (Ctrl+P)."))
+            return False
+        write = compare_export.write_npz if fmt == "npz" else compare_export.write_json
+        try:
+            with self._busy():
+                write(comparison, Path(path), None)
+        except OSError as error:
+            self._error(title, _cannot_write(error, path))
+            return False
+        self.window.notify(_tr("Exported A, B and B − A to {0}").format(shown_path(path)))
         return True
 
     @staticmethod

@@ -7,7 +7,7 @@ members the menu reads and calls instead, and the window has them all.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from PySide6.QtWidgets import QMenuBar
 
@@ -29,6 +29,7 @@ class FileHost(Protocol):
     trace: Trace | None  # the computation on screen; None before the first arrives
     problems: list[Problem]  # why the current settings cannot be computed, first shown
     stale_reason: str | None  # why the picture on screen is not of the current settings
+    compare: Any  # ui.compare.tools.CompareTools: A pinned, its comparison and figure
 
     def current_state(self) -> ExplorerState:
         """The settings and the view, as a session saves them."""

@@ -20,6 +20,7 @@ from attn_explorer.text.titles import array_title
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
 PNG_SCALES = (1, 2, 4)
+COMPARE_SIZE = (1500, 640)  # one array of A, of B and B − A side by side
 
 
 class FigureError(ValueError):
