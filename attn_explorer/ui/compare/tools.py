@@ -98,6 +98,9 @@ class CompareTools(QObject):
         self.board.head_box.customContextMenuRequested.connect(self._head_menu)
         self.retranslate()
         self._pinned_changed()
+        # The window's layout fitted the controls before this column was beside the
+        # matrices: fit them again to the tabs' least width with it (see `_place`).
+        window.window_layout.fit_controls()
 
     def _menu(self, window) -> None:
         bar = window.menuBar()
@@ -331,6 +334,10 @@ class CompareTools(QObject):
             # size would keep the column's: the step-through's tab would be as wide.
             self.board.beside.invalidate()
             self.board.layout().invalidate()
+            # The tabs' least width changes with the column: the controls' column takes the
+            # rest of the screen's width again, or the window would grow past a 1024-pixel
+            # screen (cross-attention, 4 heads, A pinned, at 200 %: 1048 px).
+            self.window.window_layout.fit_controls()
         if self.doc.pinned:
             self.pin_button.set_texts(_tr("Pin again as A"), "A")
         else:
