@@ -74,4 +74,4 @@ def test_a_vietnamese_json_says_the_measure_in_vietnamese(gpt2_folder, capsys):
     assert main(_args(gpt2_folder, "--format", "json", "-o", "-", "--lang", "vi")) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["columns"]["kl"] == "trung bình độ phân kỳ KL (nats)"
-    assert data["description"].startswith("Tắt riêng từng head")
+    assert data["description"].startswith("Tắt riêng từng đầu")

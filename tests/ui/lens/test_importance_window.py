@@ -94,3 +94,13 @@ def test_a_pseudo_translated_window_shows_no_bare_english(measured, pseudo):
     measured.show_result(measured.result)
     for text in (measured.words.text(), measured.best.text()):
         assert text.startswith("⟪") and text.endswith("⟫")
+
+
+def test_a_vietnamese_learner_reads_the_headline_with_a_decimal_point(measured, vietnamese):
+    measured.show_result(measured.result)
+    layer, head, value, _ = measured.result.ranking()[0]
+    assert measured.best.text().startswith(
+        f"Quan trọng nhất: tầng {layer + 1}, đầu {head + 1} "
+        f"(trung bình độ phân kỳ KL (nats): {value:.4f}; "
+    )
+    assert measured.words.text().startswith("Tắt riêng từng đầu (đầu ra của nó thay bằng số 0)")
