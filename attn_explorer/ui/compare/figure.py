@@ -77,5 +77,5 @@ def export_compare_figure(
         fmt,
         size or COMPARE_SIZE,
         scale,
-        settings_sentence(comparison),
+        lambda: settings_sentence(comparison),
     )

@@ -253,7 +253,7 @@ def export_figure(
         fmt,
         size or spec.default_size(trace),
         scale,
-        figure_title(trace, spec),
+        lambda: figure_title(trace, spec),
     )
 
 
@@ -263,16 +263,18 @@ def write_figure(
     fmt: str | None,
     size: tuple[int, int],
     scale: int = 1,
-    title: str = "",
+    title: Callable[[], str] = str,
 ) -> Path:
     """Build a figure (`build(vector)`: its cells as vectors for SVG and PDF) and write it as
-    PNG, SVG or PDF, from `fmt` or the extension: every figure file's one last step."""
+    PNG, SVG or PDF, from `fmt` or the extension: every figure file's one last step. `title()`
+    (the file's metadata) is asked once the figure is built, which refuses what cannot be."""
     path = Path(path)
     chosen = format_of(path, fmt)
     with figure_font():  # one change of the application's font, for building and painting
         figure = build(chosen != "png")
         if chosen == "png":
             return render_png(figure, path, size, scale)
+        name = title()
         if chosen == "svg":
-            return render_svg(figure, path, size, title)
-        return render_pdf([figure], path, size, title)
+            return render_svg(figure, path, size, name)
+        return render_pdf([figure], path, size, name)

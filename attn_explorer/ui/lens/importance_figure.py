@@ -134,5 +134,5 @@ def export_importance_figure(
         fmt,
         figure_size(result),
         scale,
-        _tr("Head importance in {model}").format(model=result.model),
+        lambda: _tr("Head importance in {model}").format(model=result.model),
     )
