@@ -10,6 +10,7 @@ state, so the window, the command line and the tests open a model through one co
 - `heads`: one head's Q, K, V, scores, mask, weights and output, from the captured rows and
   the layer's own parameters;
 - `summaries`: per-head entropy and look-back distance, per-layer means;
+- `importance`: each head switched off alone, and how much the model's prediction changes;
 - `lab`: a head as an ordinary `AttentionConfig`;
 - `tokens`: the tokenizer's pieces made readable.
 """
