@@ -16,6 +16,7 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, QThread, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -107,6 +108,8 @@ class ImportanceWindow(QWidget):
         buttons.addStretch(1)
         layout.addLayout(buttons)
         self.resize(900, 560)
+        # Quitting with a measurement under way: joined, not destroyed while it runs.
+        QApplication.instance().aboutToQuit.connect(self.stop)
 
     # ------------------------------------------------------------------ measuring
     def measure(self) -> None:
