@@ -14,7 +14,6 @@ from __future__ import annotations
 from attn_explorer.engine.config import AttentionConfig
 from attn_explorer.engine.given import GivenWeights
 from attn_explorer.lens.capture import ModelRun
-from attn_explorer.lens.heads import head_arrays
 
 
 def layer_rows(run: ModelRun, layer: int) -> tuple[tuple[float, ...], ...]:
@@ -22,21 +21,16 @@ def layer_rows(run: ModelRun, layer: int) -> tuple[tuple[float, ...], ...]:
     layer shares it, and the engine checks a table it has seen (the same object) at once."""
     cache = run.rows_cache
     if layer not in cache:
-        cache[layer] = tuple(map(tuple, run.inputs[layer].astype(float).tolist()))
+        cache[layer] = tuple(map(tuple, run.inputs[layer].tolist()))  # float32 → exact floats
     return cache[layer]
 
 
 def head_config(run: ModelRun, layer: int, head: int) -> AttentionConfig:
-    """The lab's config of head `head` in layer `layer` (both from 0)."""
-    arrays = head_arrays(run, layer, head)
-    given = GivenWeights(
-        w_query=arrays.w_query[None],
-        w_key=arrays.w_key[None],
-        w_value=arrays.w_value[None],
-        b_query=arrays.b_query[None],
-        b_key=arrays.b_key[None],
-        b_value=arrays.b_value[None],
-    )
+    """The lab's config of head `head` in layer `layer` (both from 0): the layer's rows and
+    the head's slice of its weights, nothing computed (the engine computes the head)."""
+    w_q, w_k, w_v, b_q, b_k, b_v = (a[head][None] for a in run.loaded.layer_weights(layer))
+    scale, temperature = run.loaded.scale_temperature(layer)
+    given = GivenWeights(w_query=w_q, w_key=w_k, w_value=w_v, b_query=b_q, b_key=b_k, b_value=b_v)
     return AttentionConfig(
         tokens=run.tokens,
         embeddings=layer_rows(run, layer),
@@ -45,8 +39,8 @@ def head_config(run: ModelRun, layer: int, head: int) -> AttentionConfig:
         num_heads=1,
         qkv_bias=True,
         causal=run.loaded.causal,
-        scale=arrays.scale,
-        temperature=arrays.temperature,
+        scale=scale,
+        temperature=temperature,
         dropout=0.0,
         given=given,
     )

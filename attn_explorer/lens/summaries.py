@@ -8,15 +8,20 @@ Per head, each averaged over the queries:
 - previous: the weight on the token just before (queries 2 onwards);
 - first: the weight on the first token (GPT-2's heads park weight there; BERT's first is [CLS]).
 Per layer, the mean of its heads' weights, as one map.
+
+Each number is first computed per query row (`row_stats`) and then averaged, so that a causal
+model that reuses the rows of an unchanged prefix (`lens.capture`) computes only the new rows'.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import torch
+
+ENTROPY, LOOK_BACK, PREVIOUS, FIRST = range(4)
 
 
 @dataclass(frozen=True, eq=False)
@@ -28,23 +33,30 @@ class HeadSummaries:
     layer_mean: np.ndarray  # (layers, n, n) float32
 
     @classmethod
-    def of(cls, layers: Sequence[tuple[torch.Tensor, ...]]) -> HeadSummaries:
-        """From each layer's (entropy, look-back, previous, first, mean over heads)."""
-        stacked = [torch.stack([part[i] for part in layers]).numpy() for i in range(5)]
-        return cls(*stacked)
+    def of(cls, rows: np.ndarray, layer_mean: np.ndarray) -> HeadSummaries:
+        """From every query row's numbers, (4, layers, heads, n) as `row_stats` gives them."""
+        n = rows.shape[-1]
+        previous = rows[PREVIOUS, ..., 1:].mean(-1) if n > 1 else np.zeros(rows.shape[1:3])
+        return cls(
+            rows[ENTROPY].mean(-1),
+            rows[LOOK_BACK].mean(-1),
+            previous.astype(np.float32),
+            rows[FIRST].mean(-1),
+            layer_mean,
+        )
 
 
-def layer_summary(weights: torch.Tensor) -> tuple[torch.Tensor, ...]:
-    """(entropy, look-back, previous, first) per head of one layer's (heads, n, n) weights."""
-    n = weights.shape[-1]
-    logs = torch.where(weights > 0, weights.clamp_min(1e-30).log2(), 0.0)
-    entropy = -(weights * logs).sum(-1).mean(-1)
-    positions = torch.arange(n, dtype=weights.dtype)
-    distance = positions[:, None] - positions[None, :]  # query − key
-    look_back = (weights * distance).sum(-1).mean(-1)
-    if n > 1:
-        previous = weights.diagonal(offset=-1, dim1=-2, dim2=-1).mean(-1)
-    else:
-        previous = torch.zeros(weights.shape[0])
-    first = weights[..., 0].mean(-1)
-    return entropy, look_back, previous, first
+def row_stats(weights: torch.Tensor, start: int = 0) -> torch.Tensor:
+    """(4, heads, m) numbers of the query rows `start` … `start + m − 1` of one layer, whose
+    (heads, m, keys) float32 weights are given: entropy, look-back, previous, first."""
+    m, keys = weights.shape[-2:]
+    entropy = -torch.xlogy(weights, weights).sum(-1) / math.log(2)  # 0·log 0 = 0
+    positions = torch.arange(keys, dtype=weights.dtype)
+    queries = torch.arange(start, start + m, dtype=weights.dtype)
+    # Σ_k w·(q − k) = q·Σ_k w − Σ_k w·k
+    look_back = queries * weights.sum(-1) - weights @ positions
+    before = (queries - 1).clamp_min(0).long()
+    previous = weights.gather(-1, before.expand(weights.shape[0], m)[..., None])[..., 0]
+    previous = torch.where(queries >= 1, previous, 0.0)
+    first = weights[..., 0]
+    return torch.stack([entropy, look_back, previous, first])

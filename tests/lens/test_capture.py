@@ -108,3 +108,72 @@ def test_a_real_minilm_matches_its_output_attentions_and_has_a_previous_token_he
     model_run = _compare_every_head(loaded, "Your journey starts with one step.")
     # Trained BERTs have heads that look at the token before: one puts most of its weight there.
     assert model_run.summaries.previous.max() > 0.5
+
+
+def _assert_same_run(mine, full):
+    assert mine.tokens == full.tokens
+    np.testing.assert_allclose(mine.inputs, full.inputs, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(
+        mine.weights.astype(np.float32), full.weights.astype(np.float32), atol=1e-3, rtol=0
+    )
+    for name in ("entropy", "look_back", "previous", "first", "layer_mean"):
+        np.testing.assert_allclose(
+            getattr(mine.summaries, name), getattr(full.summaries, name), atol=1e-5, rtol=0
+        )
+
+
+def test_typing_at_the_end_of_a_gpt2_text_runs_only_the_new_tokens(gpt2):
+    """The prefix's keys and values are reused; the captured attention is a full pass's, and
+    the model's own output_attentions."""
+    first = run(gpt2, "the cat sat on the mat")
+    longer = "the cat sat on the mat, the dog ran"
+    typed = run(gpt2, longer, first)
+    assert 0 < typed.reused < typed.n
+    _assert_same_run(typed, run(gpt2, longer))
+    _, _, attentions = forward(gpt2, longer)
+    for layer in range(gpt2.layers):
+        own = attentions[layer][0].numpy()
+        np.testing.assert_allclose(typed.weights[layer], own, atol=1e-3)
+        for head in range(gpt2.heads):
+            arrays = head_arrays(typed, layer, head)
+            # A pass over the new rows alone rounds its products differently in the last bits
+            # (a few 1e-6): within the 1e-5 the lab holds a head to.
+            np.testing.assert_allclose(arrays.weights, own[head], atol=1e-5, rtol=0)
+    # Twice in a row, from the run that reused: its own keys and values are kept too.
+    again = run(gpt2, longer + " after the cat", typed)
+    assert again.reused == typed.n
+    _assert_same_run(again, run(gpt2, longer + " after the cat"))
+
+
+def test_cutting_a_gpt2_text_at_its_end_runs_nothing(gpt2, monkeypatch):
+    whole = run(gpt2, "the cat sat on the mat")
+    monkeypatch.setattr(gpt2.model, "forward", lambda *a, **k: pytest.fail("the model ran"))
+    cut = run(gpt2, "the cat sat on", whole)
+    assert cut.reused == cut.n == 4
+    monkeypatch.undo()
+    _assert_same_run(cut, run(gpt2, "the cat sat on"))
+
+
+def test_a_change_at_the_start_or_a_bert_runs_everything(gpt2, bert):
+    first = run(gpt2, "the cat sat on the mat")
+    assert run(gpt2, "a cat sat on the mat", first).reused == 0
+    first = run(bert, "the cat sat on the mat")
+    assert run(bert, "the cat sat on the mat and", first).reused == 0
+
+
+def test_a_stale_pass_stops_and_leaves_the_prefix_reusable(gpt2):
+    from attn_explorer.lens.capture import SupersededError
+
+    first = run(gpt2, "the cat sat on the mat")
+    layers_run = []
+
+    def stale():
+        layers_run.append(1)
+        return len(layers_run) > 2  # a newer text arrives during the third layer
+
+    with pytest.raises(SupersededError):
+        run(gpt2, "the cat sat on the mat, the dog", first, stale)
+    assert len(layers_run) == 3
+    after = run(gpt2, "the cat sat on the mat and the dog ran", first)
+    assert after.reused > 0
+    _assert_same_run(after, run(gpt2, "the cat sat on the mat and the dog ran"))

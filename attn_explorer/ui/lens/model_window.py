@@ -3,7 +3,9 @@ for the sentence typed in it, each head's summary under the pointer, and a click
 head in the lab (the main window's Matrices and Step through then show its real numbers).
 
 The grid is one pyqtgraph ImageItem (`attn_explorer.lens.grid`): 144 maps of a GPT-2 small are
-one image, drawn in one paint. The model runs again half a second after the last keystroke.
+one image, drawn in one paint. The model runs again a moment after the last keystroke
+(`TYPING_PAUSE_MS`), in a thread, from the shown run: a GPT-2 reruns only the tokens after the
+unchanged prefix, and a pass whose text was typed over stops at its next layer.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from attn_explorer.ui.lens.runner import ModelRunner
 # The main window (ui/main_window.py), not imported: it builds the menus that import this.
 LabWindow = Any
 
-TYPING_PAUSE_MS = 500
+TYPING_PAUSE_MS = 200
 
 
 def head_summary(model_run: ModelRun, layer: int, head: int) -> str:
@@ -128,7 +130,7 @@ class ModelWindow(QWidget):
 
     def _work(self, text: str) -> tuple[ModelRun, Grid]:
         """Off the window's thread: the forward pass and the grid image."""
-        model_run = run(self.loaded, text)
+        model_run = run(self.loaded, text, self.model_run, self.runner.stale)
         return model_run, grid(model_run.weights)
 
     def rerun(self) -> None:

@@ -2,7 +2,9 @@
 seconds on two cores, and typing must not wait for it.
 
 `ModelRunner` runs one text at a time; a text asked for while one runs replaces any waiting one
-and starts when it ends, so the newest text always wins and no more than one pass queues.
+and starts when it ends, so the newest text always wins and no more than one pass queues. The
+work may ask `stale()` between layers and stop early (`lens.capture.SupersededError`): then
+the newest text starts within a layer's time, not a whole pass's.
 `ModelLoader` opens a model (a download, for a hub name) the same way, once. Both are QThreads
 joined by `stop()`.
 """
@@ -39,6 +41,11 @@ class ModelRunner(QObject):
         self.work = work
         self.job: _Job | None = None
         self.waiting: str | None = None
+        self.stopping = False
+
+    def stale(self) -> bool:
+        """Whether the text under way is no longer wanted (read from the job's thread)."""
+        return self.waiting is not None or self.stopping
 
     @property
     def busy(self) -> bool:
@@ -66,9 +73,11 @@ class ModelRunner(QObject):
             self.done.emit(result)
 
     def stop(self) -> None:
-        """Wait for a pass under way and drop what it brings."""
+        """Stop a pass under way at its next layer, wait for it, and drop what it brings."""
         self.waiting = None
+        self.stopping = True
         if self.job is not None:
             self.job.finishedWith.disconnect(self._ended)
             self.job.wait()
             self.job = None
+        self.stopping = False
