@@ -6,7 +6,9 @@ state, so the window, the command line and the tests open a model through one co
 
 - `loading`: a model and its tokenizer from a folder or a hub name, the device, the families
   the lens can take apart and why it refuses the others;
-- `capture`: one forward pass with eager attention, every layer's input rows and weights;
+- `download`: a hub name fetched into the cache, its bytes counted, a cancel that stops it;
+- `capture`: one forward pass with eager attention, every layer's input rows and weights
+  (a causal model's unchanged prefix reused);
 - `heads`: one head's Q, K, V, scores, mask, weights and output, from the captured rows and
   the layer's own parameters;
 - `summaries`: per-head entropy and look-back distance, per-layer means;

@@ -15,7 +15,6 @@ lab's computation, so they are refused rather than shown wrong.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from attn_explorer.lens.download import Transfer, cached, download
 from attn_explorer.lens.errors import LensError, needs_transformers
 from attn_explorer.text.i18n import _
 
@@ -185,9 +185,10 @@ def load(
     source: str,
     device: str | None = None,
     *,
-    cancelled: Callable[[], bool] | None = None,
+    transfer: Transfer | None = None,
 ) -> LoadedModel:
-    """Open the model at `source` (a folder, or a hub name: downloaded once if needed).
+    """Open the model at `source` (a folder, or a hub name: downloaded once if needed, its bytes
+    counted by `transfer`, whose cancel stops it; `lens.download`).
 
     Raises LensError with a sentence for the learner: no such folder, no model in it, a family
     the lens does not take apart, no network for a hub name, no transformers installed.
@@ -198,37 +199,38 @@ def load(
         path = Path(source).expanduser()
         if not path.is_dir():
             raise LensError(_("There is no folder {folder}.").format(folder=source), 2)
-        if not (path / "config.json").is_file():
-            raise LensError(
-                _(
-                    "{folder} holds no model: a model folder has a config.json (the layout "
-                    "save_pretrained writes)."
-                ).format(folder=source),
-                2,
-            )
         source = str(path)
-    where = {"local_files_only": True} if folder else {}
+    else:
+        # A hub name: the cache's copy if complete, else downloaded now; read as a folder.
+        transfer = transfer or Transfer()
+        path = cached(source) or download(source, transfer)
+        transfer.check()
+    if not (path / "config.json").is_file():
+        raise LensError(
+            _(
+                "{folder} holds no model: a model folder has a config.json (the layout "
+                "save_pretrained writes)."
+            ).format(folder=source),
+            2,
+        )
     # Reading a folder is quick and says nothing; transformers' own bars would only clutter
     # the command line's output (the window shows its own progress for a download).
-    if folder:
-        transformers.utils.logging.disable_progress_bar()
+    transformers.utils.logging.disable_progress_bar()
     try:
-        config = transformers.AutoConfig.from_pretrained(source, **where)
+        config = transformers.AutoConfig.from_pretrained(str(path), local_files_only=True)
     except (OSError, ValueError) as error:
-        raise _unreadable(source, folder, error) from error
+        raise _unreadable(source, error) from error
     family = _family(source, config)
-    if cancelled is not None and cancelled():
-        raise LensError(_("Opening the model was cancelled."))
     try:
-        tokenizer = transformers.AutoTokenizer.from_pretrained(source, **where)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(str(path), local_files_only=True)
         model = transformers.AutoModel.from_pretrained(
-            source,
+            str(path),
             attn_implementation="eager",
+            local_files_only=True,
             **_dtype_argument(transformers),
-            **where,
         )
     except (OSError, ValueError) as error:
-        raise _unreadable(source, folder, error) from error
+        raise _unreadable(source, error) from error
     chosen = pick_device(device)
     model.to(chosen).eval()
     limit = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", 0)
@@ -247,16 +249,9 @@ def load(
     )
 
 
-def _unreadable(source: str, folder: bool, error: Exception) -> LensError:
-    if folder:
-        return LensError(
-            _("The model in {folder} cannot be read: {reason}").format(
-                folder=source, reason=str(error).splitlines()[0] if str(error) else type(error)
-            )
-        )
+def _unreadable(source: str, error: Exception) -> LensError:
     return LensError(
-        _(
-            "{name} is not a model in the local cache and cannot be downloaded: check the name "
-            "and the network connection."
-        ).format(name=source)
+        _("The model in {folder} cannot be read: {reason}").format(
+            folder=source, reason=str(error).splitlines()[0] if str(error) else type(error)
+        )
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMenu, QMessageBox
 
@@ -60,16 +60,27 @@ def _ask_and_open(window: LabWindow, by_name: bool) -> None:
     open_in_background(window, source.strip())
 
 
+class _Progress(QObject):
+    """Carries the download's byte counts from its thread to the dialog's."""
+
+    bytes = Signal(object, object)  # (done, total or None): Python ints, past 2**31
+
+
+def megabytes(count: int) -> str:
+    return f"{count / 1e6:.1f}"
+
+
 def open_in_background(window: LabWindow, source: str) -> None:
-    """Open `source` in a thread (a hub name may download for minutes) behind a progress
-    dialog whose Cancel drops the model when it arrives; then show its model view."""
+    """Open `source` in a thread (a hub name may download for minutes) behind a progress dialog
+    that counts the bytes downloaded and whose Cancel stops the download (`lens.download`);
+    then show its model view."""
     from PySide6.QtWidgets import QProgressDialog
 
+    from attn_explorer.lens.download import Transfer
     from attn_explorer.lens.loading import load
     from attn_explorer.ui.lens.model_window import ModelWindow
     from attn_explorer.ui.lens.runner import _Job
 
-    cancelled = {"yes": False}
     dialog = QProgressDialog(
         _tr("Opening {model}… (a hub name is downloaded once, into the usual cache)").format(
             model=source
@@ -81,18 +92,36 @@ def open_in_background(window: LabWindow, source: str) -> None:
     )
     dialog.setWindowTitle(_tr("Open Model"))
     dialog.setMinimumDuration(0)
-    job = _Job(lambda: load(source, cancelled=lambda: cancelled["yes"]), window)
+    dialog.setAutoReset(False)
+    dialog.setAutoClose(False)
+    progress = _Progress(dialog)
+    transfer = Transfer(progress.bytes.emit)
+    job = _Job(lambda: load(source, transfer=transfer), window)
     window.model_loader = job  # kept until it ends
 
+    def counted(done: int, total: int | None) -> None:
+        if transfer.cancelled:
+            return
+        if total:
+            dialog.setMaximum(max(1, total // 1024))  # kB: a dialog counts in 32-bit ints
+            dialog.setValue(min(done, total) // 1024)
+            text = _tr("Downloading {model}: {done} MB of {total} MB").format(
+                model=source, done=megabytes(done), total=megabytes(total)
+            )
+        else:
+            text = _tr("Downloading {model}: {done} MB").format(model=source, done=megabytes(done))
+        dialog.setLabelText(text)
+
     def cancel() -> None:
-        cancelled["yes"] = True
+        transfer.cancel()  # the download raises from its next chunk, in its thread
+        dialog.setLabelText(_tr("Stopping the download of {model}…").format(model=source))
         window.notify(_tr("Opening {model} was cancelled.").format(model=source))
 
     def ended(loaded: object, error: str | None) -> None:
         job.wait()
         dialog.reset()
         dialog.deleteLater()
-        if cancelled["yes"]:
+        if transfer.cancelled:
             return
         if error is not None:
             QMessageBox.warning(window, _tr("Cannot open the model"), error)
@@ -101,6 +130,7 @@ def open_in_background(window: LabWindow, source: str) -> None:
         window.model_view = view
         view.show()
 
+    progress.bytes.connect(counted)
     dialog.canceled.connect(cancel)
     job.finishedWith.connect(ended)
     job.start()

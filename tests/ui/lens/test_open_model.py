@@ -65,3 +65,52 @@ def test_a_refusal_is_said_in_a_message_box(
     open_model.open_in_background(window, str(tmp_path))
     qtbot.waitUntil(lambda: bool(said), timeout=30_000)
     assert said[0][0] == "Cannot open the model" and "holds no model" in said[0][1]
+
+
+def test_a_download_shows_its_bytes_and_cancel_stops_it(
+    window, qtbot, gpt2_folder, tmp_path, monkeypatch, closes_the_model_view
+):
+    """The dialog counts the fake hub's bytes; Cancel stops the transfer in its thread, which
+    ends (joined), and no model view opens."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QProgressDialog, QPushButton
+
+    from attn_explorer.lens.download import CancelledError
+    from attn_explorer.ui.lens.open_model import open_in_background
+    from tests.lens.fake_hub import FakeHub
+
+    hub = FakeHub(gpt2_folder, tmp_path / "snapshot", {"model.safetensors": 80_000_000}, 0.02)
+    hub.install(monkeypatch)
+    open_in_background(window, "someone/tiny-gpt2")
+    dialog = window.findChild(QProgressDialog)
+    qtbot.waitUntil(lambda: "MB of 80.0 MB" in dialog.labelText(), timeout=30_000)
+    qtbot.waitUntil(lambda: dialog.value() > 2000, timeout=30_000)
+    label = dialog.labelText()
+    assert label.startswith("Downloading someone/tiny-gpt2: ") and label.endswith(" MB of 80.0 MB")
+    assert 80_000_000 // 1024 < dialog.maximum() < 81_000_000 // 1024  # kB of every file
+    qtbot.mouseClick(dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)
+    job = window.model_loader
+    qtbot.waitUntil(job.isFinished, timeout=30_000)
+    qtbot.wait(50)
+    assert isinstance(hub.stopped_by[0], CancelledError)
+    assert hub.chunks < 80
+    assert "model_view" not in window.__dict__
+    assert window.statusBar().currentMessage() == "Opening someone/tiny-gpt2 was cancelled."
+
+
+def test_the_download_reads_in_vietnamese(
+    window, qtbot, gpt2_folder, tmp_path, monkeypatch, closes_the_model_view, vietnamese
+):
+    from PySide6.QtWidgets import QProgressDialog
+
+    from attn_explorer.ui.lens.open_model import open_in_background
+    from tests.lens.fake_hub import FakeHub
+
+    hub = FakeHub(gpt2_folder, tmp_path / "snapshot", {"model.safetensors": 30_000_000}, 0.02)
+    hub.install(monkeypatch)
+    open_in_background(window, "someone/tiny-gpt2")
+    dialog = window.findChild(QProgressDialog)
+    qtbot.waitUntil(lambda: "30.0 MB" in dialog.labelText(), timeout=30_000)
+    assert dialog.labelText().startswith("Đang tải someone/tiny-gpt2 xuống: ")
+    dialog.cancel()
+    qtbot.waitUntil(window.model_loader.isFinished, timeout=30_000)
