@@ -3,6 +3,7 @@ lens, and the model view shown beside the lab."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
@@ -29,15 +30,21 @@ def open_model(
     wait: bool = False,
 ) -> ModelWindow:
     """Open `source` and show its model view; LensError with the sentence if it cannot be.
-    `wait`: the first text's grid is drawn before this returns (see ModelWindow)."""
-    from attn_explorer.lens.loading import load
+    `wait`: the first text's grid is drawn before this returns (see ModelWindow). A hub name
+    not yet in the cache is downloaded behind the same dialog as File → Open Model by Name
+    (bytes counted, Cancel stops it), this call waiting for it."""
+    from attn_explorer.lens.download import cached
+    from attn_explorer.lens.loading import is_folder_name, load
     from attn_explorer.ui.lens.model_window import ModelWindow
 
-    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-    try:
-        loaded = load(source, device)
-    finally:
-        QApplication.restoreOverrideCursor()
+    if not is_folder_name(source) and cached(source) is None:
+        loaded = _download_and_wait(window, source, device)
+    else:
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            loaded = load(source, device)
+        finally:
+            QApplication.restoreOverrideCursor()
     view = ModelWindow(window, loaded, text or DEFAULT_TEXT, wait)
     window.model_view = view  # kept: a window without a reference would be collected
     view.show()
@@ -74,11 +81,51 @@ def open_in_background(window: LabWindow, source: str) -> None:
     """Open `source` in a thread (a hub name may download for minutes) behind a progress dialog
     that counts the bytes downloaded and whose Cancel stops the download (`lens.download`);
     then show its model view."""
+    from attn_explorer.ui.lens.model_window import ModelWindow
+
+    def opened(loaded: object, error: str | None) -> None:
+        if error is not None:
+            QMessageBox.warning(window, _tr("Cannot open the model"), error)
+            return
+        view = ModelWindow(window, loaded, DEFAULT_TEXT)
+        window.model_view = view
+        view.show()
+
+    _load_behind_dialog(window, source, None, opened)
+
+
+def _download_and_wait(window: LabWindow, source: str, device: str | None) -> Any:
+    """The model `source`, loaded behind the dialog while this waits in an event loop;
+    LensError if it cannot be or is cancelled."""
+    from PySide6.QtCore import QEventLoop
+
+    loop = QEventLoop()
+    outcome: dict[str, Any] = {}
+
+    def opened(loaded: object, error: str | None) -> None:
+        outcome.update(loaded=loaded, error=error)
+        loop.quit()
+
+    _load_behind_dialog(window, source, device, opened, on_cancel=opened)
+    loop.exec()  # the job's end is a queued signal: it arrives inside this loop
+    if outcome.get("error") is not None or outcome.get("loaded") is None:
+        raise LensError(outcome.get("error") or _tr("Opening the model was cancelled."))
+    return outcome["loaded"]
+
+
+def _load_behind_dialog(
+    window: LabWindow,
+    source: str,
+    device: str | None,
+    opened: Callable[[Any, str | None], None],
+    on_cancel: Callable[[Any, str | None], None] | None = None,
+) -> None:
+    """Start loading `source` in a thread behind the progress dialog; `opened(loaded, error)`
+    when it ends, unless cancelled (then `on_cancel(None, None)` if given)."""
     from PySide6.QtWidgets import QProgressDialog
 
     from attn_explorer.lens.download import Transfer
     from attn_explorer.lens.loading import load
-    from attn_explorer.ui.lens.model_window import ModelWindow
     from attn_explorer.ui.lens.runner import _Job
 
     dialog = QProgressDialog(
@@ -96,7 +143,7 @@ def open_in_background(window: LabWindow, source: str) -> None:
     dialog.setAutoClose(False)
     progress = _Progress(dialog)
     transfer = Transfer(progress.bytes.emit)
-    job = _Job(lambda: load(source, transfer=transfer), window)
+    job = _Job(lambda: load(source, device, transfer=transfer), window)
     window.model_loader = job  # kept until it ends
 
     def counted(done: int, total: int | None) -> None:
@@ -121,14 +168,10 @@ def open_in_background(window: LabWindow, source: str) -> None:
         job.wait()
         dialog.reset()
         dialog.deleteLater()
-        if transfer.cancelled:
-            return
-        if error is not None:
-            QMessageBox.warning(window, _tr("Cannot open the model"), error)
-            return
-        view = ModelWindow(window, loaded, DEFAULT_TEXT)
-        window.model_view = view
-        view.show()
+        if not transfer.cancelled:
+            opened(loaded, error)
+        elif on_cancel is not None:
+            on_cancel(None, None)
 
     progress.bytes.connect(counted)
     dialog.canceled.connect(cancel)

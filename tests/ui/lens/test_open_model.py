@@ -114,3 +114,19 @@ def test_the_download_reads_in_vietnamese(
     assert dialog.labelText().startswith("Đang tải someone/tiny-gpt2 xuống: ")
     dialog.cancel()
     qtbot.waitUntil(window.model_loader.isFinished, timeout=30_000)
+
+
+def test_the_command_lines_hub_name_downloads_behind_the_dialog_and_waits(
+    window, qtbot, gpt2_folder, tmp_path, monkeypatch, closes_the_model_view
+):
+    """`--model NAME` (open_model) downloads a hub name not in the cache with the same dialog,
+    then shows its model view, drawn."""
+    from attn_explorer.lens import download
+    from attn_explorer.ui.lens.open_model import open_model
+    from tests.lens.fake_hub import FakeHub
+
+    hub = FakeHub(gpt2_folder, tmp_path / "snapshot").install(monkeypatch)
+    monkeypatch.setattr(download, "cached", lambda name: None)
+    view = open_model(window, "someone/tiny-gpt2", "the cat sat", "cpu", wait=True)
+    assert hub.chunks > 0 and view.loaded.name == "someone/tiny-gpt2"
+    assert view.model_run.tokens == ("the", "␣cat", "␣sat")
