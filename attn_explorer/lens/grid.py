@@ -3,9 +3,14 @@
 One RGB array holds all the maps, so the window draws the whole grid as a single image item
 (a GPT-2 small at 512 tokens is 144 maps; 144 items would each cost a paint) and a click finds
 its head by arithmetic. A map longer than `tile` tokens is pooled by block maxima, so a
-previous-token diagonal one token wide stays visible at any length. Each map is shaded against
-its own largest weight with a square root, as a head that spreads its weight would otherwise
-look empty beside one that puts it all on one key.
+previous-token diagonal one token wide stays visible at any length. The blocks are squares of
+`block` = ⌈n / tile⌉ tokens from the first token (a map is then ⌈n / block⌉ cells wide, at
+most `tile`), so a block's cells do not move when tokens are added at the end: after a causal
+model reran only its new tokens (`lens.capture`), only the block rows from the first new token
+on are pooled again (pooling 144 maps of 512 tokens took 0.3 s, most of such a rerun).
+
+Each map is shaded against its own largest weight with a square root, as a head that spreads
+its weight would otherwise look empty beside one that puts it all on one key.
 """
 
 from __future__ import annotations
@@ -21,12 +26,14 @@ LOW = np.array([255, 255, 255], dtype=np.float32)
 HIGH = np.array([8, 48, 107], dtype=np.float32)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Grid:
     image: np.ndarray  # (height, width, 3) uint8, row 0 at the top
     layers: int
     heads: int
     tile: int
+    maps: np.ndarray | None = None  # (layers, heads, t, t) float32, before shading
+    block: int = 1  # tokens per cell side
 
     def head_at(self, x: float, y: float) -> tuple[int, int] | None:
         """The (layer, head), from 0, of the map under pixel (x, y) from the top left."""
@@ -43,18 +50,33 @@ class Grid:
         return head * step, layer * step
 
 
-def pooled(weights: np.ndarray, tile: int) -> np.ndarray:
-    """(layers, heads, n, n) → (layers, heads, t, t) with t = min(n, tile), each cell its
-    block's largest weight. torch pools the float16 weights as they are (a maximum is exact in
-    any precision): numpy's float16 reductions took 0.8 s for a GPT-2 small at 512 tokens,
-    and converting to float32 first doubled torch's time."""
-    n = weights.shape[-1]
-    if n <= tile:
-        return weights.astype(np.float32)
-    layers, heads = weights.shape[:2]
-    maps = torch.from_numpy(weights).reshape(layers * heads, 1, n, n)
-    out = torch.nn.functional.adaptive_max_pool2d(maps, tile)
-    return out.reshape(layers, heads, tile, tile).float().numpy()
+def pooled(
+    weights: np.ndarray, tile: int, previous: Grid | None = None, keep: int = 0
+) -> tuple[np.ndarray, int]:
+    """(layers, heads, n, n) → ((layers, heads, t, t) float32, block), each cell its block's
+    largest weight. `previous`: the grid of a run whose first `keep` rows these weights share,
+    and whose rows hold nothing after their own token (causal), so its block rows that end
+    before `keep` are copied. torch pools the float16 weights as they are (a maximum is exact
+    in any precision; numpy's float16 reductions were slower still)."""
+    layers, heads, n, _ = weights.shape
+    block = -(-n // tile)
+    if block == 1:
+        return weights.astype(np.float32), 1
+    t = -(-n // block)
+    maps = np.empty((layers, heads, t, t), dtype=np.float32)
+    first = 0
+    if previous is not None and previous.maps is not None and previous.block == block:
+        first = min(keep // block, previous.maps.shape[2], t)
+        width = min(t, previous.maps.shape[3])
+        maps[:, :, :first, :width] = previous.maps[:, :, :first, :width]
+        maps[:, :, :first, width:] = 0
+    if first < t:
+        rows = torch.from_numpy(weights[:, :, first * block :])
+        padded = torch.nn.functional.pad(rows, (0, t * block - n, 0, t * block - n))
+        cells = padded.reshape(layers * heads, 1, (t - first) * block, t * block)
+        out = torch.nn.functional.max_pool2d(cells, block)
+        maps[:, :, first:] = out.reshape(layers, heads, t - first, t).float().numpy()
+    return maps, block
 
 
 def shade(maps: np.ndarray) -> np.ndarray:
@@ -64,12 +86,20 @@ def shade(maps: np.ndarray) -> np.ndarray:
     return (LOW + (HIGH - LOW) * level).astype(np.uint8)
 
 
-def grid(weights: np.ndarray, tile: int = 96, smallest: int = 48) -> Grid:
+def grid(
+    weights: np.ndarray,
+    tile: int = 96,
+    smallest: int = 48,
+    previous: Grid | None = None,
+    keep: int = 0,
+) -> Grid:
     """The grid of (layers, heads, n, n) weights: layers down, heads across. A short text's
-    maps are enlarged, each weight a square of pixels, to at least `smallest` pixels."""
-    layers, heads, n, _ = weights.shape
-    size = min(n, tile)
-    colours = shade(pooled(weights, size))  # (layers, heads, t, t, 3)
+    maps are enlarged, each weight a square of pixels, to at least `smallest` pixels.
+    `previous`, `keep`: see `pooled`."""
+    layers, heads = weights.shape[:2]
+    maps, block = pooled(weights, tile, previous, keep)
+    size = maps.shape[-1]
+    colours = shade(maps)  # (layers, heads, t, t, 3)
     if size < smallest:
         factor = -(-smallest // size)
         colours = colours.repeat(factor, axis=2).repeat(factor, axis=3)
@@ -80,4 +110,4 @@ def grid(weights: np.ndarray, tile: int = 96, smallest: int = 48) -> Grid:
         for head in range(heads):
             y, x = layer * step, head * step
             image[y : y + size, x : x + size] = colours[layer, head]
-    return Grid(image, layers, heads, size)
+    return Grid(image, layers, heads, size, maps, block)

@@ -77,6 +77,8 @@ class ModelWindow(QWidget):
         self.loaded = loaded
         self.model_run: ModelRun | None = None
         self.model_grid: Grid | None = None
+        # The shown run and its grid, the next run's starting point (read off this thread).
+        self.shown: tuple[ModelRun | None, Grid | None] = (None, None)
         self.setWindowTitle(_tr("Model view: {model}").format(model=loaded.name))
         self.text = QLineEdit(text)
         self.text.setPlaceholderText(_tr("Type a sentence for the model to read"))
@@ -130,8 +132,9 @@ class ModelWindow(QWidget):
 
     def _work(self, text: str) -> tuple[ModelRun, Grid]:
         """Off the window's thread: the forward pass and the grid image."""
-        model_run = run(self.loaded, text, self.model_run, self.runner.stale)
-        return model_run, grid(model_run.weights)
+        shown_run, shown_grid = self.shown  # one read: the window's thread replaces the pair
+        model_run = run(self.loaded, text, shown_run, self.runner.stale)
+        return model_run, grid(model_run.weights, previous=shown_grid, keep=model_run.reused)
 
     def rerun(self) -> None:
         """Run the model on the text (in the runner's thread) and draw every layer × head."""
@@ -147,6 +150,7 @@ class ModelWindow(QWidget):
         super().closeEvent(event)  # type: ignore[arg-type]
 
     def show_run(self, result: tuple[ModelRun, Grid]) -> None:
+        self.shown = result
         self.model_run, self.model_grid = result
         self.image.setImage(self.model_grid.image, autoLevels=False)
         self._label_axes(self.model_grid)

@@ -120,3 +120,17 @@ def test_a_new_session_after_a_head_in_the_lab_draws_its_own_weights(
     wait_settled(window)
     assert window.doc.config().given is None and not window.problems
     assert window.trace.context.tolist() == compute(default_state().config()).context.tolist()
+
+
+def test_typing_at_the_end_reruns_only_the_new_tokens_and_draws_what_a_fresh_run_would(
+    model_view, qtbot
+):
+    from attn_explorer.lens.capture import run
+    from attn_explorer.lens.grid import grid
+
+    model_view.text.setText(TEXT + " and the cat sat")
+    model_view.rerun()
+    qtbot.waitUntil(lambda: model_view.model_run.text.endswith("cat sat"), timeout=30_000)
+    assert model_view.model_run.reused == 13  # the text's own tokens, kept
+    fresh = run(model_view.loaded, TEXT + " and the cat sat")
+    np.testing.assert_array_equal(model_view.model_grid.image, grid(fresh.weights).image)
