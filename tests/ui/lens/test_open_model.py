@@ -112,7 +112,7 @@ def test_the_download_reads_in_vietnamese(
     dialog = window.findChild(QProgressDialog)
     qtbot.waitUntil(lambda: "30.0 MB" in dialog.labelText(), timeout=30_000)
     assert dialog.labelText().startswith("Đang tải someone/tiny-gpt2 xuống: ")
-    dialog.cancel()
+    _press_cancel(qtbot, dialog)
     qtbot.waitUntil(window.model_loader.isFinished, timeout=30_000)
 
 
@@ -130,3 +130,30 @@ def test_the_command_lines_hub_name_downloads_behind_the_dialog_and_waits(
     view = open_model(window, "someone/tiny-gpt2", "the cat sat", "cpu", wait=True)
     assert hub.chunks > 0 and view.loaded.name == "someone/tiny-gpt2"
     assert view.model_run.tokens == ("the", "␣cat", "␣sat")
+
+
+def test_a_pseudo_translated_download_has_no_english_outside_the_brackets(
+    window, qtbot, gpt2_folder, tmp_path, monkeypatch, closes_the_model_view, pseudo
+):
+    from PySide6.QtWidgets import QProgressDialog
+
+    from attn_explorer.ui.lens.open_model import open_in_background
+    from tests.lens.fake_hub import FakeHub
+
+    hub = FakeHub(gpt2_folder, tmp_path / "snapshot", {"model.safetensors": 30_000_000}, 0.02)
+    hub.install(monkeypatch)
+    open_in_background(window, "someone/tiny-gpt2")
+    dialog = window.findChild(QProgressDialog)
+    qtbot.waitUntil(lambda: "30.0" in dialog.labelText(), timeout=30_000)
+    label = dialog.labelText()
+    assert label.startswith("⟪") and label.endswith("⟫")
+    _press_cancel(qtbot, dialog)
+    qtbot.waitUntil(window.model_loader.isFinished, timeout=30_000)
+    assert window.statusBar().currentMessage().startswith("⟪")
+
+
+def _press_cancel(qtbot, dialog) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QPushButton
+
+    qtbot.mouseClick(dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)
