@@ -60,3 +60,13 @@ def row_stats(weights: torch.Tensor, start: int = 0) -> torch.Tensor:
     previous = torch.where(queries >= 1, previous, 0.0)
     first = weights[..., 0]
     return torch.stack([entropy, look_back, previous, first])
+
+
+def layer_summary(weights: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """(entropy, look-back, previous, first) per head of one layer's (heads, n, n) float32
+    weights, each averaged over the queries."""
+    summary = HeadSummaries.of(row_stats(weights).numpy()[:, None], np.zeros(0))
+    return tuple(
+        torch.from_numpy(np.asarray(part[0]))
+        for part in (summary.entropy, summary.look_back, summary.previous, summary.first)
+    )
