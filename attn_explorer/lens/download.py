@@ -7,11 +7,12 @@ tokenizer's files and its weights, at the repository's top level) are listed fir
 by one with `hf_hub_download`, whose `tqdm_class` receives every chunk: `Transfer` counts the
 bytes for the window's progress dialog and, once cancelled, raises from the next chunk in the
 downloading thread. That exception unwinds `hf_hub_download`, which deletes its partial
-`.incomplete` file (huggingface_hub 1.x and later: the partial file has a name of its own per
-download and is removed on any failure; older versions leave `<etag>.incomplete` in the cache's
-blobs, which the next download resumes). A file is linked into the cache's snapshot only once
-complete, so a cancelled download leaves at most some complete small files and no weights:
-`cached()` does not take that as a model, and the next open downloads what is missing.
+`.incomplete` file (huggingface_hub 2.4, installed here: the partial file has a name of its own
+per download and a `finally` removes it on any failure; older versions leave
+`<etag>.incomplete` in the cache's blobs, which the next download of that file resumes). A file
+is linked into the cache's snapshot only once complete, so a cancelled download leaves at most
+some complete small files and no weights: `cached()` does not take that as a model, and the
+next open downloads what is missing.
 """
 
 from __future__ import annotations
