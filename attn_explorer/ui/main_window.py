@@ -8,13 +8,18 @@ stays on screen.
 The window composes its pieces and wires their signals: the menus (`menus`), the status bar
 (`status_bar`), the columns and the window's place on the screen (`window_layout`). What is
 left here is the engine round trip, the examples and the view a session stores, and building
-the worded pieces again when the language changes. It is one piece (a little over 500 lines)
-because that rebuild must carry over exactly the state the round trip and the view keep.
+the worded pieces again when the language changes.
+
+What the first picture does not need waits until the window has been painted: the compare
+tools are built in the event loop's first turn after it (or when first asked for), and the
+dialogs of the menus, the exports and the model view are imported when first opened. The
+window reaches the screen without them (tests/ui/test_startup.py).
 """
 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent
@@ -26,28 +31,30 @@ from attn_explorer.model.views import TABS
 from attn_explorer.text import i18n
 from attn_explorer.text.examples import example_text
 from attn_explorer.text.problems import problem_text
-from attn_explorer.text.steps import step_text
 from attn_explorer.text.summaries import config_summary, shapes_summary
-from attn_explorer.ui.compare.tools import CompareTools
+from attn_explorer.ui import view_state
 from attn_explorer.ui.editing.controls import ControlsPanel
 from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.editing.embedding_editor import EmbeddingEditor
 from attn_explorer.ui.engine_thread import EngineBridge, Failure, Result
-from attn_explorer.ui.export.figures import FigureSpec
-from attn_explorer.ui.export.file_actions import FileActions
 from attn_explorer.ui.i18n import remember_language, use_language
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import commit_typed_edits, keep_own_keys, send_undo_to_document
-from attn_explorer.ui.language_menu import language_menu
 from attn_explorer.ui.matrices.board import MatrixBoard
-from attn_explorer.ui.menus import WindowMenus
+from attn_explorer.ui.menus import build_menus
 from attn_explorer.ui.restore import RestoredPicture
-from attn_explorer.ui.shortcuts_dialog import ShortcutsDialog
+from attn_explorer.ui.stale_banner import StaleBanner
 from attn_explorer.ui.status_bar import StatusLine
 from attn_explorer.ui.steps.stepper import StepThrough
 from attn_explorer.ui.text_size import text_size
-from attn_explorer.ui.widgets import NoticeLabel
 from attn_explorer.ui.window_layout import WindowLayout
+
+if TYPE_CHECKING:
+    from attn_explorer.ui.compare.tools import CompareTools
+    from attn_explorer.ui.export.figures import FigureSpec
+    from attn_explorer.ui.export.file_actions import FileActions
+    from attn_explorer.ui.menus import WindowMenus
+    from attn_explorer.ui.shortcuts_dialog import ShortcutsDialog
 
 
 class MainWindow(QMainWindow):
@@ -73,6 +80,7 @@ class MainWindow(QMainWindow):
         self._recompute_pending = False  # and more edits came after it
 
         self._example: Preset | None = None
+        self._built_once = False
         self._build_views()
         text_size.changed.connect(self._text_size_changed)
         send_undo_to_document(self)  # the step-through's panels, built later, do the same
@@ -88,6 +96,7 @@ class MainWindow(QMainWindow):
         # loading, holding the interpreter lock), starts once the window has been painted:
         # the learner sees the window first. A window never painted starts after a second.
         self._engine_started = False
+        self._painted = False
         QTimer.singleShot(1000, self._start_engine)
         self._status(_tr("Starting the engine (loading PyTorch)…"))
         self.restored = RestoredPicture(self)
@@ -103,18 +112,8 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.addTab(self.board, _tr("Matrices"))
         self.tabs.addTab(self.stepper, _tr("Step through"))
-        # Beside the tabs, over the matrices, while the settings cannot be computed: what is
-        # drawn is the last picture that could be, and must not be read as the current one.
-        # A corner widget, not a row of its own: a container around the tabs stalls the event
-        # loop on the first moves after startup.
-        self.stale_banner = NoticeLabel(self._banner_room)
-        self.stale_banner.setStyleSheet(
-            "background: #fff4d6; color: #5c3d00; border: 1px solid #e0b64c; padding: 2px 6px;"
-        )
-        text_size.follow_under_style_sheet(self.stale_banner)
-        self.stale_banner.hide()
+        self.stale_banner = StaleBanner(self.tabs)  # while the settings cannot be computed
         self.stale_reason: str | None = None  # why the picture is not of the current settings
-        self.tabs.setCornerWidget(self.stale_banner, Qt.Corner.TopRightCorner)
         self.window_layout = WindowLayout(self, self.controls, self.editor, self.tabs)
 
         self.status_line = StatusLine(self.statusBar())
@@ -122,18 +121,17 @@ class MainWindow(QMainWindow):
         self.shape_text = self.status_line.shape_text
         self.time_text = self.status_line.time_text
 
-        self.files = FileActions(self)  # the File menu, first in the bar
-        self.menus = WindowMenus(self, self.files.menu)
-        self.text_size_actions = self.menus.text_size_actions
-        self.controls_action = self.menus.controls_action
-        self.full_screen_action = self.menus.full_screen_action
-        self.why_scaling_action = self.menus.why_scaling_action
-        self.language_actions = language_menu(self, self.menus.view_menu, self.set_language)
-        self.compare = CompareTools(self)  # pin as A, B − A, heads on and off (ui/compare)
+        self.files: FileActions
+        self.menus: WindowMenus
+        build_menus(self)  # File first; `files`, `menus` and the actions the window follows
+        # Pin as A, B − A, heads on and off (ui/compare): after the first paint (`compare`).
+        self._compare: CompareTools | None = None
+        if self._built_once:
+            self.compare  # noqa: B018 (a language switch: the window is on screen)
+        self._built_once = True
 
         keep_own_keys(self.stepper)
-        self.window_layout.controlsShown.connect(self._controls_shown)
-        self.window_layout.fullScreenChanged.connect(self._full_screen_shown)
+        self.window_layout.controlsShown.connect(self.board.set_controls_shown)
         self.board.querySelected.connect(self._query_chosen)
         self.stepper.querySelected.connect(self._query_chosen)
         self.board.head_box.headChosen.connect(self.stepper.set_head)
@@ -206,17 +204,6 @@ class MainWindow(QMainWindow):
     def place_on_screen(self, size: tuple[int, int]) -> None:
         """Where the user left the window last time, else `size` or the whole screen."""
         self.window_layout.place_on_screen(size)
-
-    def _controls_shown(self, shown: bool) -> None:
-        self.board.set_controls_shown(shown)
-        if self.controls_action.isChecked() != shown:
-            self.controls_action.setChecked(shown)
-
-    def _full_screen_shown(self, full: bool) -> None:
-        if self.full_screen_action.isChecked() != full:
-            self.full_screen_action.blockSignals(True)
-            self.full_screen_action.setChecked(full)
-            self.full_screen_action.blockSignals(False)
 
     def _text_size_changed(self) -> None:
         # Widgets take a new application font from posted events: measure after those.
@@ -293,13 +280,27 @@ class MainWindow(QMainWindow):
 
     def paintEvent(self, event: object) -> None:
         super().paintEvent(event)
-        if not self._engine_started:
+        if not self._painted:
+            self._painted = True
             QTimer.singleShot(0, self._start_engine)
+            QTimer.singleShot(0, self, lambda: self.compare)
 
     def _start_engine(self) -> None:
         if not self._engine_started:
             self._engine_started = True
             self.recompute()
+
+    @property
+    def compare(self) -> CompareTools:
+        """The compare tools: built in the first turn of the event loop after the window was
+        painted, or at once when asked for before that."""
+        if self._compare is None:
+            from attn_explorer.ui.compare.tools import CompareTools
+
+            self._compare = CompareTools(self)
+            if self.trace is not None and self.trace is not self.restored.trace:
+                self._compare._trace_shown(self.trace)  # missed: it was shown before them
+        return self._compare
 
     COMPARE_CELLS = 2**20  # compare the masking methods on every move up to this many weights
 
@@ -366,22 +367,11 @@ class MainWindow(QMainWindow):
         self.controls.show_problems([problem])
         self.editor.show_problems([problem])
 
-    def _banner_room(self) -> int:
-        """The width beside the tabs' names: the banner never pushes them aside."""
-        return self.tabs.width() - self.tabs.tabBar().sizeHint().width() - 8
-
     def _mark_stale(self, reason: str) -> None:
         """Say over the matrices that they belong to earlier settings, and why."""
         self.stale_reason = reason
-        if self.trace is None:
-            return  # nothing drawn yet: nothing to mistake for the current picture
-        text = _tr("These matrices are for the last settings that could be computed. {0}")
-        self.stale_banner.setText(text.format(reason))
-        # The full reason also as a tooltip: a long one may not fit beside the tabs.
-        self.stale_banner.setToolTip(
-            text.format(reason) + "\n" + _tr("Change the setting marked in red, or undo (Ctrl+Z).")
-        )
-        self.stale_banner.show()
+        if self.trace is not None:  # (nothing drawn yet: nothing to mistake for the current)
+            self.stale_banner.say(reason)
 
     # ------------------------------------------------------------------ actions
     def load_preset(self, name: str) -> None:
@@ -494,26 +484,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ view state
     def apply_view(self, view: ViewState) -> None:
         """Show what a session was looking at: tab, head, followed query, stage."""
-        self.stepper.query = view.query
-        self.stepper.set_stage(view.stage)
-        board = self.board
-        for box, name in (
-            (board.heads_array, view.heads_array),
-            (board.score_box, view.scores_array),
-            (board.weight_box, view.weights_array),
-        ):
-            box.setCurrentIndex(max(0, box.findData(name)))
-        board.show_all_heads(view.all_heads)
-        self.board.head = view.head
-        self.stepper.head = view.head
-        self.board.set_head(view.head)
-        self.board.set_query(view.query)
-        self.tabs.setCurrentIndex(TABS.index(view.tab) if view.tab in TABS else 0)
-        if self.trace is not None and self.trace.config == self.doc.config():
-            # The picture is already of these settings, so no new one will come to bring the
-            # head and query within it (a session opened again with only its view edited).
-            self.board.set_trace(self.trace)
-            self.stepper.set_trace(self.trace, self.stepper.summary)
+        view_state.apply_view(self, view)
 
     def current_state(self) -> ExplorerState:
         """The document plus what the learner is looking at, as a session stores it."""
@@ -521,31 +492,8 @@ class MainWindow(QMainWindow):
         return self.doc.state()
 
     def _sync_view(self) -> None:
-        """Copy what the learner is looking at into the document's view."""
-        self.doc.set_view(
-            head=self.board.shown_head,
-            heads_array=self.board.heads_array.currentData(),
-            scores_array=self.board.score_box.currentData(),
-            weights_array=self.board.weight_box.currentData(),
-            all_heads=self.board.all_heads.isChecked(),
-            tab=TABS[self.tabs.currentIndex()],
-            stage=self.stepper.stage,
-        )
+        view_state.sync_view(self)
 
     def current_figure(self) -> tuple[FigureSpec, str]:
         """What Export Figure saves: the stage on screen, all heads, or the seven matrices."""
-        query = self.doc.view.query
-        if self.trace is not None:
-            query = min(query, self.trace.config.n_q - 1)  # its token may have been removed
-        if self.tabs.currentWidget() is self.stepper:
-            step = self.trace.step(self.stepper.stage) if self.trace else None
-            what = step_text(step).title if step else self.stepper.stage
-            return FigureSpec("stage", self.stepper.stage, self.stepper.shown_head, query), what
-        if self.board.all_heads.isChecked():
-            name = self.board.heads_array.currentData()
-            what = _tr("{0}, all heads").format(self.board.heads_array.currentText())
-            return FigureSpec("array", name, None, query), what
-        head = self.board.shown_head
-        what = _tr("The seven matrices, head {0}").format(head + 1)
-        scores, weights = self.board.score_box.currentData(), self.board.weight_box.currentData()
-        return FigureSpec("matrices", "", head, query, scores, weights), what
+        return view_state.current_figure(self)

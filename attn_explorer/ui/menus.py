@@ -2,27 +2,27 @@
 
 The File menu is `FileActions`'. Each action calls a method of the window: the window decides
 what an action does, this module only what the menus hold and which keys reach them.
+
+A dialog's module (Check my numbers, Lessons, Keyboard Shortcuts' list) is imported when the
+dialog is first opened: the window's first paint needs none of them (tests/ui/test_startup.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QMessageBox
 
 from attn_explorer.engine import PRESETS
-from attn_explorer.engine.check import CHECKABLE
 from attn_explorer.text.examples import example_text
-from attn_explorer.ui.check.dialog import CheckDialog
-from attn_explorer.ui.check.marks import CheckMarks
 from attn_explorer.ui.editing.embedding_editor import table_entry
 from attn_explorer.ui.heatmap import MatrixView
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import commit_typed_edits
-from attn_explorer.ui.lessons_dialog import LessonsDialog
+from attn_explorer.ui.language_menu import language_menu
 from attn_explorer.ui.shortcuts_dialog import (
     ShortcutsDialog,
     action_rows,
@@ -32,8 +32,11 @@ from attn_explorer.ui.shortcuts_dialog import (
 from attn_explorer.ui.text_size import text_size
 
 if TYPE_CHECKING:
+    from attn_explorer.ui.check.dialog import CheckDialog
+    from attn_explorer.ui.check.marks import CheckMarks
     from attn_explorer.ui.editing.document import Document
     from attn_explorer.ui.editing.embedding_editor import EmbeddingEditor
+    from attn_explorer.ui.lessons_dialog import LessonsDialog
     from attn_explorer.ui.matrices.board import MatrixBoard
     from attn_explorer.ui.steps.stepper import StepThrough
 
@@ -56,10 +59,12 @@ class MenuHost(Protocol):
     def load_preset(self, name: str) -> None: ...
     def open_lesson(self, preset: str, stage: str | None) -> None: ...
     def why_scaling_from_menu(self) -> None: ...
+    def set_language(self, code: str) -> None: ...
 
     trace: object
     tabs: object
     traceShown: object
+    window_layout: Any
     languageChanged: object
 
 
@@ -197,6 +202,18 @@ class WindowMenus(QObject):
         about.triggered.connect(self._about)
         help_menu.addAction(about)
 
+    def follow_controls(self, shown: bool) -> None:
+        """The controls' column was shown or hidden (F9, or a splitter dragged shut)."""
+        if self.controls_action.isChecked() != shown:
+            self.controls_action.setChecked(shown)
+
+    def follow_full_screen(self, full: bool) -> None:
+        """The window went full screen or back (F11, or the window manager)."""
+        if self.full_screen_action.isChecked() != full:
+            self.full_screen_action.blockSignals(True)
+            self.full_screen_action.setChecked(full)
+            self.full_screen_action.blockSignals(False)
+
     def _change_text_size(self, change: Callable[[], None]) -> None:
         change()
         text_size.remember()
@@ -226,6 +243,8 @@ class WindowMenus(QObject):
         """The tutorials' sections, beside the window (not modal); one opens its example in
         the window, on the stage it is about."""
         if self.lessons_dialog is None:
+            from attn_explorer.ui.lessons_dialog import LessonsDialog
+
             self.lessons_dialog = LessonsDialog(self.window)
             self.lessons_dialog.lessonChosen.connect(self.window.open_lesson)
         self.lessons_dialog.show()
@@ -238,6 +257,10 @@ class WindowMenus(QObject):
         array the learner looks at; while open
         it follows the window's computation and language, its verdicts drawn on the
         matrices. The connections are the dialog's and the marks' own: they go with them."""
+        from attn_explorer.engine.check import CHECKABLE
+        from attn_explorer.ui.check.dialog import CheckDialog
+        from attn_explorer.ui.check.marks import CheckMarks
+
         window = self.window
         if self.check_dialog is None:
             dialog = CheckDialog(window.trace, window.board.shown_head, window)
@@ -279,3 +302,21 @@ class WindowMenus(QObject):
                 "cell to see how it is computed; click it to follow its query.</p>"
             ),
         )
+
+
+def build_menus(window: MenuHost) -> None:
+    """The menu bar, File first, and as the window's attributes the pieces it follows: `files`
+    (File), `menus` (the others), the text sizes', controls', full screen's, the √d_k
+    demonstration's and the languages' actions. Built again, with the window's views, when
+    the language changes."""
+    from attn_explorer.ui.export.file_actions import FileActions
+
+    window.files = FileActions(window)  # type: ignore[arg-type]
+    window.menus = menus = WindowMenus(window, window.files.menu)
+    window.text_size_actions = menus.text_size_actions
+    window.controls_action = menus.controls_action
+    window.full_screen_action = menus.full_screen_action
+    window.why_scaling_action = menus.why_scaling_action
+    window.language_actions = language_menu(window, menus.view_menu, window.set_language)
+    window.window_layout.controlsShown.connect(menus.follow_controls)
+    window.window_layout.fullScreenChanged.connect(menus.follow_full_screen)

@@ -3,6 +3,10 @@
 Each has a dialog-free method taking a path (`export_figure_to`, `export_stages_to`,
 `export_data_to`, `export_script_to`), which the menu calls after asking and the tests call
 directly. A refusal is said in a dialog, in the window's language, and nothing is written.
+
+The figure code (dialog, layout, rendering, fonts) and the data and script writers are
+imported when an export first needs them: the File menu is built before the window's first
+paint, which needs none of them.
 """
 
 from __future__ import annotations
@@ -10,22 +14,36 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from attn_explorer.engine import STEP_KEYS, Trace
-from attn_explorer.io import atomic, code_export, data_export
+from attn_explorer.io import atomic
 from attn_explorer.io.errors import cannot_write, missing_folder, shown_path
 from attn_explorer.text.i18n import N_
 from attn_explorer.text.problems import problem_text
-from attn_explorer.ui.export.dialogs import ExportFigureDialog, FigureChoice
-from attn_explorer.ui.export.fonts import figure_font
 from attn_explorer.ui.export.host import FileHost
-from attn_explorer.ui.export.render import export_figure
-from attn_explorer.ui.export.spec import COMPARE_SIZE, FigureSpec
-from attn_explorer.ui.export.stages import export_all_stages
 from attn_explorer.ui.i18n import tr as _tr
+
+if TYPE_CHECKING:
+    from attn_explorer.ui.export.dialogs import FigureChoice
+    from attn_explorer.ui.export.spec import FigureSpec
+
+
+def export_figure(*args: Any, **kwargs: Any) -> Path:
+    """`render.export_figure`, imported on first use (see the module)."""
+    from attn_explorer.ui.export.render import export_figure as export
+
+    return export(*args, **kwargs)
+
+
+def export_all_stages(*args: Any, **kwargs: Any) -> list[Path]:
+    """`stages.export_all_stages`, imported on first use (see the module)."""
+    from attn_explorer.ui.export.stages import export_all_stages as export
+
+    return export(*args, **kwargs)
+
 
 DATA_FILTERS = {
     "npz": N_("NumPy archive, all arrays (*.npz)"),
@@ -64,11 +82,15 @@ class ExportActions:
         self._export_dialog(spec, what, all_stages=False)
 
     def export_stages(self) -> None:
+        from attn_explorer.ui.export.spec import FigureSpec
+
         spec, _ = self.window.current_figure()
         stage_spec = FigureSpec("stage", "embeddings", spec.head or 0, spec.query)
         self._export_dialog(stage_spec, _tr("All ten stages of the step-through"), True)
 
     def _export_dialog(self, spec: FigureSpec, what: str, all_stages: bool) -> None:
+        from attn_explorer.ui.export.dialogs import ExportFigureDialog
+
         trace = self.window.trace
         if trace is None:
             self._error(_tr("Nothing to export"), _tr("No picture has been computed yet."))
@@ -104,6 +126,9 @@ class ExportActions:
         tools = self.window.compare
         if tools.comparison() is None:
             return None
+        from attn_explorer.ui.export.dialogs import FigureChoice
+        from attn_explorer.ui.export.spec import COMPARE_SIZE
+
         stem = f"{self._stem()}-compare-{tools.figure_array()}"
         return FigureChoice(tools.figure_what(), COMPARE_SIZE, stem)
 
@@ -176,6 +201,8 @@ class ExportActions:
     def _figure_font(self) -> AbstractContextManager[str]:
         """The figures' own font while they are drawn, the window and the export dialog
         not repainted in it meanwhile (see `fonts.figure_font`)."""
+        from attn_explorer.ui.export.fonts import figure_font
+
         return figure_font(still=(self.window, QApplication.activeModalWidget()))
 
     def _stale(self, title: str) -> bool:
@@ -197,6 +224,8 @@ class ExportActions:
         return True
 
     def export_data(self) -> None:
+        from attn_explorer.io import data_export
+
         if self.window.trace is None or self._stale(_tr("Cannot export data")):
             return
         compared = self.window.compare.comparison() is not None
@@ -235,6 +264,8 @@ class ExportActions:
         filter is written as lesson.npz, as the command line writes it (an archive named
         lesson would open with nothing on a double click). The file dialog asked about
         replacing the name typed, not this one: it is asked here."""
+        from attn_explorer.io import data_export
+
         named = data_export.file_for(path, fmt)
         return (
             named == path
@@ -283,6 +314,8 @@ class ExportActions:
         if problem is not None:
             self._error(_tr("Cannot export data"), problem)
             return False
+        from attn_explorer.io import data_export
+
         trace = self.window.trace
         writers = {
             "npz": data_export.write_npz,
@@ -341,6 +374,8 @@ class ExportActions:
         return trace
 
     def export_script(self) -> None:
+        from attn_explorer.io import data_export
+
         if self.window.trace is None or self._stale(_tr("Cannot export script")):
             return
         chosen = self._ask_where(
@@ -359,6 +394,8 @@ class ExportActions:
         if problem is not None:
             self._error(_tr("Cannot export script"), problem)
             return False
+        from attn_explorer.io import code_export
+
         try:
             atomic.write_text(path, code_export.pytorch_script(self.window.trace.config))
         except OSError as error:

@@ -3,7 +3,8 @@
 `export_worksheet` asks (the arrays, the variants, the paper; then the file) and calls
 `export_worksheet_to`, which the tests call directly. A refusal (a grid too large for the
 paper, a folder that cannot take the file) is said in a dialog, in the window's language,
-and nothing is written.
+and nothing is written. The worksheet's dialog and its PDF code are imported when first used:
+the File menu is built before the window's first paint, which needs neither.
 """
 
 from __future__ import annotations
@@ -13,20 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from attn_explorer.engine import ARRAY_INFO, matching_preset
-from attn_explorer.io.data_export import file_for
 from attn_explorer.io.errors import cannot_write, shown_path
 from attn_explorer.io.session import SessionError
 from attn_explorer.text.examples import example_text
 from attn_explorer.text.i18n import ngettext
 from attn_explorer.ui.export.host import FileHost
-from attn_explorer.ui.export.worksheet_dialog import WorksheetDialog
-from attn_explorer.ui.export.worksheet_files import (
-    WorksheetError,
-    WorksheetRequest,
-    command,
-    make_worksheet,
-)
-from attn_explorer.ui.export.worksheet_pdf import WorksheetTooLargeError
 from attn_explorer.ui.i18n import tr as _tr
 
 
@@ -58,6 +50,8 @@ class WorksheetActions:
         failure = _tr("Cannot export worksheet")
         if self.window.trace is None or self._stale(failure):
             return
+        from attn_explorer.ui.export.worksheet_dialog import WorksheetDialog
+
         dialog = WorksheetDialog(self.window.trace, self.window)
         try:
             if not dialog.exec():  # cancelled
@@ -73,12 +67,16 @@ class WorksheetActions:
         )
         if chosen is None or not self._may_add_extension("pdf", chosen[0]):
             return
+        from attn_explorer.io.data_export import file_for
+
         self.export_worksheet_to(file_for(chosen[0], "pdf"), blanks, variants, paper)
 
     def _opens_itself(self) -> tuple[str, str]:
         """(what the sheet is made from, the command that opens it): an example by its name,
         a saved session by its file while unchanged; else no command, and a session is
         written beside the PDF."""
+        from attn_explorer.ui.export.worksheet_files import command
+
         config = self.window.trace.config
         example = matching_preset(config)
         if example is not None:
@@ -95,6 +93,13 @@ class WorksheetActions:
     ) -> bool:
         """Write the worksheet of the current settings at `path` (and the sessions its
         exercises open from); False, having said why, where it cannot."""
+        from attn_explorer.ui.export.worksheet_files import (
+            WorksheetError,
+            WorksheetRequest,
+            make_worksheet,
+        )
+        from attn_explorer.ui.export.worksheet_pdf import WorksheetTooLargeError
+
         failure = _tr("Cannot export worksheet")
         if self._stale(failure):
             return False
