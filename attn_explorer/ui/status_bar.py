@@ -44,6 +44,7 @@ class StatusLine(QObject):
         self.status_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         text_size.follow_under_style_sheet(self.status_text)  # red when it says what is wrong
         self._summary = ""
+        self._shapes = ""  # the shapes shown (`show_shapes`)
         self.status_text.installEventFilter(self)
         # Widths set by `size_labels`, from the bar's width: whole texts, or "…" and the whole
         # in a tooltip, never a number cut.
@@ -84,7 +85,11 @@ class StatusLine(QObject):
             self.status_text.setStyleSheet(style)
 
     def show_shapes(self, text: str) -> None:
-        """The shapes, given more room when they need it (never less: see `size_labels`)."""
+        """The shapes, given more room when they need it (never less: see `size_labels`).
+        The same shapes again (a seed or a value moved) are left as they are."""
+        if text == self._shapes:
+            return
+        self._shapes = text
         self.shape_text.setText(text)
         need = self.shape_text.fontMetrics().horizontalAdvance(text) + 12
         if need > self._shapes_need:

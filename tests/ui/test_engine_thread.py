@@ -86,3 +86,22 @@ def test_a_result_says_how_many_kernel_threads_computed_it(bridge, qtbot):
     with qtbot.waitSignal(bridge.computed, timeout=30_000) as delivered:
         bridge.request(preset("v1").config)
     assert delivered.args[0].threads == 1  # nothing measured yet: one thread
+
+
+def test_a_released_trace_goes_to_the_engine_thread_with_the_next_request(bridge, qtbot):
+    """Handed over at once, from the middle of drawing the new picture, a released trace
+    woke the engine thread there, and the drawing waited for the interpreter lock."""
+    config = preset("v1").config
+    trace = compute(config)
+    handed = []
+    bridge._drop.connect(handed.append)  # (emitted on this thread: called at once)
+    bridge.release(trace)
+    assert handed == []
+    bridge.request(config)
+    assert handed == [[trace]]
+    qtbot.waitUntil(lambda: not bridge.busy, timeout=30_000)
+    # No request after it: handed over once the window has been idle for a moment.
+    bridge.release(trace)
+    assert len(handed) == 1
+    qtbot.waitUntil(lambda: len(handed) == 2, timeout=5_000)
+    assert handed[1] == [trace]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QTabBar, QWidget
 
-from attn_explorer.engine import STEP_KEYS
+from attn_explorer.engine import STEP_KEYS, Trace
+from attn_explorer.text import i18n
 from attn_explorer.text.i18n import N_
+from attn_explorer.text.steps import step_text
 
 # Symbols are the same in every language and left unmarked; the words are translated where
 # the tabs show them.
@@ -41,6 +46,33 @@ class StageTabs(QTabBar):
         self.names = names
         for number, name in enumerate(names, start=1):
             self.addTab(f"{number} {name}")
+        self._labelled: tuple | None = None  # what `label` last wrote the tabs for
+        self._given: object = None
+
+    def label(self, trace: Trace, marked: str | None) -> None:
+        """Colour each stage's name and give it its formula (or why the stage does not
+        apply) as tooltip: red the first stage that differs from A (`marked`), grey one that
+        does not apply.
+
+        Written from the config's settings, not its seed or values' arrays: a seed moved
+        (most changes) leaves them as they were, and writing them again cost twenty
+        step_text calls a change, with the step-through's tab hidden or not."""
+        config = trace.config
+        labelled = (
+            i18n.language(),
+            marked,
+            [getattr(config, f.name) for f in fields(config) if f.name not in ("seed", "given")],
+            [step.applies for step in trace.steps],
+        )
+        if labelled == self._labelled and config.given is self._given:
+            return
+        self._labelled, self._given = labelled, config.given
+        for row, step in enumerate(trace.steps):
+            colour = "#c0392b" if step.key == marked else "#111111"
+            self.setTabTextColor(row, QColor(colour if step.applies else "#a0a0a0"))
+            words = step_text(step)
+            tip = words.formula if step.applies else words.reason
+            self.setTabToolTip(row, f"{words.title}: {tip}")
 
     def choices(self, index: int) -> list[str]:
         """The tab's texts, longest first: its name, a shortened name, its number."""

@@ -13,7 +13,6 @@ import math
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
-    QColor,
     QKeySequence,
 )
 from PySide6.QtWidgets import (
@@ -29,7 +28,6 @@ from PySide6.QtWidgets import (
 from attn_explorer.engine import ARRAY_INFO, STEP_KEYS, Trace, step_keys
 from attn_explorer.text.explain import explain
 from attn_explorer.text.i18n import N_
-from attn_explorer.text.steps import step_text
 from attn_explorer.ui.heatmap import CellHover, MatrixPlot
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import keep_own_keys, send_undo_to_document
@@ -390,16 +388,7 @@ class StepThrough(HeadChoice, QWidget):
                 self._label_stages(self.trace)
 
     def _label_stages(self, trace: Trace) -> None:
-        for row, step in enumerate(trace.steps):
-            # Red marks the first stage that differs from A; grey, one that does not apply.
-            colour = "#c0392b" if step.key == self.first_difference else "#111111"
-            self.stages.setTabTextColor(row, QColor(colour if step.applies else "#a0a0a0"))
-            tip = (
-                f"{step_text(step).title}: {step_text(step).formula}"
-                if step.applies
-                else f"{step_text(step).title}: {step_text(step).reason}"
-            )
-            self.stages.setTabToolTip(row, tip)
+        self.stages.label(trace, self.first_difference)
 
     def _text_size_changed(self) -> None:
         self.lesson.setFont(formula_font(text_size.points(10.5)))

@@ -112,7 +112,7 @@ def words_of_text_translated(monkeypatch):
     from attn_explorer.text.steps import StepText
     from attn_explorer.ui import main_window
     from attn_explorer.ui.matrices import board, trace_plots
-    from attn_explorer.ui.steps import stage_figure, stepper, worked_lines
+    from attn_explorer.ui.steps import stage_figure, stage_tabs, stepper, worked_lines
 
     def wrap(function):
         return lambda *args, **kwargs: bracketed(function(*args, **kwargs))
@@ -124,7 +124,7 @@ def words_of_text_translated(monkeypatch):
 
         return step_text
 
-    for module in (stage_figure, stepper):
+    for module in (stage_figure, stage_tabs):
         monkeypatch.setattr(module, "step_text", wrap_step(module.step_text))
     for module in (board, stepper, worked_lines):
         monkeypatch.setattr(module, "explain", wrap(module.explain))
