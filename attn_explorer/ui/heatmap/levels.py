@@ -73,12 +73,26 @@ def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
     return a is b or (a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b))
 
 
-def display_grid(values: np.ndarray, kind: str, limit: int = DISPLAY_MAX) -> np.ndarray:
+def _sums_fit(values: np.ndarray, count: int) -> bool:
+    """Whether `count` of `values` add up within float32 (NaN left out; an infinite value
+    does not fit: float64 keeps what it sums to as it always has)."""
+    if values.dtype != np.float32 or not values.size:
+        return False
+    with np.errstate(invalid="ignore"):
+        top, bottom = np.fmax.reduce(values, axis=None), np.fmin.reduce(values, axis=None)
+    biggest = max(float(top), -float(bottom))
+    return biggest < float(np.finfo(np.float32).max) / (2 * count)
+
+
+def display_grid(
+    values: np.ndarray, kind: str, limit: int = DISPLAY_MAX, infinite: bool = False
+) -> np.ndarray:
     """The matrix at screen resolution: blocks of cells pooled when it has more than `limit`
     rows or columns (a view is a few hundred pixels tall anyway).
 
     Weights and masks keep each block's largest value, so one strong attention weight still
     shows; signed values take the block mean. A block with a masked (NaN) cell is masked.
+    `infinite`: some cells are infinite (masked scores), summed in float64 without looking.
     """
     rows, cols = values.shape
     fr, fc = math.ceil(rows / limit), math.ceil(cols / limit)
@@ -92,7 +106,14 @@ def display_grid(values: np.ndarray, kind: str, limit: int = DISPLAY_MAX) -> np.
     )
     # Strided slices combined pairwise: twenty times faster than reducing a 4-D reshape.
     slices = [padded[i::fr, j::fc] for i in range(fr) for j in range(fc)]
-    if kind == "signed":  # summed in float64: four cells of 3e38 overflow float32
+    if kind == "signed":
+        # The usual matrix sums in float32, in a third of float64's time.
+        if not infinite and _sums_fit(values, len(slices)):
+            total = slices[0] + slices[1] if len(slices) > 1 else slices[0].copy()
+            for other in slices[2:]:
+                np.add(total, other, out=total)
+            return np.multiply(total, 1 / len(slices), out=total)
+        # Summed in float64: four cells of 3e38 overflow float32 (so do infinite ones).
         total = sum(slices[1:], slices[0].astype(np.float64))
         return (total / len(slices)).astype(values.dtype)
     out = slices[0].copy()

@@ -251,7 +251,7 @@ class MatrixPlot(pg.GraphicsLayout):
         self.name = name
         values = matrix.astype(np.float32, copy=False)
         # Everything below runs at screen resolution: a 1024-token matrix is pooled first.
-        display = display_grid(values, kind)
+        display = display_grid(values, kind, infinite=self.hidden is not None)
         pooled = display is not values
         hidden_display = self.hidden
         if pooled and self.hidden is not None:
@@ -263,7 +263,11 @@ class MatrixPlot(pg.GraphicsLayout):
             display[~np.isfinite(display)] = np.nan  # masked (NaN) cells: hatched, not coloured
         if levels is None:
             source = display
-            if pooled and kind == "signed":  # block means would hide the extremes
+            if pooled and kind == "signed" and not has_nan:
+                # Block means would hide the extremes; with every cell finite and shown they
+                # are the matrix's largest and smallest (a tenth of pooling the sizes).
+                source = np.array([np.max(values), np.min(values)])
+            elif pooled and kind == "signed":
                 source = display_grid(np.abs(values), "weights")
                 source[~np.isfinite(source) | masked] = np.nan
             levels = levels_for(kind, source)

@@ -54,3 +54,18 @@ def test_a_pooled_matrix_near_the_float32_limit_keeps_its_block_means(qapp):
     means = np.full((512, 512), 3e38)
     means[256:] = -3e38
     assert np.array_equal(image, _expected_argb(plot, means))
+
+
+def test_a_pooled_matrix_of_usual_values_is_coloured_by_its_block_means_and_extremes(qapp):
+    """Summed in float32 where four cells cannot overflow it (three times faster at 1024
+    tokens), the block means colour the cells as float64's would; the scale ends at the
+    round number above the largest size of a cell, which the block means would hide."""
+    from attn_explorer.ui.heatmap import MatrixPlot
+
+    matrix = np.random.default_rng(7).standard_normal((1024, 1024)).astype(np.float32)
+    matrix[1000, 3] = 9.5  # one extreme in a block of three ordinary cells
+    plot = MatrixPlot()
+    plot.set_matrix(matrix, kind="signed")
+    assert plot.levels == (-10.0, 10.0)
+    means = matrix.astype(np.float64).reshape(512, 2, 512, 2).mean(axis=(1, 3))
+    assert np.array_equal(plot.image.image, _expected_argb(plot, means))
