@@ -65,12 +65,15 @@ def machine() -> dict[str, object]:
     }
 
 
-def run_startup(repeats: int = 3) -> dict:
+def run_startup(repeats: int = 3, bytecode: bool = False) -> dict:
     """A fresh process each time: time to the window on screen, to the first picture (a
     restored one where the window has one) and to the first computed picture.
 
     Each run has a cache folder of its own, empty at first: the default example's first trace
-    ships with the package, so even the first start has a picture to restore."""
+    ships with the package, so even the first start has a picture to restore. `bytecode`:
+    the package's modules start from cached bytecode (a folder of the run's own, filled by a
+    first start that is not counted), as after a usual install, whatever the environment
+    says; otherwise as the environment has it (see `_bytecode_cached`)."""
     shown, first, computed, restored = [], [], [], 0
     cache = tempfile.mkdtemp(prefix="attn-explorer-bench-cache-")
     env = dict(
@@ -79,10 +82,15 @@ def run_startup(repeats: int = 3) -> dict:
         XDG_CACHE_HOME=cache,
         ATTN_EXPLORER_TRACE_CACHE="on",
     )
+    command = [sys.executable, "-m", "attn_explorer", "--report-startup"]
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(Path(cache) / "bytecode")
+        subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     for _ in range(repeats):
         start = time.time()
         done = subprocess.run(
-            [sys.executable, "-m", "attn_explorer", "--report-startup"],
+            command,
             capture_output=True,
             text=True,
             timeout=120,
@@ -105,7 +113,7 @@ def run_startup(repeats: int = 3) -> dict:
         "first_picture_all_s": first,
         "target_window_s": 0.5,
         "target_first_picture_s": 1.0,
-        "bytecode_cached": _bytecode_cached(),
+        "bytecode_cached": bytecode or _bytecode_cached(),
     }
 
 
@@ -146,6 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--burst", action="store_true", help="also run the 1000-change burst")
     parser.add_argument("--soak", type=int, default=0, metavar="N", help="also make N random edits")
     parser.add_argument("--startup", action="store_true", help="also time startup")
+    parser.add_argument(
+        "--startup-bytecode",
+        action="store_true",
+        help="with --startup: also from cached bytecode, where the environment has none",
+    )
     parser.add_argument("--json", default="bench-results.json", help="where to write the figures")
     args = parser.parse_args(argv)
     wanted = {int(t) for t in args.sizes.split(",") if t.strip()}
@@ -209,6 +222,18 @@ def main(argv: list[str] | None = None) -> int:
                 "  (no cached bytecode: each start compiled the package's modules, as where "
                 "PYTHONDONTWRITEBYTECODE is set; a usual install caches them on first start)"
             )
+            if args.startup_bytecode:
+                report["startup_bytecode"] = {}
+                for name, loops in measured_under:
+                    with busy(loops):
+                        report["startup_bytecode"][name] = s = run_startup(
+                            3 * args.rounds, bytecode=True
+                        )
+                    print(
+                        f"startup from cached bytecode, {name}: window shown "
+                        f"{s['window_shown_s']:.2f} s, first picture {s['first_picture_s']:.2f}"
+                        f" s, first computed picture {s['first_computed_s']:.2f} s"
+                    )
     print("\n" + summary_table(report, sizes))
     Path(args.json).write_text(json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8")
     print(f"\nwrote {args.json}")

@@ -12,7 +12,6 @@ from attn_explorer.io import atomic
 from attn_explorer.io.errors import cannot_write, shown_path
 from attn_explorer.text.problems import problem_text
 from attn_explorer.ui.engine_thread import Failure
-from attn_explorer.ui.export.figures import encoded
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.main_window import MainWindow
 
@@ -58,6 +57,8 @@ def report_startup(app: QApplication, window: MainWindow) -> int:
 
 def save_when_drawn(app: QApplication, window: MainWindow, path: str) -> int:
     """Run the event loop until the first picture, save `path`, return the exit status."""
+    from attn_explorer.ui.export.figures import encoded  # not before `report_startup`'s paint
+
     outcome = {"status": 1}
 
     def save() -> None:
