@@ -76,6 +76,7 @@ SLOW = (
     "tests/ui/export/test_figure_files.py::test_stages_refused_half_way_leave_an_earlier_export_whole",
     "tests/ui/export/test_figure_files.py::test_stages_that_fail_half_way_leave_the_earlier_pdf",
     "tests/ui/export/test_figure_files.py::test_the_size_advised_for_all_stages_fits_every_stage",
+    "tests/ui/export/test_figure_language.py::test_a_pseudo_translated_figure_of_every_kind_leaves_no_english",
     "tests/ui/export/test_figures.py::test_the_command_line_refuses_a_head_or_query_exactly_where_the_figure_ignores_it",
     "tests/ui/export/test_file_actions.py::test_a_refused_session_naming_a_head_the_picture_lacks_keeps_the_boxes_working",
     "tests/ui/export/test_file_actions.py::test_a_session_following_a_token_the_open_window_lacks",
