@@ -55,24 +55,26 @@ def normal_size(qapp):
 
 
 def _window_group(item: pytest.Item) -> int:
-    """Where `item` goes in the order below: without a window; with the window in English; in
-    Vietnamese; in the pseudo-translation."""
+    """Where `item` goes in the order below: with the window in English; in Vietnamese; in
+    the pseudo-translation; without a window."""
     names = getattr(item, "fixturenames", ())
     if "window" not in names:
-        return 0
-    if "vietnamese" in names:
-        return 2
-    if "pseudo" in names:
         return 3
-    return 1
+    if "vietnamese" in names:
+        return 1
+    if "pseudo" in names:
+        return 2
+    return 0
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The window tests run one after another, those of one language together: a window is
     kept for the next test only where that test takes one in the same language
     (window_reuse.py), and building one costs some 0.8 s of CPU. Interleaved with tests that
-    take none, one in three of the windows was built only because the test before had not
-    used it. The order within each group is the collection's."""
+    take none, one in four of the windows was built only because the test before had not
+    used it. The tests without a window come last: with `-n`, the last tests are handed to
+    the workers a few at a time, and a window test's worker would build a window for each
+    few. The order within each group is the collection's."""
     here = Path(__file__).parent
     ui = [i for i, item in enumerate(items) if here in item.path.parents]
     ordered = sorted((items[i] for i in ui), key=_window_group)
