@@ -60,6 +60,9 @@ class MatrixRow(QGraphicsWidget):
         # gets (see `_even_heights`); set by `arrange`.
         self._even: dict[int, float] = {}
         self._compact = compact
+        # False: no matrix of the row shows its colour bar, their room going to the cells
+        # (a stage at a large text size on a projector: see StageFigure.show_stage).
+        self.bars = True
         super().__init__()
         self.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
@@ -111,7 +114,7 @@ class MatrixRow(QGraphicsWidget):
         shows the same (see the class); whether any changed."""
         plots = self._plots()
         labels = {id(plot): True for plot in plots}
-        bars = {id(plot): True for plot in plots}
+        bars = {id(plot): self.bars for plot in plots}
         if self._compact:
             for left, right in self._neighbours(across=True):
                 if (

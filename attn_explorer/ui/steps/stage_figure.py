@@ -34,6 +34,7 @@ EXPORT_MARGIN = 24  # px round an exported figure
 # (text_size.FIGURE_FACTOR): a title takes no width of its own, and enlarged, those of narrow
 # matrices (Q, K, V, the W's) would be written smaller than their neighbours' to fit, or cut.
 EXPORT_TITLE_POINTS = 10 / FIGURE_FACTOR
+LARGE_TEXT = 1.75  # from this text size a row of matrices needs what its labels measure
 
 
 def stage_title(step: Step, summary: str) -> str:
@@ -87,6 +88,10 @@ class StageFigure(pg.GraphicsLayout):
         self.key = ""
         self.panel_rows = 1  # rows of matrices: inputs and outputs side by side, or stacked
         self._stacked = False  # a stage of few matrices stacked for want of width
+        # The colour bars given way for want of width (see `show_stage`); the step-through
+        # says so under the stage.
+        self.bars_hidden = False
+        self._reason = ""
         self._outputs: list[bool] = []  # of each plot, whether it is an output
         if follow_text_size:
             text_size.changed.connect(self._text_size_changed)
@@ -120,14 +125,46 @@ class StageFigure(pg.GraphicsLayout):
         outputs side by side would write their values in fewer than four decimals and
         stacked, inputs over outputs, would write all four, they are stacked (a 1024-pixel
         projector: two 6×6 matrices side by side leave 34-px columns), where `height` (the
-        room, with the panel under the stage's, which gives way) has a line for each row."""
+        room, with the panel under the stage's, which gives way) has a line for each row.
+        Where neither writes all four decimals but one row without its colour bars would
+        (200 % text at 1024 px: the bars' ticks alone take 140 px), the bars give way: the
+        values written say more than the colours' key."""
         self._draw(trace, key, head, query, summary)
         if width is None or not self._follow:
+            self._hide_bars(False)
             return
         stacked = (self._stack_mask_for if key == "mask" else self._stack_for)(width, height)
         if stacked != self._stacked:
             self._stacked = stacked
             self._draw(trace, key, head, query, summary)
+        self._hide_bars(not stacked and self._bars_in_the_way(width))
+
+    def _hide_bars(self, hidden: bool) -> None:
+        if hidden != self.bars_hidden:
+            self.bars_hidden = hidden
+            for row in self._rows:
+                row.bars = not hidden
+            for row in self._rows:
+                row.arrange()
+            self._write_reason()
+
+    def _write_reason(self) -> None:
+        """The stage's reason line, and where the colour bars gave way, a word saying so
+        (on the line the figure keeps for a reason anyway: it costs no height)."""
+        said = [self._reason] if self._reason else []
+        if self.bars_hidden:
+            said.append(_tr("Colour bars hidden so that the values fit."))
+        self.reason.setText(" ".join(said), size=self._size(11), color="#a15c00")
+
+    def _bars_in_the_way(self, width: float) -> bool:
+        """Whether the stage's one row of matrices writes all four decimals in `width`
+        only without its colour bars."""
+        inputs, outputs = self._sides()
+        if not inputs or not outputs or len(self.plots) > 4:
+            return False
+        arrow = 28 * text_size.factor
+        plots = inputs + outputs
+        return _row_need(plots) + arrow > width and _row_need(plots, bars=False) + arrow <= width
 
     def _stack_for(self, width: float, height: float) -> bool:
         """Whether the stage's matrices, as filled now, should be stacked in `width` ×
@@ -165,9 +202,15 @@ class StageFigure(pg.GraphicsLayout):
 
     def least_height(self) -> float:
         """The height the figure needs for every row of its matrices labelled, where its
-        input is stacked over its output (else 0): the panel under the stage gives way to
-        it (see StepThrough.figure_need)."""
-        return self._stacked_need() if self._stacked else 0.0
+        input is stacked over its output, or all in one row (else 0): what is under the
+        stage gives way to it (see StageRoom.figure_need)."""
+        if self._stacked:
+            return self._stacked_need()
+        if self.panel_rows == 1 and self._follow and text_size.factor >= LARGE_TEXT:
+            # At a projector's text size slanted column labels take more than the row's
+            # fixed share (StageRoom.figure_need); at 100 % that share writes the values.
+            return self.header_height() + 12 + _row_height(self.plots, spare=1.0)
+        return 0.0
 
     def _draw(self, trace: Trace, key: str, head: int, query: int | None, summary: str) -> None:
         step = trace.step(key)
@@ -192,7 +235,8 @@ class StageFigure(pg.GraphicsLayout):
                     "Z of heads 1–{0} drawn on their own; heads {1}–{2} are in Z_cat, not drawn "
                     "apart."
                 ).format(MAX_CONCAT_HEADS, MAX_CONCAT_HEADS + 1, trace.heads)
-        self.reason.setText(reason, size=self._size(11), color="#a15c00")
+        self._reason = reason
+        self._write_reason()
         shared = same_quantity(trace, key)  # arrays every trace holds
         if key == "softmax" and "weights_zeroed" in trace.arrays:
             # Method 1's zeroing changes softmax(ω̃) only where it hides: one scale (and one
@@ -263,7 +307,7 @@ class StageFigure(pg.GraphicsLayout):
         return plot
 
 
-def _row_height(plots: list[MatrixPlot]) -> float:
+def _row_height(plots: list[MatrixPlot], spare: float = 1.2) -> float:
     """The least height of a row of matrices with every row labelled: a title, column
     labels (lying flat over a matrix alone in its row, which has their width; else
     slanted), a line per row, margins."""
@@ -271,23 +315,23 @@ def _row_height(plots: list[MatrixPlot]) -> float:
     for plot in plots:
         if plot.matrix is not None:
             line = QFontMetricsF(plot.axis_font).height()
-            axis, spare = line + 6, 1.0
+            axis, extra = line + 6, 1.0
             widest = _widest(plot.labels[1], plot.axis_font)
             if len(plots) > 1 and widest > _whole_width(plot):
                 # Slanted, with a fifth to spare: beside others the rows' layout
                 # (MatrixRow) spends more on labels and spacing than counted here.
-                axis, spare = min(widest * 0.71 + line * 0.71 + 8, 140), 1.2
+                axis, extra = min(widest * 0.71 + line * 0.71 + 8, 140), spare
             rows = plot.matrix.shape[0]
             least = plot.title.minimumHeight() + axis + 8 + rows * (line + 1)
-            tallest = max(tallest, least * spare)
+            tallest = max(tallest, least * extra)
     return tallest
 
 
-def _row_need(plots: list[MatrixPlot], fine: bool = True) -> float:
+def _row_need(plots: list[MatrixPlot], fine: bool = True, bars: bool = True) -> float:
     """The width matrices side by side need to write every value in four decimals (in two
-    where not `fine`): each
-    one's colour bar, row labels (once for neighbours of the same rows) and margins, and
-    its columns as wide as its longest value in the smallest size that writes it whole."""
+    where not `fine`): each one's colour bar (where `bars`), row labels (once for
+    neighbours of the same rows) and margins, and its columns as wide as its longest value
+    in the smallest size that writes it whole."""
     need = 0.0
     before: tuple = ()
     widest: dict[tuple, float] = {}  # matrices of one shape get one width (MatrixRow)
@@ -303,7 +347,7 @@ def _row_need(plots: list[MatrixPlot], fine: bool = True) -> float:
         labels = plot.labels[0]
         left = _widest(labels, plot.axis_font) + 6 if labels != before else 0.0
         before = labels
-        bar = plot.colorbar.minimumWidth() if plot.colorbar is not None else 0.0
+        bar = plot.colorbar.minimumWidth() if bars and plot.colorbar is not None else 0.0
         need += left + bar + 14 + cols * whole
     return need
 

@@ -8,8 +8,6 @@ inputs grow); the mask stage puts the two masking methods side by side.
 
 from __future__ import annotations
 
-import math
-
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
@@ -33,30 +31,28 @@ from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import keep_own_keys, send_undo_to_document
 from attn_explorer.ui.matrices.trace_plots import HeadChoice
 from attn_explorer.ui.steps.figure_view import FigureView
-from attn_explorer.ui.steps.left_out import left_out_text
 from attn_explorer.ui.steps.lesson_label import LessonLabel
 from attn_explorer.ui.steps.mask_panel import MaskMethodsPanel
+from attn_explorer.ui.steps.room import (
+    FIGURE_MIN_HEIGHT,
+    StageRoom,
+    WorkedLinesBox,
+)
 from attn_explorer.ui.steps.softmax_panel import SoftmaxPanel
 from attn_explorer.ui.steps.stage_figure import StageFigure
 from attn_explorer.ui.steps.stage_tabs import STAGE_LABEL, STAGE_LABELS, StageTabs
 from attn_explorer.ui.steps.worked_lines import followed_text, moved_cell
 from attn_explorer.ui.text_size import text_size
 from attn_explorer.ui.widgets import (
-    FormulaText,
     HeadBox,
     ShrinkButton,
     formula_font,
 )
 
 PLAY_MS = 2500
-EXTRAS_MAX_HEIGHT = 330  # the softmax and mask panels under a stage's matrices
-FIGURE_MIN_HEIGHT = 200  # the stage figure's view, at the least
-# A row of a stage's matrices at 100 % text, before the panel under them gives way: six
-# tokens' values, their labels and a title (times the text size).
-MATRIX_ROW_MIN_HEIGHT = 150
 
 
-class StepThrough(HeadChoice, QWidget):
+class StepThrough(HeadChoice, StageRoom, QWidget):
     """The step-through tab: stage list, navigation, stage figure, followed token, panels."""
 
     querySelected = Signal(int)
@@ -95,8 +91,7 @@ class StepThrough(HeadChoice, QWidget):
         # Matrices and numbers read left to right in every language ("-0.15", not "0.15-").
         self.figure_view.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
         self.figure_view.setMinimumHeight(FIGURE_MIN_HEIGHT)
-        # The followed query's header and up to four lines (q, k, v and a sum with biases).
-        self.followed = FormulaText(lines=5)
+        self.followed = WorkedLinesBox()
         # The two panels (five plots) are built when first shown: most sessions start on the
         # matrices tab, and every plot costs startup time.
         self._softmax_panel: SoftmaxPanel | None = None
@@ -104,7 +99,7 @@ class StepThrough(HeadChoice, QWidget):
         self.extras = QStackedWidget()
         self.extras.addWidget(QWidget())
         # Says what a window too short for the panel leaves out, and how to get it back.
-        self.extras_left_out = QLabel()
+        self.extras_left_out = LessonLabel()
         self.extras_left_out.setObjectName("extrasLeftOut")
         self.extras_left_out.setWordWrap(True)
         self.extras_left_out.setIndent(6)  # the followed query's text starts there too
@@ -225,48 +220,6 @@ class StepThrough(HeadChoice, QWidget):
         if self.stages.minimumWidth() != least:
             self._right.invalidate()  # (a sub-layout keeps its old least width otherwise)
 
-    def figure_need(self) -> float:
-        """The least height of the stage figure's view: its title, formula and reason, and
-        MATRIX_ROW_MIN_HEIGHT per row of matrices, both in the window's text size."""
-        rows = self.figure.panel_rows * MATRIX_ROW_MIN_HEIGHT * text_size.factor
-        margins = 12  # the figure's own
-        need = max(self.figure.header_height() + rows + margins, self.figure.least_height())
-        return max(FIGURE_MIN_HEIGHT, need)
-
-    def _fit_extras(self) -> None:
-        """The stage's matrices come first. The panel below them (softmax bars, the mask
-        methods) gets at most a third of the height (330 px in a tall window) and never less
-        than it needs; where that would leave the matrices less than `figure_need` it is
-        left out. The figure's need grows with its header and the text size: a fixed height
-        for it would leave the matrices strips without numbers at a large text size in a
-        small window, beside a full-size panel.
-        Decided on screen only: a page laid out before the window has its size would grow
-        the window past a small screen."""
-        need = self.extras.currentWidget().minimumSizeHint().height()
-        above = (
-            self.stages.sizeHint().height()
-            + self.prev_button.sizeHint().height()
-            + self.followed.height()
-            + math.ceil(self.figure_need())
-            + 4 * max(self.layout().spacing(), 6)
-        )
-        room = self.height() - above  # what the panel may take and leave the figure its need
-        wanted = self.extras.currentIndex() != 0 and self.isVisible()
-        left_out = wanted and room < need
-        if left_out:  # the note saying where it went has its lines too, not the figure's
-            self.extras_left_out.setText(
-                left_out_text(self.extras.currentWidget() is self._softmax_panel)
-            )
-            room -= self.extras_left_out.heightForWidth(self.width()) + max(
-                self.layout().spacing(), 6
-            )
-        # The lesson takes what the panel leaves (all of it where the panel is left out).
-        room -= self._fit_lesson(room - (need if wanted and room >= need else 0))
-        cap = min(EXTRAS_MAX_HEIGHT, self.height() // 3, room)
-        self.extras.setMaximumHeight(max(need, cap, 0))
-        self.extras.setVisible(wanted and room >= need)
-        self.extras_left_out.setVisible(left_out)
-
     @property
     def softmax_panel(self) -> SoftmaxPanel:
         if self._softmax_panel is None:
@@ -290,37 +243,6 @@ class StepThrough(HeadChoice, QWidget):
         if text != self._lesson_text:
             self._lesson_text = text
             self._fit_extras()
-
-    def _fit_lesson(self, room: float) -> int:
-        """Write the lesson whole where `room` (what the matrices and the panel leave) has
-        space for it, else on one line cut with "…" and whole in its tooltip, so that in a
-        short window it does not push out the panel. The height it takes, with the spacing."""
-        text = self._lesson_text
-        if not text:
-            self.lesson.hide()
-            return 0
-        spacing = max(self.layout().spacing(), 6)
-        width = max(self.width(), 1)
-        self.lesson.setWordWrap(True)
-        self.lesson.setText(text)
-        whole = self.lesson.wrapped_height(width)
-        if whole + spacing <= room:
-            self.lesson.setToolTip("")
-            self.lesson.fit_height(whole)
-            self.lesson.show()
-            return whole + spacing
-        inner = width - 8 - 2  # the style's padding, a pixel of slack each side
-        cut = self.lesson.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, inner)
-        self.lesson.setWordWrap(False)
-        self.lesson.setText(cut)
-        self.lesson.setToolTip(text if cut != text else "")
-        one_line = self.lesson.wrapped_height(width)
-        self.lesson.fit_height(one_line)
-        line = one_line + spacing
-        # Not even a line: the matrices and the panel come first (the examples' box and the
-        # matrices tab still say it).
-        self.lesson.setVisible(line <= room)
-        return line if line <= room else 0
 
     # ------------------------------------------------------------------ state from outside
     def set_trace(self, trace: Trace, summary: str = "") -> None:

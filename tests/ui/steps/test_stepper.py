@@ -9,8 +9,8 @@ from PySide6.QtCore import QRectF, Qt
 from attn_explorer.engine import ARRAY_INFO, STEP_KEYS, compute, preset
 from attn_explorer.model.state import ExplorerState
 from attn_explorer.text.steps import step_text
+from attn_explorer.ui.steps.room import MATRIX_ROW_MIN_HEIGHT
 from attn_explorer.ui.steps.stage_panels import stage_panels
-from attn_explorer.ui.steps.stepper import MATRIX_ROW_MIN_HEIGHT
 from attn_explorer.ui.text_size import text_size
 from tests.ui.conftest import example_lesson
 

@@ -1,0 +1,102 @@
+"""A stage at 1024 × 768 with 200 % text and the controls hidden (F9), a projector's usual
+setting: its input and output write every value of a 6-token example in four decimals,
+every row and column labelled. The worked lines' box kept its five lines (192 px) and the
+matrices got 312–374 px of the ~450 they need: no value was written. Now the box gives up
+lines first (it scrolls), the panel under the stage goes, the colour bars give way where
+the width is short, and the stage says so."""
+
+import pytest
+
+from attn_explorer.engine import ARRAY_INFO, compute
+from attn_explorer.ui.text_size import text_size
+
+from .test_stage_projector import on_screen, written
+
+DEFAULT = ["Your", "journey", "starts", "with", "one", "step"]
+
+
+@pytest.fixture
+def projector(window, steps, qtbot):
+    text_size.set_factor(2.0)
+    window.controls_action.trigger()  # F9
+    yield steps
+    window.controls_action.trigger()
+    text_size.reset()
+
+
+def assert_every_value_in_four_decimals(window, steps, plots, tokens):
+    trace = compute(window.doc.config())
+    for plot in plots:
+        values = trace.matrix(plot.shown.name, 0)
+        hidden = plot.hidden
+        texts = [
+            str(int(v)) if values.dtype == bool else f"{v:.4f}" for v in values.ravel()
+        ]  # (the mask writes 0 and 1)
+        want = [
+            ("−∞" if plot._neg_inf_text else "") if hidden is not None and hidden.flat[k] else t
+            for k, t in enumerate(texts)
+        ]
+        assert written(plot, steps.figure_view) == want, plot.shown.name
+        info = ARRAY_INFO[plot.shown.name]
+        if info.rows.endswith("tokens"):  # every row labelled (by itself, or its left neighbour)
+            assert plot.tick_labels[0] in (tokens, []), plot.shown.name
+        if info.cols.endswith("tokens"):
+            assert plot.tick_labels[1] == tokens, plot.shown.name
+    labelled = [plot for plot in plots if plot.tick_labels[0]]
+    assert labelled and all(plot.tick_labels[0] == tokens for plot in labelled)
+    for plot in plots:  # titles whole: each cut one would end in "…"
+        assert not plot.title.text.endswith("…"), plot.shown.name
+
+
+@pytest.mark.parametrize(
+    "stage", ["embeddings", "scores", "scale", "softmax", "dropout", "context", "out_proj"]
+)
+def test_the_default_example_writes_four_decimals(window, projector, qtbot, stage):
+    plots = on_screen(window, projector, qtbot, stage, (1024, 768))
+    assert_every_value_in_four_decimals(window, projector, plots, DEFAULT)
+
+
+@pytest.mark.parametrize(
+    "stage", ["embeddings", "projections", "scores", "scale", "mask", "softmax", "out_proj"]
+)
+def test_the_happy_example_writes_four_decimals(window, wait_settled, projector, qtbot, stage):
+    window.load_preset("happy")
+    wait_settled(window)
+    plots = on_screen(window, projector, qtbot, stage, (1024, 768))
+    tokens = list(window.trace.config.tokens)
+    assert_every_value_in_four_decimals(window, projector, plots, tokens)
+
+
+def test_what_gave_way_is_said(window, projector, qtbot):
+    on_screen(window, projector, qtbot, "softmax", (1024, 768))
+    assert projector.followed.shortened()  # it scrolls
+    assert not projector.extras.isVisible()
+    note = projector.extras_left_out
+    assert note.isVisible()
+    whole = note.toolTip() or note.text()
+    assert whole.startswith("The softmax bars, the sharpening slider")
+    assert whole.endswith(  # (at this size the box goes: not one line of it has room)
+        "The worked lines are left out for the matrices' values: a taller window, or smaller "
+        "text (Ctrl+-)."
+    )
+    assert projector.followed.gone and not projector.followed.isVisible()
+    assert projector.figure.bars_hidden
+    assert projector.figure.reason.text == "Colour bars hidden so that the values fit."
+    assert all(not plot.colorbar_shown for plot in projector.figure.plots)
+
+
+def test_at_100_percent_the_box_keeps_its_lines_and_the_bars(window, steps, qtbot):
+    on_screen(window, steps, qtbot, "scores", (1500, 940))
+    assert not steps.followed.shortened()
+    assert not steps.figure.bars_hidden and not steps.extras_left_out.isVisible()
+
+
+def test_what_gave_way_is_said_in_vietnamese(window, projector, qtbot, vietnamese):
+    on_screen(window, projector, qtbot, "softmax", (1024, 768))
+    note = projector.extras_left_out
+    whole = note.toolTip() or note.text()
+    assert whole.endswith(
+        "Đã bỏ các dòng tính toán để nhường chỗ cho giá trị của ma trận: cửa sổ cao hơn, "
+        "hoặc chữ nhỏ hơn (Ctrl+-)."
+    )
+    assert projector.figure.reason.text.startswith("Đã ẩn thanh màu")
