@@ -42,6 +42,7 @@ from attn_explorer.text.lessons import (
     rows,
     sections,
 )
+from attn_explorer.text.lessons import follows as find_follows
 from attn_explorer.text.lessons import slips as find_slips
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.steps.stage_tabs import STAGE_LABEL
@@ -271,6 +272,16 @@ class LessonsDialog(QDialog):
                 len(slips),
             ).format(count=len(slips))
             parts.append(f'<p style="color: {SLIP_COLOUR};">{html.escape(said)}</p>')
+        follow = find_follows(printed)
+        if follow:  # wrong, but done right from its own earlier numbers: "Check my numbers"
+            said = ngettext(
+                "{count} number differs from the exact value only because the tutorial's own "
+                "earlier numbers did: it is done right from them.",
+                "{count} numbers differ from the exact values only because the tutorial's own "
+                "earlier numbers did: they are done right from them.",
+                len(follow),
+            ).format(count=len(follow))
+            parts.append(f"<p>{html.escape(said)}</p>")
         return "".join(parts)
 
     # ------------------------------------------------------------------ size

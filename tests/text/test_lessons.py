@@ -10,7 +10,14 @@ import pytest
 
 from attn_explorer.engine import PRESETS, STEP_KEYS, compute
 from attn_explorer.text import i18n
-from attn_explorer.text.lessons import TUTORIALS, exact_rows, rows, sections, slips
+from attn_explorer.text.lessons import (
+    TUTORIALS,
+    exact_rows,
+    follows,
+    rows,
+    sections,
+    slips,
+)
 
 SECTIONS = sections()
 PRINTED = [
@@ -88,8 +95,38 @@ def test_the_slips_of_day_43_are_found_where_its_arithmetic_goes_wrong():
     assert found["embeddings"] == found["scores"] == found["scale"] == set()
     # The first row of weights is right; "am" and "happy" are wrong in every column.
     assert found["softmax"] == {(r, c) for r in (1, 2) for c in range(3)}
-    # 0.53 for 0.5207 in the first row, and the wrong rows carried on.
-    assert found["context"] == {(0, 1)} | {(r, c) for r in (1, 2) for c in range(3)}
+    # 0.53 for 0.5207 in the first row is rounding (products rounded to 2 decimals before
+    # adding), and the rows of "am" and "happy" are their weights × V done right: no slip,
+    # as "Check my numbers" says.
+    assert found["context"] == set()
+    context = next(p for s in day_43.sections for p in s.printed if p.array == "context")
+    assert follows(context) == {(r, c) for r in (1, 2) for c in range(3)}
+
+
+def test_the_lessons_mark_exactly_what_the_check_finds():
+    """One rule, not two: every hand-written printout's slips are the check's `wrong`
+    cells, and nothing else."""
+    from attn_explorer.engine import PRESETS, compute
+    from attn_explorer.engine.check import Given, check
+
+    for tutorial in TUTORIALS:
+        for section in tutorial.sections:
+            for printed in section.printed:
+                if printed.written is None or printed.array == "x":
+                    continue
+                given = {}
+                for s in tutorial.sections:  # the tutorial's own numbers, checked together
+                    for p in s.printed:
+                        if p.written is not None and p.array != "x" and s.preset == section.preset:
+                            given[p.array] = Given.from_rows(
+                                [
+                                    [(float(t), len(t.partition(".")[2])) for t in row]
+                                    for row in rows(p.written)
+                                ]
+                            )
+                result = check(compute(PRESETS[section.preset].config), given)
+                wrong = {(c.row, c.col) for c in result.of(printed.array) if c.verdict == "wrong"}
+                assert slips(printed) == wrong, printed.code
 
 
 def test_masked_scores_are_written_as_minus_infinity():

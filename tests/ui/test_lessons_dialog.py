@@ -171,9 +171,9 @@ def test_a_vietnamese_learner_reads_the_tutorials_headings_and_numbers(qtbot):
         assert dialog.open_button.text() == "&Mở"
         dialog.tree.setCurrentItem(dialog.tree.topLevelItem(3).child(5))
         assert dialog.tree.currentItem().text(0) == "Bước 6: Nhân Với Ma Trận Value (V)"
-        assert (
-            "7 số bài hướng dẫn viết khác với giá trị chính xác khi làm tròn như bài "
-            "(được gạch chân)." in lines_of(dialog)
+        assert (  # its context rows are no slips: they follow from its wrong weights
+            "6 số khác với giá trị chính xác chỉ vì các số trước đó của chính bài hướng dẫn "
+            "đã sai: chúng được tính đúng từ các số ấy." in lines_of(dialog)
         )
     finally:
         i18n.set_language("en")
@@ -200,3 +200,17 @@ def test_a_pseudo_translation_leaves_no_english_in_the_dialog(pseudo, qtbot):
         if re.search("[A-Za-z]{2}", left):
             missed.append(text)
     assert missed == []
+
+
+def test_day_43s_context_is_no_slip_and_says_it_follows(qtbot):
+    """The dialog underlined 0.53 (rounding, as "Check my numbers" says) and the rows that
+    are only done from the tutorial's own wrong weights."""
+    dialog = LessonsDialog()
+    qtbot.addWidget(dialog)
+    dialog.tree.setCurrentItem(dialog.tree.topLevelItem(3).child(5))  # Step 6: context
+    shown = lines_of(dialog)
+    assert re.findall(r"text-decoration:\s*underline", dialog.details.toHtml()) == []
+    assert (
+        "6 numbers differ from the exact values only because the tutorial's own earlier "
+        "numbers did: they are done right from them." in shown
+    )
