@@ -264,7 +264,7 @@ class WindowMenus(QObject):
         window = self.window
         if self.check_dialog is None:
             dialog = CheckDialog(window.trace, window.board.shown_head, window)
-            marks = CheckMarks(window.board)
+            marks = CheckMarks(window.board, window.stepper)
             dialog.checked.connect(marks.show)
             dialog.finished.connect(marks.take_away)
             window.traceShown.connect(dialog.follow)

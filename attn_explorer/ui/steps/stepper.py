@@ -59,6 +59,7 @@ class StepThrough(HeadChoice, StageRoom, QWidget):
     stageChanged = Signal(str)
     headChanged = Signal(int)
     whyScaling = Signal()
+    drawn = Signal()  # the stage's matrices drawn anew (what marks them draws again)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -340,6 +341,7 @@ class StepThrough(HeadChoice, StageRoom, QWidget):
         else:
             self._show_extra(self.extras.widget(0))
         self._fit_extras()
+        self.drawn.emit()
 
     def _show_extra(self, page: QWidget) -> None:
         """Show `page` under the stage's matrices. The pages not shown take no width: a
