@@ -49,6 +49,7 @@ from attn_explorer.ui.matrices.choices import (
     name_items,
 )
 from attn_explorer.ui.matrices.choices import choice_text as choice_text  # where tests find it
+from attn_explorer.ui.matrices.context_menu import install_matrix_menu
 from attn_explorer.ui.matrices.notice_line import NoticeLine
 from attn_explorer.ui.matrices.paint_pass import OnePaintPass
 from attn_explorer.ui.matrices.trace_plots import (
@@ -136,6 +137,7 @@ class MatrixBoard(HeadChoice, QWidget):
             # Widths by the stretch factors alone (see `_share_width`), not the views' hints.
             view.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
             self.views[key] = view
+            install_matrix_menu(view)  # right-click: check, copy, follow, export
             view.plot.cellHovered.connect(lambda hover, v=view: self._hovered(v.plot, hover))
             view.plot.cellClicked.connect(lambda r, c, v=view: self._clicked(v.plot, r, c))
             view.plot.view.sigResized.connect(self._values_may_change)
@@ -328,6 +330,7 @@ class MatrixBoard(HeadChoice, QWidget):
         """The all-heads page, created the first time it is shown (startup time)."""
         if self._grid is None:
             self._grid = pg.GraphicsLayoutWidget()
+            install_matrix_menu(self._grid)
             self._grid.setBackground("w")
             self._grid.setLayoutDirection(Qt.LayoutDirection.LeftToRight)  # head 1 first
             self._grid.ci.setLayoutDirection(Qt.LayoutDirection.LeftToRight)

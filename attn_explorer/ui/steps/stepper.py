@@ -29,6 +29,7 @@ from attn_explorer.text.i18n import N_
 from attn_explorer.ui.heatmap import CellHover, MatrixPlot
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import keep_own_keys, send_undo_to_document
+from attn_explorer.ui.matrices.context_menu import install_matrix_menu
 from attn_explorer.ui.matrices.trace_plots import HeadChoice
 from attn_explorer.ui.steps.figure_view import FigureView
 from attn_explorer.ui.steps.lesson_label import LessonLabel
@@ -92,6 +93,7 @@ class StepThrough(HeadChoice, StageRoom, QWidget):
         # Matrices and numbers read left to right in every language ("-0.15", not "0.15-").
         self.figure_view.setLayoutDirection(Qt.LayoutDirection.LeftToRight)
         self.figure_view.setMinimumHeight(FIGURE_MIN_HEIGHT)
+        install_matrix_menu(self.figure_view)  # right-click: check, copy, follow, export
         self.followed = WorkedLinesBox()
         # The two panels (five plots) are built when first shown: most sessions start on the
         # matrices tab, and every plot costs startup time.
