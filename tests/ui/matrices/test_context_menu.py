@@ -113,7 +113,8 @@ def test_on_the_step_through_the_stage_matrices_have_it(happy, steps, qtbot):
     show_matrix_menu(steps.figure_view, point)
     qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None)
     popup = QApplication.activePopupWidget()
-    assert [a.text().replace("&", "") for a in popup.actions()][:2] == ["Check my numbers…", "Copy values"]
+    texts = [a.text().replace("&", "") for a in popup.actions()]
+    assert texts[:2] == ["Check my numbers…", "Copy values"]
     popup.close()
 
 
