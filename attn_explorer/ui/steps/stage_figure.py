@@ -34,6 +34,8 @@ EXPORT_MARGIN = 24  # px round an exported figure
 # (text_size.FIGURE_FACTOR): a title takes no width of its own, and enlarged, those of narrow
 # matrices (Q, K, V, the W's) would be written smaller than their neighbours' to fit, or cut.
 EXPORT_TITLE_POINTS = 10 / FIGURE_FACTOR
+# What share of the width the estimated needs of a row (`_row_need`) may take and be met.
+ESTIMATE_SHARE = 0.85
 LARGE_TEXT = 1.75  # from this text size a row of matrices needs what its labels measure
 
 
@@ -92,6 +94,8 @@ class StageFigure(pg.GraphicsLayout):
         # says so under the stage.
         self.bars_hidden = False
         self._reason = ""
+        # Matrices left out of the stage for want of width (the mask: see `show_stage`).
+        self._dropped: frozenset[str] = frozenset()
         self._outputs: list[bool] = []  # of each plot, whether it is an output
         if follow_text_size:
             text_size.changed.connect(self._text_size_changed)
@@ -128,7 +132,10 @@ class StageFigure(pg.GraphicsLayout):
         room, with the panel under the stage's, which gives way) has a line for each row.
         Where neither writes all four decimals but one row without its colour bars would
         (200 % text at 1024 px: the bars' ticks alone take 140 px), the bars give way: the
-        values written say more than the colours' key."""
+        values written say more than the colours' key. At the mask stage the mask matrix
+        goes next (the masked scores' hatching shows what it hides, as on the Matrices tab).
+        The reason line says what went."""
+        self._dropped = frozenset()  # weighed again on each drawing, with the mask drawn
         self._draw(trace, key, head, query, summary)
         if width is None or not self._follow:
             self._hide_bars(False)
@@ -137,6 +144,10 @@ class StageFigure(pg.GraphicsLayout):
         if stacked != self._stacked:
             self._stacked = stacked
             self._draw(trace, key, head, query, summary)
+        if key == "mask" and not stacked and self._mask_in_the_way(width):
+            self._dropped = frozenset({"mask"})
+            self._draw(trace, key, head, query, summary)
+        self._hide_bars(False)  # weighed again on each drawing, with the bars drawn
         self._hide_bars(not stacked and self._bars_in_the_way(width))
 
     def _hide_bars(self, hidden: bool) -> None:
@@ -152,19 +163,35 @@ class StageFigure(pg.GraphicsLayout):
         """The stage's reason line, and where the colour bars gave way, a word saying so
         (on the line the figure keeps for a reason anyway: it costs no height)."""
         said = [self._reason] if self._reason else []
+        if self._dropped:
+            said.append(_tr("The mask matrix hidden for want of width: the hatching shows it."))
         if self.bars_hidden:
             said.append(_tr("Colour bars hidden so that the values fit."))
         self.reason.setText(" ".join(said), size=self._size(11), color="#a15c00")
 
     def _bars_in_the_way(self, width: float) -> bool:
-        """Whether the stage's one row of matrices writes all four decimals in `width`
-        only without its colour bars."""
+        """Whether the stage's one row of matrices, drawn with its colour bars, leaves a
+        value unwritten or rounded where without them the row would write all four
+        decimals (by `_row_need`'s estimate). At a projector's text size only: at 100 % the
+        rows' own sharing (MatrixRow) writes what fits, and the bars stay."""
         inputs, outputs = self._sides()
-        if not inputs or not outputs or len(self.plots) > 4:
+        if not inputs or not outputs or len(self.plots) > 4 or text_size.factor < LARGE_TEXT:
+            return False
+        short = any(p.values_written() in ("rounded", "hidden") for p in self.plots)
+        arrow = 28 * text_size.factor
+        return short and _row_need(inputs + outputs, bars=False) + arrow <= width
+
+    def _mask_in_the_way(self, width: float) -> bool:
+        """Whether the mask stage's row writes no value in `width` (not even two decimals:
+        where it writes them it keeps its mask, see `_stack_mask_for`) and would write all
+        four without the mask matrix (and the colour bars). At a projector's text size only
+        (where a 1024-px row is short of them by its text alone)."""
+        if text_size.factor < LARGE_TEXT:
             return False
         arrow = 28 * text_size.factor
-        plots = inputs + outputs
-        return _row_need(plots) + arrow > width and _row_need(plots, bars=False) + arrow <= width
+        every = _row_need(self.plots, fine=False) + arrow
+        others = [p for p in self.plots if p.shown is not None and p.shown.name != "mask"]
+        return every > width * ESTIMATE_SHARE and _row_need(others, bars=False) + arrow <= width
 
     def _stack_for(self, width: float, height: float) -> bool:
         """Whether the stage's matrices, as filled now, should be stacked in `width` ×
@@ -214,7 +241,7 @@ class StageFigure(pg.GraphicsLayout):
 
     def _draw(self, trace: Trace, key: str, head: int, query: int | None, summary: str) -> None:
         step = trace.step(key)
-        panels = stage_panels(trace, key, head)
+        panels = [p for p in stage_panels(trace, key, head) if p.name not in self._dropped]
         self._outputs = [p.output for p in panels]
         layout_key = (key, tuple((p.name, p.head, p.output) for p in panels), self._stacked)
         rebuilt = layout_key != self._layout_key

@@ -319,9 +319,14 @@ class StepThrough(HeadChoice, StageRoom, QWidget):
         self.lesson.setFont(formula_font(text_size.points(10.5)))
         if self.isVisible():
             self.redraw()  # the stage figure re-lays out for the new text size
-            # The panels' new fonts reach them as events: weigh the room once they have.
-            QTimer.singleShot(0, self._fit_extras)
+            # The panels' and matrices' new fonts reach them after this (events, and their
+            # own handlers of the change): weigh the room and the stage again once they have.
+            QTimer.singleShot(0, self, self._redraw_if_shown)
         QTimer.singleShot(0, self, self._fit_stages)  # not after the tab is gone
+
+    def _redraw_if_shown(self) -> None:
+        if self.isVisible():
+            self.redraw()
 
     def redraw(self) -> None:
         if self.trace is None:

@@ -49,7 +49,7 @@ def assert_every_value_in_four_decimals(window, steps, plots, tokens):
 
 
 @pytest.mark.parametrize(
-    "stage", ["embeddings", "scores", "scale", "softmax", "dropout", "context", "out_proj"]
+    "stage", ["embeddings", "scores", "mask", "scale", "softmax", "dropout", "context", "out_proj"]
 )
 def test_the_default_example_writes_four_decimals(window, projector, qtbot, stage):
     plots = on_screen(window, projector, qtbot, stage, (1024, 768))
@@ -57,7 +57,8 @@ def test_the_default_example_writes_four_decimals(window, projector, qtbot, stag
 
 
 @pytest.mark.parametrize(
-    "stage", ["embeddings", "projections", "scores", "scale", "mask", "softmax", "out_proj"]
+    "stage",
+    ["embeddings", "projections", "scores", "scale", "mask", "softmax", "context", "out_proj"],
 )
 def test_the_happy_example_writes_four_decimals(window, wait_settled, projector, qtbot, stage):
     window.load_preset("happy")
@@ -100,3 +101,17 @@ def test_what_gave_way_is_said_in_vietnamese(window, projector, qtbot, vietnames
         "hoặc chữ nhỏ hơn (Ctrl+-)."
     )
     assert projector.figure.reason.text.startswith("Đã ẩn thanh màu")
+
+
+def test_the_mask_gives_way_at_its_stage_and_says_so(window, projector, qtbot):
+    """The mask stage's three matrices wrote no value; the masked scores' hatching shows
+    what the mask hides, as on the Matrices tab."""
+    plots = on_screen(window, projector, qtbot, "mask", (1024, 768))
+    assert [plot.shown.name for plot in plots] == ["scores", "masked_scores"]
+    assert projector.figure.reason.text == (
+        "The mask matrix hidden for want of width: the hatching shows it. Colour bars hidden "
+        "so that the values fit."
+    )
+    text_size.set_factor(1.0)  # room again: the mask comes back
+    qtbot.waitUntil(lambda: "mask" in [p.shown.name for p in projector.figure.plots])
+    text_size.set_factor(2.0)
