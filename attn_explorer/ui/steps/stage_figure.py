@@ -148,7 +148,7 @@ class StageFigure(pg.GraphicsLayout):
             self._dropped = frozenset({"mask"})
             self._draw(trace, key, head, query, summary)
         self._hide_bars(False)  # weighed again on each drawing, with the bars drawn
-        self._hide_bars(not stacked and self._bars_in_the_way(width))
+        self._hide_bars(self._bars_in_the_way(width))
 
     def _hide_bars(self, hidden: bool) -> None:
         if hidden != self.bars_hidden:
@@ -170,16 +170,16 @@ class StageFigure(pg.GraphicsLayout):
         self.reason.setText(" ".join(said), size=self._size(11), color="#a15c00")
 
     def _bars_in_the_way(self, width: float) -> bool:
-        """Whether the stage's one row of matrices, drawn with its colour bars, leaves a
-        value unwritten or rounded where without them the row would write all four
-        decimals (by `_row_need`'s estimate). At a projector's text size only: at 100 % the
-        rows' own sharing (MatrixRow) writes what fits, and the bars stay."""
-        inputs, outputs = self._sides()
-        if not inputs or not outputs or len(self.plots) > 4 or text_size.factor < LARGE_TEXT:
+        """Whether the stage's matrices, drawn with their colour bars, leave a value
+        unwritten or rounded where without them each row would write all four decimals
+        (by `_row_need`'s estimate). At a projector's text size only: at 100 % the rows' own
+        sharing (MatrixRow) writes what fits, and the bars stay."""
+        if text_size.factor < LARGE_TEXT:
             return False
         short = any(p.values_written() in ("rounded", "hidden") for p in self.plots)
         arrow = 28 * text_size.factor
-        return short and _row_need(inputs + outputs, bars=False) + arrow <= width
+        rows = [row._plots() for row in self._rows if row._plots()]
+        return short and all(_row_need(plots, bars=False) + arrow <= width for plots in rows)
 
     def _mask_in_the_way(self, width: float) -> bool:
         """Whether the mask stage's row writes no value in `width` (not even two decimals:
