@@ -150,6 +150,21 @@ class StageFigure(pg.GraphicsLayout):
         self._hide_bars(False)  # weighed again on each drawing, with the bars drawn
         self._hide_bars(self._bars_in_the_way(width))
 
+    def weigh_bars(self, width: float) -> bool:
+        """Weigh the colour bars again on the figure as laid out now: a drawing weighs them
+        on rows not yet at their new size (a new stage, a resized window). Whether the
+        stage must be drawn again (its mask to leave, weighed on those rows too)."""
+        if not self._follow or not self.plots:
+            return False
+        self._hide_bars(False)
+        self._hide_bars(self._bars_in_the_way(width))
+        return (
+            self.key == "mask"
+            and not self._dropped
+            and not self._stacked
+            and self._mask_in_the_way(width)
+        )
+
     def _hide_bars(self, hidden: bool) -> None:
         if hidden != self.bars_hidden:
             self.bars_hidden = hidden

@@ -216,6 +216,12 @@ class StepThrough(HeadChoice, StageRoom, QWidget):
         super().resizeEvent(event)
         self._fit_stages()
         self._fit_extras()
+        QTimer.singleShot(0, self, self._weigh_bars)
+
+    def _weigh_bars(self) -> None:
+        """The stage's colour bars weighed on its rows as laid out (see `weigh_bars`)."""
+        if self.isVisible() and self.figure.weigh_bars(self.figure_view.width()):
+            self.redraw()  # (the mask leaves: weighed on the drawn rows, it stays out)
 
     def _fit_stages(self) -> None:
         least = self.stages.minimumWidth()
@@ -348,6 +354,7 @@ class StepThrough(HeadChoice, StageRoom, QWidget):
         else:
             self._show_extra(self.extras.widget(0))
         self._fit_extras()
+        QTimer.singleShot(0, self, self._weigh_bars)
         self.drawn.emit()
 
     def _show_extra(self, page: QWidget) -> None:
