@@ -85,12 +85,16 @@ class StageRoom:
         panel = need if wanted and not panel_out else 0
         softmax = (self.extras.currentWidget() is self._softmax_panel) if panel_out else None
         note = self.extras_left_out
-        first = left_out_text(softmax)
-        line = _one_line_height(note) + spacing if first else 0
-        self.followed.fit_to(room - line - panel)
+        # A line for the note wherever something goes (the panel, or lines of the box).
+        line = _one_line_height(note) + spacing
+        self.followed.fit_to(room - panel)
+        if panel_out or self.followed.shortened():
+            self.followed.fit_to(room - line - panel)
+        else:
+            line = 0
         room -= (0 if self.followed.gone else self.followed.height()) + panel
         text = left_out_text(softmax, self.followed.shortened(), self.followed.gone)
-        # The note keeps at least its one line: what went must be said .
+        # The note keeps at least its one line: what went must be said.
         room -= _fit_whole_or_one_line(note, text, max(room, line), spacing, self.isVisible())
         # The lesson takes what the panel leaves (all of it where the panel is left out).
         room -= _fit_whole_or_one_line(self.lesson, self._lesson_text, room, spacing)

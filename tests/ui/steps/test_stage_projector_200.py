@@ -121,3 +121,12 @@ def test_the_mask_gives_way_at_its_stage_and_says_so(window, projector, qtbot):
     text_size.set_factor(1.0)  # room again: the mask comes back
     qtbot.waitUntil(lambda: "mask" in [p.shown.name for p in projector.figure.plots])
     text_size.set_factor(2.0)
+
+
+def test_the_worked_lines_cut_short_are_said_to_be(window, projector, qtbot):
+    """At the scores stage nothing else went: the box scrolled without a word."""
+    on_screen(window, projector, qtbot, "scores", (1024, 768))
+    assert projector.followed.shortened()
+    note = projector.extras_left_out
+    assert note.isVisible()
+    assert (note.toolTip() or note.text()).startswith("The worked lines are")
