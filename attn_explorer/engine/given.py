@@ -21,6 +21,11 @@ ROLES = ("query", "key", "value")
 NAMES = ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value")
 
 
+def _shape(value: Any) -> tuple[int, ...]:
+    """The shape of an array as it is; of nested lists or tuples as numpy reads them."""
+    return value.shape if isinstance(value, np.ndarray) else np.shape(value)
+
+
 def _table(value: Any, depth: int) -> Any:
     """Nested tuples of floats, `depth` levels deep, from arrays, lists or tuples."""
     if isinstance(value, np.ndarray):
@@ -55,18 +60,21 @@ class GivenWeights:
             value = getattr(self, name)
             if isinstance(value, np.ndarray) and value.dtype == np.float32:
                 self._arrays[name] = value.copy()
+        # Shapes from what was given, before the conversion: an array knows its shape, while
+        # np.shape on nested tuples walks every number again.
+        shapes = {_shape(getattr(self, f"w_{role}")) for role in ROLES}
+        if len(shapes) != 1 or len(next(iter(shapes))) != 3:
+            raise ValueError("W_q, W_k and W_v must be (heads, d_in, d_head) arrays alike")
+        heads, _, d_head = next(iter(shapes))
+        for role in ROLES:
+            bias = getattr(self, f"b_{role}")
+            if bias is not None and _shape(bias) != (heads, d_head):
+                raise ValueError(f"b_{role} must be (heads, d_head) = {(heads, d_head)}")
         for role in ROLES:
             object.__setattr__(self, f"w_{role}", _table(getattr(self, f"w_{role}"), 3))
             bias = getattr(self, f"b_{role}")
             if bias is not None:
                 object.__setattr__(self, f"b_{role}", _table(bias, 2))
-        shapes = {np.shape(getattr(self, f"w_{role}")) for role in ROLES}
-        if len(shapes) != 1 or len(next(iter(shapes))) != 3:
-            raise ValueError("W_q, W_k and W_v must be (heads, d_in, d_head) arrays alike")
-        for role in ROLES:
-            bias = getattr(self, f"b_{role}")
-            if bias is not None and np.shape(bias) != (self.heads, self.d_head):
-                raise ValueError(f"b_{role} must be (heads, d_head) = {(self.heads, self.d_head)}")
         key = tuple(getattr(self, name) for name in ("w_query", "w_key", "w_value"))
         biases = (self.b_query, self.b_key, self.b_value)
         object.__setattr__(self, "_hash", hash((key, biases)))

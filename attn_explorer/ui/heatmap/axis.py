@@ -98,8 +98,11 @@ def _slanted_fits(last: str, cell_width: float, font: QFont) -> bool:
 
 
 def _widest(labels: Sequence[str], font: QFont) -> float:
+    # Each distinct text measured once: a real model's 512 tokens repeat a few hundred words
+    # across many matrices (thousands of labels), and measuring is the costly part.
     metrics = QFontMetricsF(font)
-    return max((metrics.horizontalAdvance(display_token(t)) for t in labels), default=0) + 6
+    texts = set(map(display_token, labels))
+    return max(map(metrics.horizontalAdvance, texts), default=0) + 6
 
 
 def left_to_right(item: QGraphicsItem) -> None:
