@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from attn_explorer.engine.given import GivenWeights
+from attn_explorer.engine.given import ArrayRows, GivenWeights
 from attn_explorer.engine.words import Params, english
 from attn_explorer.engine.words import or_list as or_list
 
@@ -80,7 +80,7 @@ def problem(field: str, code: str, **params: Any) -> Problem:
 
 def _as_tuple(value: Any) -> Any:
     """Lists and arrays become tuples so a config is hashable; anything else is kept as given."""
-    if type(value) is tuple and all(type(row) is tuple for row in value):
+    if type(value) in (tuple, ArrayRows) and all(type(row) is tuple for row in value):
         return value  # already a table of tuples (the UI's case): no per-element rebuild
     if isinstance(value, np.ndarray):
         return tuple(_as_tuple(v) for v in value.tolist())
@@ -446,6 +446,9 @@ def _all_finite_numbers(embeddings: tuple, width: int) -> bool:
     """
     if any(seen is embeddings for seen in _CHECKED):
         return True
+    if isinstance(embeddings, ArrayRows):  # rows of a float array: its numbers, in numpy
+        array = embeddings.array
+        return array.shape[1:] == (width,) and bool(np.all(np.abs(array) <= FLOAT32_MAX))
     if set(map(len, embeddings)) != {width}:
         return False
     if not set(map(type, chain.from_iterable(embeddings))) <= {float, int}:

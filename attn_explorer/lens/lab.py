@@ -12,7 +12,7 @@ numbers for that head; every control then acts on the real head.
 from __future__ import annotations
 
 from attn_explorer.engine.config import AttentionConfig
-from attn_explorer.engine.given import GivenWeights
+from attn_explorer.engine.given import ArrayRows, GivenWeights
 from attn_explorer.lens.capture import ModelRun
 
 
@@ -21,7 +21,7 @@ def layer_rows(run: ModelRun, layer: int) -> tuple[tuple[float, ...], ...]:
     layer shares it, and the engine checks a table it has seen (the same object) at once."""
     cache = run.rows_cache
     if layer not in cache:
-        cache[layer] = tuple(map(tuple, run.inputs[layer].tolist()))  # float32 → exact floats
+        cache[layer] = ArrayRows.of(run.inputs[layer])  # float32 → exact floats, array kept
     return cache[layer]
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from attn_explorer.engine import compute
+from attn_explorer.engine.given import ArrayRows
 from attn_explorer.lens.capture import forward, run
 from attn_explorer.lens.heads import head_arrays
 from attn_explorer.lens.lab import head_config
@@ -63,3 +64,23 @@ def test_a_config_the_given_weights_do_not_fit_is_refused_in_words(gpt2):
     # Another projection leaves the given weights aside: the seed draws again.
     drawn = dataclasses.replace(config, projection="rand")
     assert drawn.problems() == [] and drawn.seed_draws and not config.seed_draws
+
+
+def test_heads_of_one_layer_share_its_rows_which_equal_the_plain_table(gpt2):
+    model_run = run(gpt2, TEXT)
+    first, second = head_config(model_run, 1, 0), head_config(model_run, 1, 3)
+    assert first.embeddings is second.embeddings  # made once per layer, not per head
+    plain = tuple(map(tuple, model_run.inputs[1].astype(np.float64).tolist()))
+    assert first.embeddings == plain and hash(first.embeddings) == hash(plain)
+    assert dataclasses.replace(first, embeddings=plain) == first
+    assert first.problems() == []
+
+
+def test_rows_from_an_array_with_an_infinity_are_refused_as_a_table_would_be(gpt2):
+    config = head_config(run(gpt2, TEXT), 0, 0)
+    values = np.array(config.embeddings)
+    values[2, 5] = np.inf
+    bad = dataclasses.replace(config, embeddings=ArrayRows.of(values))
+    plain = dataclasses.replace(config, embeddings=tuple(map(tuple, values.tolist())))
+    assert [p.message for p in bad.problems()] == [p.message for p in plain.problems()]
+    assert "infinite" in bad.problems()[0].message

@@ -22,6 +22,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QUndoStack
 
+from attn_explorer.engine.given import ArrayRows
 from attn_explorer.io.textinput import (
     InputError,
     UnclosedQuoteError,
@@ -446,6 +447,8 @@ class _Replacement(Splice):
 
 def _array(sequence: TokenSequence, width: int) -> np.ndarray:
     """The embeddings as an (n, d_in) array; `width` keeps d_in for a table of no tokens."""
+    if isinstance(sequence.embeddings, ArrayRows):  # a real layer's rows: its array, copied
+        return np.array(sequence.embeddings.array, dtype=np.float64)
     width = sequence.d_in if sequence.embeddings else width
     return np.array(sequence.embeddings, dtype=np.float64).reshape(len(sequence.tokens), width)
 

@@ -120,3 +120,25 @@ def test_undo_steps_are_named_by_the_words_on_the_controls(doc):
     doc.undo_stack.undo()
     doc._record_controls(doc.controls, None)
     assert doc.undo_stack.undoText() == "Change settings"
+
+
+def test_a_loaded_table_is_the_config_s_own_object_through_undo_and_redo(doc):
+    """A real layer's rows are compared and checked by identity: loading them must not
+    rebuild them from the table's array (a fresh object would be converted and checked
+    again on every switch of head)."""
+    import numpy as np
+
+    from attn_explorer.engine.given import ArrayRows
+    from attn_explorer.model.state import TokenSequence
+
+    before = doc.state().queries
+    rows = ArrayRows.of(np.arange(12, dtype=np.float32).reshape(4, 3) / 8)
+    loaded = TokenSequence(("a", "b", "c", "d"), rows)
+    doc.load_state(ExplorerState(queries=loaded, controls=doc.controls), "Open head")
+    assert doc.config().embeddings is rows
+    assert doc.queries.data(doc.queries.index(1, 3)) == "0.625"  # row 2, dimension 3: 5/8
+    doc.undo_stack.undo()
+    assert doc.state().queries is before
+    doc.undo_stack.redo()
+    assert doc.state().queries is loaded
+    assert doc.queries.replacement(loaded) is None  # another head of the layer: nothing to do
