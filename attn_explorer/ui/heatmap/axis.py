@@ -98,10 +98,10 @@ def _slanted_fits(last: str, cell_width: float, font: QFont) -> bool:
 
 
 def _widest(labels: Sequence[str], font: QFont) -> float:
-    # Each distinct text measured once: a real model's 512 tokens repeat a few hundred words
-    # across many matrices (thousands of labels), and measuring is the costly part.
+    # Each distinct token shown and measured once: a real model's 512 tokens repeat a few
+    # hundred words, over thousands of labels across the matrices.
     metrics = QFontMetricsF(font)
-    texts = set(map(display_token, labels))
+    texts = set(map(display_token, set(labels)))
     return max(map(metrics.horizontalAdvance, texts), default=0) + 6
 
 

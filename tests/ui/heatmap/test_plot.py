@@ -69,3 +69,18 @@ def test_a_pooled_matrix_of_usual_values_is_coloured_by_its_block_means_and_extr
     assert plot.levels == (-10.0, 10.0)
     means = matrix.astype(np.float64).reshape(512, 2, 512, 2).mean(axis=(1, 3))
     assert np.array_equal(plot.image.image, _expected_argb(plot, means))
+
+
+def test_the_widest_label_is_the_widest_token_shown_however_often_tokens_repeat(qapp):
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from attn_explorer.ui.heatmap.axis import _widest
+
+    font = QFont()
+    metrics = QFontMetricsF(font)
+    tokens = ["the", "cat", "sat\n", "internationalisation"] * 300
+    # The longest token is shown cut to 14 characters, the line break as a visible sign.
+    shown = ["the", "cat", "sat↵", "international…"]
+    widest = max(metrics.horizontalAdvance(t) for t in shown)
+    assert _widest(tokens, font) == pytest.approx(widest + 6)
+    assert _widest([], font) == 6
