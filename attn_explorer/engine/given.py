@@ -31,11 +31,14 @@ def _table(value: Any, depth: int) -> Any:
     if isinstance(value, np.ndarray):
         # From an array the numbers are floats already: C-level conversions only (a GPT-2
         # head is 147,456 numbers; a Python call per number took a tenth of a second).
+        # A float array's tolist gives exact Python floats already (no float64 copy first).
+        if value.dtype not in (np.float32, np.float64):
+            value = value.astype(np.float64)
         if depth == 1:
-            return tuple(value.astype(np.float64).tolist())
+            return tuple(value.tolist())
         if depth == 2:
-            return tuple(map(tuple, value.astype(np.float64).tolist()))
-        return tuple(tuple(map(tuple, block)) for block in value.astype(np.float64).tolist())
+            return tuple(map(tuple, value.tolist()))
+        return tuple(tuple(map(tuple, block)) for block in value.tolist())
     if depth == 1:
         return tuple(float(v) for v in value)
     return tuple(_table(v, depth - 1) for v in value)

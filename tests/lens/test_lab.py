@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from attn_explorer.engine import compute
-from attn_explorer.engine.given import ArrayRows
+from attn_explorer.engine.given import ArrayRows, GivenWeights
 from attn_explorer.lens.capture import forward, run
 from attn_explorer.lens.heads import head_arrays
 from attn_explorer.lens.lab import head_config
@@ -84,3 +84,16 @@ def test_rows_from_an_array_with_an_infinity_are_refused_as_a_table_would_be(gpt
     plain = dataclasses.replace(config, embeddings=tuple(map(tuple, values.tolist())))
     assert [p.message for p in bad.problems()] == [p.message for p in plain.problems()]
     assert "infinite" in bad.problems()[0].message
+
+
+def test_given_weights_from_float32_arrays_equal_those_written_as_numbers(gpt2):
+    """What a session reads back (float64 numbers) is the config the lab made from the
+    model's float32 arrays: equal, hashed alike, shapes checked the same way."""
+    given = head_config(run(gpt2, TEXT), 1, 2).given
+    arrays = given.arrays()
+    assert arrays["w_query"].dtype == np.float32
+    written = GivenWeights(**{name: a.astype(np.float64).tolist() for name, a in arrays.items()})
+    assert written == given and hash(written) == hash(given)
+    assert type(given.w_key[0][0][0]) is float
+    with pytest.raises(ValueError, match="b_value must be"):
+        GivenWeights(**{**arrays, "b_value": arrays["b_value"][:, :-1]})
