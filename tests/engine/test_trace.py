@@ -130,3 +130,24 @@ def test_the_engine_computes_without_the_text_layer():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_rows_kept_as_an_array_give_the_trace_of_the_same_rows_as_tuples():
+    """A real layer's rows reach the engine as `ArrayRows` and are converted from their array;
+    the trace must be the plain table's to the last bit, including doubles that float32 rounds."""
+    import dataclasses
+
+    import numpy as np
+
+    from attn_explorer.engine.given import ArrayRows
+
+    values = np.random.default_rng(3).standard_normal((5, 3)) * 1e3 + 1 / 3
+    plain = dataclasses.replace(
+        preset("mha").config, embeddings=tuple(map(tuple, values.tolist())), tokens=tuple("abcde")
+    )
+    kept = dataclasses.replace(plain, embeddings=ArrayRows.of(values))
+    assert kept == plain
+    a, b = compute(plain), compute(kept)
+    assert a.matrix("scores").shape == (5, 5)
+    for name in ("x", "queries", "scores", "weights", "context"):
+        assert np.array_equal(a.arrays[name], b.arrays[name]), name
