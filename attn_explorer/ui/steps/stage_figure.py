@@ -37,6 +37,8 @@ EXPORT_TITLE_POINTS = 10 / FIGURE_FACTOR
 # What share of the width the estimated needs of a row (`_row_need`) may take and be met.
 ESTIMATE_SHARE = 0.85
 LARGE_TEXT = 1.75  # from this text size a row of matrices needs what its labels measure
+# The projections' weights: neither the stage's input nor its output, and on the Matrices tab.
+WEIGHTS = frozenset(("w_query", "w_key", "w_value"))
 
 
 def stage_title(step: Step, summary: str) -> str:
@@ -97,6 +99,8 @@ class StageFigure(pg.GraphicsLayout):
         # Matrices left out of the stage for want of width (the mask: see `show_stage`).
         self._dropped: frozenset[str] = frozenset()
         self._outputs: list[bool] = []  # of each plot, whether it is an output
+        self._panels: list[Panel] = []  # drawn now
+        self._weights_need = 0.0  # the projections' height with their weights drawn
         if follow_text_size:
             text_size.changed.connect(self._text_size_changed)
 
@@ -134,12 +138,18 @@ class StageFigure(pg.GraphicsLayout):
         (200 % text at 1024 px: the bars' ticks alone take 140 px), the bars give way: the
         values written say more than the colours' key. At the mask stage the mask matrix
         goes next (the masked scores' hatching shows what it hides, as on the Matrices tab).
+        At the projections stage the weights go first where the two rows leave X, Q, K
+        and V a line short for each row (200 % text at 768 px labelled every other row):
+        X → Q, K, V is the stage's point, the W's are on the Matrices tab.
         The reason line says what went."""
         self._dropped = frozenset()  # weighed again on each drawing, with the mask drawn
         self._draw(trace, key, head, query, summary)
         if width is None or not self._follow:
             self._hide_bars(False)
             return
+        if key == "projections" and self._weights_in_the_way(height):
+            self._dropped = WEIGHTS
+            self._draw(trace, key, head, query, summary)
         stacked = (self._stack_mask_for if key == "mask" else self._stack_for)(width, height)
         if stacked != self._stacked:
             self._stacked = stacked
@@ -150,14 +160,19 @@ class StageFigure(pg.GraphicsLayout):
         self._hide_bars(False)  # weighed again on each drawing, with the bars drawn
         self._hide_bars(self._bars_in_the_way(width))
 
-    def weigh_bars(self, width: float) -> bool:
+    def weigh_bars(self, width: float, height: float | None = None) -> bool:
         """Weigh the colour bars again on the figure as laid out now: a drawing weighs them
         on rows not yet at their new size (a new stage, a resized window). Whether the
-        stage must be drawn again (its mask to leave, weighed on those rows too)."""
+        stage must be drawn again (its mask to leave, weighed on those rows too; the
+        projections' weights to leave or come back, in a window of another `height`)."""
         if not self._follow or not self.plots:
             return False
         self._hide_bars(False)
         self._hide_bars(self._bars_in_the_way(width))
+        if self.key == "projections" and height is not None:
+            if WEIGHTS & self._dropped:
+                return height >= self._weights_need or text_size.factor < LARGE_TEXT
+            return self._weights_in_the_way(height)
         return (
             self.key == "mask"
             and not self._dropped
@@ -175,14 +190,24 @@ class StageFigure(pg.GraphicsLayout):
             self._write_reason()
 
     def _write_reason(self) -> None:
-        """The stage's reason line, and where the colour bars gave way, a word saying so
-        (on the line the figure keeps for a reason anyway: it costs no height)."""
+        """The stage's reason line, and where matrices or the colour bars gave way, a
+        sentence saying so, each on a line of its own (see `header_height`: the figure's
+        need counts them)."""
         said = [self._reason] if self._reason else []
-        if self._dropped:
+        if "mask" in self._dropped:
             said.append(_tr("The mask matrix hidden for want of width: the hatching shows it."))
+        if WEIGHTS & self._dropped:
+            said.append(
+                _tr(
+                    "W<sub>q</sub>, W<sub>k</sub>, W<sub>v</sub> left out for want of height: on "
+                    "the Matrices tab."
+                )
+            )
         if self.bars_hidden:
             said.append(_tr("Colour bars hidden so that the values fit."))
-        self.reason.setText(" ".join(said), size=self._size(11), color="#a15c00")
+        # A line each: two sentences on one line were cut with "…" at 200 % text (in
+        # Vietnamese, whose sentences are longer), and the second said what went.
+        self.reason.setText("<br>".join(said), size=self._size(11), color="#a15c00")
 
     def _bars_in_the_way(self, width: float) -> bool:
         """Whether the stage's matrices, drawn with their colour bars, leave a value
@@ -195,6 +220,17 @@ class StageFigure(pg.GraphicsLayout):
         arrow = 28 * text_size.factor
         rows = [row._plots() for row in self._rows if row._plots()]
         return short and all(_row_need(plots, bars=False) + arrow <= width for plots in rows)
+
+    def _weights_in_the_way(self, height: float) -> bool:
+        """Whether the projections' two rows (the weights among the inputs) need more
+        than `height` for a line per row of each matrix. At a projector's text size only:
+        at 100 % the W's stay (the rows' own sharing writes what fits)."""
+        if text_size.factor < LARGE_TEXT or not WEIGHTS & {p.name for p in self._panels}:
+            return False
+        rows = [row._plots() for row in self._rows if row._plots()]
+        need = self.header_height() + 12 + sum(_row_height(plots) for plots in rows)
+        self._weights_need = need  # (the W's come back where the height grows to it)
+        return need > height
 
     def _mask_in_the_way(self, width: float) -> bool:
         """Whether the mask stage's row writes no value in `width` (not even two decimals:
@@ -257,6 +293,7 @@ class StageFigure(pg.GraphicsLayout):
     def _draw(self, trace: Trace, key: str, head: int, query: int | None, summary: str) -> None:
         step = trace.step(key)
         panels = [p for p in stage_panels(trace, key, head) if p.name not in self._dropped]
+        self._panels = panels
         self._outputs = [p.output for p in panels]
         layout_key = (key, tuple((p.name, p.head, p.output) for p in panels), self._stacked)
         rebuilt = layout_key != self._layout_key

@@ -220,8 +220,9 @@ class StepThrough(HeadChoice, StageRoom, QWidget):
 
     def _weigh_bars(self) -> None:
         """The stage's colour bars weighed on its rows as laid out (see `weigh_bars`)."""
-        if self.isVisible() and self.figure.weigh_bars(self.figure_view.width()):
-            self.redraw()  # (the mask leaves: weighed on the drawn rows, it stays out)
+        room = self.figure_view.height() + self.extras.isVisible() * self.extras.height()
+        if self.isVisible() and self.figure.weigh_bars(self.figure_view.width(), room):
+            self.redraw()  # (the mask leaves, the W's leave or come back: see weigh_bars)
 
     def _fit_stages(self) -> None:
         least = self.stages.minimumWidth()

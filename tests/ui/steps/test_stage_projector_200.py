@@ -51,9 +51,7 @@ def assert_every_value_in_four_decimals(window, steps, plots, tokens):
 @pytest.mark.parametrize(
     "stage",
     [
-        # (not "projections": its seven matrices in two rows write their values but
-        # label every other row of X, Q, K and V: a line each is more than 768 px hold)
-        *("embeddings", "scores", "mask", "scale"),
+        *("embeddings", "projections", "scores", "mask", "scale"),
         *("softmax", "dropout", "context", "out_proj"),
     ],
 )
@@ -115,8 +113,8 @@ def test_the_mask_gives_way_at_its_stage_and_says_so(window, projector, qtbot):
     plots = on_screen(window, projector, qtbot, "mask", (1024, 768))
     assert [plot.shown.name for plot in plots] == ["scores", "masked_scores"]
     assert projector.figure.reason.text == (
-        "The mask matrix hidden for want of width: the hatching shows it. Colour bars hidden "
-        "so that the values fit."
+        "The mask matrix hidden for want of width: the hatching shows it.<br>Colour bars "
+        "hidden so that the values fit."
     )
     text_size.set_factor(1.0)  # room again: the mask comes back
     qtbot.waitUntil(lambda: "mask" in [p.shown.name for p in projector.figure.plots])
@@ -130,3 +128,47 @@ def test_the_worked_lines_cut_short_are_said_to_be(window, projector, qtbot):
     note = projector.extras_left_out
     assert note.isVisible()
     assert (note.toolTip() or note.text()).startswith("The worked lines are")
+
+
+def test_the_weights_give_way_to_x_q_k_v_and_say_so(window, projector, qtbot):
+    """The projections' seven matrices in two rows labelled every other row of X, Q, K and
+    V (a line each is more than 768 px hold): the W's, on the Matrices tab, go first."""
+    plots = on_screen(window, projector, qtbot, "projections", (1024, 768))
+    assert [plot.shown.name for plot in plots] == ["x", "queries", "keys", "values"]
+    assert projector.figure.reason.text.startswith(
+        "W<sub>q</sub>, W<sub>k</sub>, W<sub>v</sub> left out for want of height: on the "
+        "Matrices tab."
+    )
+    window.resize(1024, 1400)  # room again: the W's come back, weighed on the new height
+    qtbot.waitUntil(lambda: "w_query" in [p.shown.name for p in projector.figure.plots])
+    assert "left out" not in projector.figure.reason.text
+
+
+def test_at_100_percent_the_weights_stay(window, steps, qtbot):
+    plots = on_screen(window, steps, qtbot, "projections", (1500, 940))
+    names = [plot.shown.name for plot in plots]
+    assert names == ["x", "w_query", "w_key", "w_value", "queries", "keys", "values"]
+    assert "left out" not in steps.figure.reason.text
+
+
+def test_the_reason_line_is_read_whole_in_vietnamese(window, projector, qtbot, vietnamese):
+    """Two sentences on one line were cut with "…" in Vietnamese at the mask stage: each
+    thing that went has a line of its own, written whole."""
+    on_screen(window, projector, qtbot, "mask", (1024, 768))
+    reason = projector.figure.reason
+    assert reason.text == (
+        "Đã ẩn ma trận mặt nạ vì thiếu chiều rộng: phần gạch chéo cho thấy nó.<br>"
+        "Đã ẩn thanh màu để các giá trị vừa chỗ."
+    )
+    assert not reason._cut and not reason.item.toolTip()
+    shown = reason.item.boundingRect().width() * reason.item.scale()
+    assert shown <= reason.rect().width() + 0.5
+
+
+def test_the_weights_left_out_are_said_in_vietnamese(window, projector, qtbot, vietnamese):
+    on_screen(window, projector, qtbot, "projections", (1024, 768))
+    reason = projector.figure.reason
+    assert reason.text.startswith(
+        "Đã bỏ W<sub>q</sub>, W<sub>k</sub>, W<sub>v</sub> vì thiếu chiều cao: chúng ở thẻ Ma trận."
+    )
+    assert not reason._cut
