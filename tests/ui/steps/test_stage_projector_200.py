@@ -172,3 +172,10 @@ def test_the_weights_left_out_are_said_in_vietnamese(window, projector, qtbot, v
         "Đã bỏ W<sub>q</sub>, W<sub>k</sub>, W<sub>v</sub> vì thiếu chiều cao: chúng ở thẻ Ma trận."
     )
     assert not reason._cut
+
+
+def test_what_went_is_all_marked_for_translation(window, projector, qtbot, pseudo):
+    on_screen(window, projector, qtbot, "projections", (1024, 768))
+    lines = projector.figure.reason.text.split("<br>")
+    assert len(lines) == 2  # the W's and the colour bars
+    assert all(line.startswith("⟪") and line.endswith("⟫") for line in lines), lines
