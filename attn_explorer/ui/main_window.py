@@ -80,7 +80,6 @@ class MainWindow(QMainWindow):
         self._recompute_pending = False  # and more edits came after it
 
         self._example: Preset | None = None
-        self._built_once = False
         self._build_views()
         text_size.changed.connect(self._text_size_changed)
         send_undo_to_document(self)  # the step-through's panels, built later, do the same
@@ -124,11 +123,12 @@ class MainWindow(QMainWindow):
         self.files: FileActions
         self.menus: WindowMenus
         build_menus(self)  # File first; `files`, `menus` and the actions the window follows
-        # Pin as A, B − A, heads on and off (ui/compare): after the first paint (`compare`).
+        # Pin as A, B − A, heads on and off (ui/compare), built before the first paint: its
+        # button and column are part of the board's layout, and built afterwards they narrowed
+        # the matrices under the restored picture (a jump of 13-15 px when the engine's own
+        # replaced it).
         self._compare: CompareTools | None = None
-        if self._built_once:
-            self.compare  # noqa: B018 (a language switch: the window is on screen)
-        self._built_once = True
+        self.compare  # noqa: B018
 
         keep_own_keys(self.stepper)
         self.window_layout.controlsShown.connect(self.board.set_controls_shown)
@@ -283,7 +283,6 @@ class MainWindow(QMainWindow):
         if not self._painted:
             self._painted = True
             QTimer.singleShot(0, self._start_engine)
-            QTimer.singleShot(0, self, lambda: self.compare)
 
     def _start_engine(self) -> None:
         if not self._engine_started:
@@ -292,8 +291,7 @@ class MainWindow(QMainWindow):
 
     @property
     def compare(self) -> CompareTools:
-        """The compare tools: built in the first turn of the event loop after the window was
-        painted, or at once when asked for before that."""
+        """The compare tools (built with the window's views, see `_build_views`)."""
         if self._compare is None:
             from attn_explorer.ui.compare.tools import CompareTools
 

@@ -660,6 +660,9 @@ def reset(win: QWidget, new: NewWindow, settled, wait_settled) -> None:
     win.files.update_title()
     win._show_example(doc.config(), again=True)
     wait_settled(win)
+    # Traces no longer shown go to the engine thread with the next request or after a pause
+    # (`EngineBridge.release`): hand them over now, as that pause would.
+    win.bridge._hand_over()
     _no_cell_chosen(win)  # a new picture chooses the followed query's row
     win.status_line.size_labels()  # the shapes' room only grows with longer shapes
     give_room_back(win, new.room)

@@ -18,7 +18,6 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QGraphicsView, QMenu, QWidget
 
 from attn_explorer.engine import ARRAY_INFO
-from attn_explorer.engine.check import CHECKABLE
 from attn_explorer.text.titles import array_title
 from attn_explorer.ui.heatmap import MatrixPlot
 from attn_explorer.ui.i18n import tr as _tr
@@ -74,6 +73,9 @@ def values_text(plot: MatrixPlot) -> str:
 
 def matrix_menu(plot: MatrixPlot, scene_pos: QPointF, parent: QWidget) -> QMenu | None:
     """The menu for `plot` clicked at `scene_pos`; None where it shows no array."""
+    # The check's module waits for a right-click, as the Edit menu's action does (startup).
+    from attn_explorer.engine.check import CHECKABLE
+
     shown = plot.shown
     if shown is None or plot.matrix is None:
         return None
