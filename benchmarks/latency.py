@@ -86,7 +86,13 @@ class _Pictures:
 
     def _shown(self, trace: object) -> None:
         # Views whose matrix was replaced repaint; one left alone (the mask on a seed move) not.
-        changed = [view for view in self.views if view.plot.matrix is not self.drawn[view]]
+        # A view the arrangement hid (the Q, K, V row gives way to the scores and weights where
+        # the board is short of room) gets its matrix but no paint: it is not waited for.
+        changed = [
+            view
+            for view in self.views
+            if view.plot.matrix is not self.drawn[view] and view.isVisible()
+        ]
         self.drawn = {view: view.plot.matrix for view in self.views}
         self.pending = {view.viewport() for view in changed}
         self.seed = trace.config.seed
