@@ -135,19 +135,9 @@ def run(argv: list[str]) -> int:
 
 def _write_data(trace: object, fmt: str, out: Path) -> int:
     """As the toy's data export writes them (cli/export.py), for the head's trace."""
-    from attn_explorer.io import atomic, code_export, data_export
+    from attn_explorer.cli.export import _export_data
 
-    if fmt == "py":
-        written = [atomic.write_text(out, code_export.pytorch_script(trace.config))]
-    elif fmt in ("csv", "npy"):
-        written = (data_export.write_csv if fmt == "csv" else data_export.write_npy)(trace, out)
-    elif fmt == "npz":
-        written = [data_export.write_npz(trace, out)]
-    else:
-        written = [data_export.write_json(trace, out)]
-    for path in written:
-        print(path)
-    return 0
+    return _export_data(trace, fmt, out)
 
 
 def _write_model_script(model_run: object, args: argparse.Namespace, out: Path) -> int:

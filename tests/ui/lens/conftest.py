@@ -5,3 +5,15 @@ import pytest
 pytest.importorskip("transformers")
 
 from tests.lens.conftest import TEXT, bert_folder, gpt2_folder  # noqa: F401
+
+
+@pytest.fixture
+def model_view(window, gpt2_folder):  # noqa: F811 (the fixture imported above)
+    """The model view of the tiny GPT-2 on TEXT, closed after the test."""
+    from attn_explorer.ui.lens.open_model import open_model
+
+    view = open_model(window, str(gpt2_folder), TEXT, "cpu", wait=True)
+    yield view
+    view.close()
+    view.deleteLater()
+    del window.model_view

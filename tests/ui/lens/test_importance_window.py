@@ -13,17 +13,6 @@ from tests.lens.conftest import TEXT
 
 
 @pytest.fixture
-def model_view(window, gpt2_folder):
-    from attn_explorer.ui.lens.open_model import open_model
-
-    view = open_model(window, str(gpt2_folder), TEXT, "cpu", wait=True)
-    yield view
-    view.close()
-    view.deleteLater()
-    del window.model_view
-
-
-@pytest.fixture
 def measured(model_view, qtbot):
     from attn_explorer.ui.lens.importance_window import open_importance
 

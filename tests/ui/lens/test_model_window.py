@@ -9,17 +9,6 @@ import pytest
 from tests.lens.conftest import TEXT
 
 
-@pytest.fixture
-def model_view(window, gpt2_folder):
-    from attn_explorer.ui.lens.open_model import open_model
-
-    view = open_model(window, str(gpt2_folder), TEXT, "cpu", wait=True)
-    yield view
-    view.close()
-    view.deleteLater()
-    del window.model_view
-
-
 def test_the_grid_is_one_image_of_every_layer_and_head(model_view):
     grid = model_view.model_grid
     assert (grid.layers, grid.heads) == (3, 4)
