@@ -49,6 +49,7 @@ from attn_explorer.cli.export_output import (
     _output_path,
     _scale,
     _size,
+    write_data,
 )
 from attn_explorer.cli.parser import OneLineParser
 from attn_explorer.text import i18n
@@ -247,7 +248,7 @@ def run(argv: list[str]) -> int:
                 raise ExportError(str(error)) from None
         _check_folder(out)
         try:
-            return _export_data(trace, fmt, out)
+            return write_data(trace, fmt, out)
         except OSError as error:
             raise ExportError(cannot_write(error, out)) from None
         except DataExportError as error:  # a token the format cannot hold
@@ -329,23 +330,6 @@ def run(argv: list[str]) -> int:
         raise ExportError(str(error)) from None
     except OSError as error:  # a folder of PNG or SVG stages where a file is
         raise ExportError(cannot_write(error, out)) from None
-    for path in written:
-        print(path)
-    return 0
-
-
-def _export_data(trace: object, fmt: str, out: Path) -> int:
-    from attn_explorer.io import atomic, code_export, data_export
-
-    if fmt == "py":
-        written = [atomic.write_text(out, code_export.pytorch_script(trace.config))]
-    elif fmt in ("csv", "npy"):  # a folder: -o causal.csv writes the folder causal
-        writer = data_export.write_csv if fmt == "csv" else data_export.write_npy
-        written = writer(trace, out)
-    elif fmt == "npz":
-        written = [data_export.write_npz(trace, out)]
-    else:
-        written = [data_export.write_json(trace, out)]
     for path in written:
         print(path)
     return 0

@@ -155,3 +155,22 @@ def _check_folder(out: Path) -> None:
     )
     if problem is not None:
         raise ExportError(problem)
+
+
+def write_data(trace: object, fmt: str, out: Path) -> int:
+    """A trace's data (csv, npy, npz, json) or its PyTorch script (py) at `out`, each written
+    path printed: the toy's export and a real head's write them alike."""
+    from attn_explorer.io import atomic, code_export, data_export
+
+    if fmt == "py":
+        written = [atomic.write_text(out, code_export.pytorch_script(trace.config))]
+    elif fmt in ("csv", "npy"):  # a folder: -o causal.csv writes the folder causal
+        writer = data_export.write_csv if fmt == "csv" else data_export.write_npy
+        written = writer(trace, out)
+    elif fmt == "npz":
+        written = [data_export.write_npz(trace, out)]
+    else:
+        written = [data_export.write_json(trace, out)]
+    for path in written:
+        print(path)
+    return 0

@@ -29,6 +29,7 @@ from attn_explorer.cli.export_output import (
     _check_folder,
     _choose_format,
     _output_path,
+    write_data,
 )
 from attn_explorer.cli.parser import OneLineParser
 from attn_explorer.text.i18n import _
@@ -117,7 +118,7 @@ def run(argv: list[str]) -> int:
     if fmt == "py":  # the model itself, from the same folder or name
         return _write_model_script(model_run, args, out)
     if fmt in DATA_FORMATS:
-        return _write_data(trace, fmt, out)
+        return write_data(trace, fmt, out)
     if args.view not in trace.arrays:
         raise UsageError(
             _("--view {view} is not an array of the head: choose one of {names}").format(
@@ -131,13 +132,6 @@ def run(argv: list[str]) -> int:
     create_app(["attn-explorer-export"], language=i18n.language())
     print(export_figure(trace, FigureSpec("array", args.view, 0, None), out, fmt, 1, None))
     return 0
-
-
-def _write_data(trace: object, fmt: str, out: Path) -> int:
-    """As the toy's data export writes them (cli/export.py), for the head's trace."""
-    from attn_explorer.cli.export import _export_data
-
-    return _export_data(trace, fmt, out)
 
 
 def _write_model_script(model_run: object, args: argparse.Namespace, out: Path) -> int:
