@@ -72,23 +72,15 @@ def test_a_download_shows_its_bytes_and_cancel_stops_it(
 ):
     """The dialog counts the fake hub's bytes; Cancel stops the transfer in its thread, which
     ends (joined), and no model view opens."""
-    from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QProgressDialog, QPushButton
-
     from attn_explorer.lens.download import CancelledError
-    from attn_explorer.ui.lens.open_model import open_in_background
-    from tests.lens.fake_hub import FakeHub
 
-    hub = FakeHub(gpt2_folder, tmp_path / "snapshot", {"model.safetensors": 80_000_000}, 0.02)
-    hub.install(monkeypatch)
-    open_in_background(window, "someone/tiny-gpt2")
-    dialog = window.findChild(QProgressDialog)
+    hub, dialog = _downloading(window, gpt2_folder, tmp_path, monkeypatch, 80_000_000)
     qtbot.waitUntil(lambda: "MB of 80.0 MB" in dialog.labelText(), timeout=30_000)
     qtbot.waitUntil(lambda: dialog.value() > 2000, timeout=30_000)
     label = dialog.labelText()
     assert label.startswith("Downloading someone/tiny-gpt2: ") and label.endswith(" MB of 80.0 MB")
     assert 80_000_000 // 1024 < dialog.maximum() < 81_000_000 // 1024  # kB of every file
-    qtbot.mouseClick(dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)
+    _press_cancel(qtbot, dialog)
     job = window.model_loader
     qtbot.waitUntil(job.isFinished, timeout=30_000)
     qtbot.wait(50)
@@ -101,15 +93,7 @@ def test_a_download_shows_its_bytes_and_cancel_stops_it(
 def test_the_download_reads_in_vietnamese(
     window, qtbot, gpt2_folder, tmp_path, monkeypatch, closes_the_model_view, vietnamese
 ):
-    from PySide6.QtWidgets import QProgressDialog
-
-    from attn_explorer.ui.lens.open_model import open_in_background
-    from tests.lens.fake_hub import FakeHub
-
-    hub = FakeHub(gpt2_folder, tmp_path / "snapshot", {"model.safetensors": 30_000_000}, 0.02)
-    hub.install(monkeypatch)
-    open_in_background(window, "someone/tiny-gpt2")
-    dialog = window.findChild(QProgressDialog)
+    _hub, dialog = _downloading(window, gpt2_folder, tmp_path, monkeypatch, 30_000_000)
     qtbot.waitUntil(lambda: "30.0 MB" in dialog.labelText(), timeout=30_000)
     assert dialog.labelText().startswith("Đang tải someone/tiny-gpt2 xuống: ")
     _press_cancel(qtbot, dialog)
@@ -135,15 +119,7 @@ def test_the_command_lines_hub_name_downloads_behind_the_dialog_and_waits(
 def test_a_pseudo_translated_download_has_no_english_outside_the_brackets(
     window, qtbot, gpt2_folder, tmp_path, monkeypatch, closes_the_model_view, pseudo
 ):
-    from PySide6.QtWidgets import QProgressDialog
-
-    from attn_explorer.ui.lens.open_model import open_in_background
-    from tests.lens.fake_hub import FakeHub
-
-    hub = FakeHub(gpt2_folder, tmp_path / "snapshot", {"model.safetensors": 30_000_000}, 0.02)
-    hub.install(monkeypatch)
-    open_in_background(window, "someone/tiny-gpt2")
-    dialog = window.findChild(QProgressDialog)
+    _hub, dialog = _downloading(window, gpt2_folder, tmp_path, monkeypatch, 30_000_000)
     qtbot.waitUntil(lambda: "30.0" in dialog.labelText(), timeout=30_000)
     label = dialog.labelText()
     assert label.startswith("⟪") and label.endswith("⟫")
@@ -157,3 +133,17 @@ def _press_cancel(qtbot, dialog) -> None:
     from PySide6.QtWidgets import QPushButton
 
     qtbot.mouseClick(dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)
+
+
+def _downloading(window, gpt2_folder, tmp_path, monkeypatch, size: int):
+    """Open Model by Name on a fake hub whose weights file has `size` bytes, sent in chunks
+    0.02 s apart: the hub and the download's progress dialog."""
+    from PySide6.QtWidgets import QProgressDialog
+
+    from attn_explorer.ui.lens.open_model import open_in_background
+    from tests.lens.fake_hub import FakeHub
+
+    hub = FakeHub(gpt2_folder, tmp_path / "snapshot", {"model.safetensors": size}, 0.02)
+    hub.install(monkeypatch)
+    open_in_background(window, "someone/tiny-gpt2")
+    return hub, window.findChild(QProgressDialog)
