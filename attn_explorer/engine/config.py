@@ -80,7 +80,9 @@ def problem(field: str, code: str, **params: Any) -> Problem:
 
 def _as_tuple(value: Any) -> Any:
     """Lists and arrays become tuples so a config is hashable; anything else is kept as given."""
-    if type(value) in (tuple, ArrayRows) and all(type(row) is tuple for row in value):
+    if type(value) is ArrayRows:  # rows of a float array: tuples by construction
+        return value
+    if type(value) is tuple and all(type(row) is tuple for row in value):
         return value  # already a table of tuples (the UI's case): no per-element rebuild
     if isinstance(value, np.ndarray):
         return tuple(_as_tuple(v) for v in value.tolist())

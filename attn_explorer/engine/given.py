@@ -5,13 +5,17 @@ W_v (and, with `qkv_bias`, these biases) instead of drawing them from the seed; 
 control (temperature, mask, dropout, an embedding value) acts on them as on drawn ones. Another
 projection ("rand", "none") leaves them aside, and switching back brings them back.
 
-The arrays are tuples, as the embeddings are, so a config stays hashable and is written to a
-session as it is; the hash is computed once, as a real head's weights hold tens of thousands of
-numbers and a config is compared on every slider move.
+The arrays are kept as read-only float64 arrays (a model's float32 numbers widen exactly,
+and numbers read from a session are the doubles written), so that a config compares by value
+without a Python float per number: a real head's weights are 147,456 numbers, turned into
+nested tuples and hashed in 10-20 ms on every head opened. Equality compares the arrays and
+the hash is a digest of their bytes, computed the first time it is asked for (the engine's
+parameter cache asks, on its own thread); a session writes the arrays' numbers as they are.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,29 +23,17 @@ import numpy as np
 
 ROLES = ("query", "key", "value")
 NAMES = ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value")
+ROWS_AT_A_TIME = 64  # ArrayRows.of: 49,152 numbers of a 768-wide layer, about a millisecond
 
 
-def _shape(value: Any) -> tuple[int, ...]:
-    """The shape of an array as it is; of nested lists or tuples as numpy reads them."""
-    return value.shape if isinstance(value, np.ndarray) else np.shape(value)
-
-
-def _table(value: Any, depth: int) -> Any:
-    """Nested tuples of floats, `depth` levels deep, from arrays, lists or tuples."""
-    if isinstance(value, np.ndarray):
-        # From an array the numbers are floats already: C-level conversions only (a GPT-2
-        # head is 147,456 numbers; a Python call per number took a tenth of a second).
-        # A float array's tolist gives exact Python floats already (no float64 copy first).
-        if value.dtype not in (np.float32, np.float64):
-            value = value.astype(np.float64)
-        if depth == 1:
-            return tuple(value.tolist())
-        if depth == 2:
-            return tuple(map(tuple, value.tolist()))
-        return tuple(tuple(map(tuple, block)) for block in value.tolist())
-    if depth == 1:
-        return tuple(float(v) for v in value)
-    return tuple(_table(v, depth - 1) for v in value)
+def _frozen(value: Any, depth: int) -> np.ndarray:
+    """`value` (an array, or nested lists or tuples of numbers) as a read-only float64 array of
+    `depth` dimensions; ValueError for anything else (ragged, text, another number of axes)."""
+    array = np.array(value, dtype=np.float64)  # a copy: the caller's array may change later
+    if array.ndim != depth:
+        raise ValueError(f"expected {depth} axes, got shape {array.shape}")
+    array.flags.writeable = False
+    return array
 
 
 class ArrayRows(tuple):
@@ -59,78 +51,106 @@ class ArrayRows(tuple):
         if array.ndim != 2:
             raise ValueError("rows come from a 2-D array")
         array.flags.writeable = False
-        rows = cls(map(tuple, array.tolist()))
+        # A chunk of rows at a time: made on a thread of its own (lens.lab.prepare), the
+        # conversion leaves the window's thread a turn between chunks instead of holding
+        # Python's lock for the whole table.
+        made: list[tuple[float, ...]] = []
+        for start in range(0, len(array), ROWS_AT_A_TIME):
+            made.extend(map(tuple, array[start : start + ROWS_AT_A_TIME].tolist()))
+        rows = cls(made)
         rows.array = array
         return rows
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GivenWeights:
     """W_q, W_k, W_v per head as (heads, d_in, d_head) in `x @ W` orientation, and the biases
-    as (heads, d_head), or None where the projection has none."""
+    as (heads, d_head), or None where the projection has none: given as arrays or nested
+    lists or tuples of numbers, kept as read-only float64 arrays. Two are equal when every
+    number is (-0.0 equals 0.0, as in a tuple of floats)."""
 
-    w_query: tuple
-    w_key: tuple
-    w_value: tuple
-    b_query: tuple | None = None
-    b_key: tuple | None = None
-    b_value: tuple | None = None
-    _hash: int = field(default=0, init=False, repr=False, compare=False)
-    _arrays: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    w_query: np.ndarray
+    w_key: np.ndarray
+    w_value: np.ndarray
+    b_query: np.ndarray | None = None
+    b_key: np.ndarray | None = None
+    b_value: np.ndarray | None = None
+    _hash: list = field(default_factory=list, init=False, repr=False)
+    _arrays: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        for name in NAMES:  # given as float32 arrays (a model's head): kept for the engine
-            value = getattr(self, name)
-            if isinstance(value, np.ndarray) and value.dtype == np.float32:
-                self._arrays[name] = value.copy()
-        # Shapes from what was given, before the conversion: an array knows its shape, while
-        # np.shape on nested tuples walks every number again.
-        shapes = {_shape(getattr(self, f"w_{role}")) for role in ROLES}
-        if len(shapes) != 1 or len(next(iter(shapes))) != 3:
+        for role in ROLES:
+            object.__setattr__(self, f"w_{role}", _frozen(getattr(self, f"w_{role}"), 3))
+        shapes = {getattr(self, f"w_{role}").shape for role in ROLES}
+        if len(shapes) != 1:
             raise ValueError("W_q, W_k and W_v must be (heads, d_in, d_head) arrays alike")
         heads, _, d_head = next(iter(shapes))
         for role in ROLES:
             bias = getattr(self, f"b_{role}")
-            if bias is not None and _shape(bias) != (heads, d_head):
+            if bias is None:
+                continue
+            try:
+                bias = _frozen(bias, 2)
+            except ValueError:
+                bias = None
+            if bias is None or bias.shape != (heads, d_head):
                 raise ValueError(f"b_{role} must be (heads, d_head) = {(heads, d_head)}")
-        for role in ROLES:
-            object.__setattr__(self, f"w_{role}", _table(getattr(self, f"w_{role}"), 3))
-            bias = getattr(self, f"b_{role}")
-            if bias is not None:
-                object.__setattr__(self, f"b_{role}", _table(bias, 2))
-        key = tuple(getattr(self, name) for name in ("w_query", "w_key", "w_value"))
-        biases = (self.b_query, self.b_key, self.b_value)
-        object.__setattr__(self, "_hash", hash((key, biases)))
+            object.__setattr__(self, f"b_{role}", bias)
+
+    def _present(self) -> tuple[np.ndarray | None, ...]:
+        return tuple(getattr(self, name) for name in NAMES)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, GivenWeights):
+            return NotImplemented
+        mine, theirs = self._present(), other._present()
+        return all(
+            (a is None and b is None)
+            or (a is not None and b is not None and a.shape == b.shape and bool((a == b).all()))
+            for a, b in zip(mine, theirs, strict=True)
+        )
 
     def __hash__(self) -> int:
-        return self._hash
+        # Equal arrays must hash alike: -0.0 == 0.0, so -0.0 is hashed as 0.0 (adding 0.0
+        # turns it into 0.0 and leaves every other number as it is).
+        if not self._hash:
+            digest = hashlib.blake2b(digest_size=8)
+            for array in self._present():
+                digest.update(b"-" if array is None else repr(array.shape).encode())
+                if array is not None:
+                    digest.update((array + 0.0).tobytes())
+            self._hash.append(int.from_bytes(digest.digest(), "little", signed=True))
+        return self._hash[0]
 
     @property
     def heads(self) -> int:
-        return len(self.w_query)
+        return self.w_query.shape[0]
 
     @property
     def d_in(self) -> int:
-        return len(self.w_query[0])
+        return self.w_query.shape[1]
 
     @property
     def d_head(self) -> int:
-        return len(self.w_query[0][0])
+        return self.w_query.shape[2]
 
     @property
     def has_bias(self) -> bool:
         return self.b_query is not None
 
     def arrays(self) -> dict[str, np.ndarray | None]:
-        """The weights and biases as float32 arrays, by their trace names."""
-        if len(self._arrays) == len(NAMES) - sum(getattr(self, n) is None for n in NAMES):
-            return {name: self._arrays.get(name) for name in NAMES}
-        out: dict[str, np.ndarray | None] = {}
-        for role in ROLES:
-            out[f"w_{role}"] = np.asarray(getattr(self, f"w_{role}"), dtype=np.float32)
-            bias = getattr(self, f"b_{role}")
-            out[f"b_{role}"] = None if bias is None else np.asarray(bias, dtype=np.float32)
-        return out
+        """The weights and biases as float32 arrays, by their trace names (made once)."""
+        if not self._arrays:
+            for name, array in zip(NAMES, self._present(), strict=True):
+                self._arrays[name] = None if array is None else array.astype(np.float32)
+        return dict(self._arrays)
+
+    def lists(self, name: str) -> list | None:
+        """One of the arrays as nested lists of plain floats (what JSON and a script write)."""
+        array = getattr(self, name)
+        return None if array is None else array.tolist()
 
     @classmethod
     def from_arrays(cls, **arrays: Any) -> GivenWeights:

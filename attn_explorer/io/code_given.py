@@ -16,9 +16,9 @@ NAMES = ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value")
 
 
 def _nested(value: object) -> str:
-    """A nested tuple of floats as a list literal, a row of numbers to a line."""
-    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
-        if isinstance(value[0][0], tuple):
+    """Nested lists of floats as a list literal, a row of numbers to a line."""
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        if isinstance(value[0][0], list):
             return "[\n" + ",\n".join(_nested(v) for v in value) + ",\n]"
         return "[\n" + "".join("    [" + ", ".join(map(repr, r)) + "],\n" for r in value) + "]"
     return "[" + ", ".join(map(repr, value)) + "]"  # type: ignore[arg-type]
@@ -36,7 +36,7 @@ def given_weights_data(cfg: AttentionConfig) -> str:
         )
     ]
     for name in NAMES:
-        value = getattr(given, name)
+        value = given.lists(name)
         if name.startswith("b_") and (value is None or not cfg.uses_bias):
             continue
         lines.append(f"{name.upper()} = {_nested(value)}")

@@ -356,5 +356,5 @@ def _lists(value: Any) -> Any:
     if isinstance(value, tuple | list):
         return [_lists(v) for v in value]
     if isinstance(value, GivenWeights):  # a real head's weights: written as their arrays
-        return {name: _lists(getattr(value, name)) for name in GIVEN_NAMES}
+        return {name: value.lists(name) for name in GIVEN_NAMES}
     return value

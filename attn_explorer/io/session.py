@@ -113,12 +113,7 @@ def _given_document(state: ExplorerState) -> dict[str, Any]:
         return {}
     g = state.given
     names = ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value")
-    return {"given": {n: _lists(getattr(g, n)) for n in names if getattr(g, n) is not None}}
-
-
-def _lists(value: Any) -> Any:
-    """Nested tuples as lists, which `json_text` writes a row to a line."""
-    return [_lists(v) for v in value] if isinstance(value, tuple) else value
+    return {"given": {n: g.lists(n) for n in names if getattr(g, n) is not None}}
 
 
 def document_to_state(doc: object, *, name: str | None = None) -> ExplorerState:

@@ -94,6 +94,8 @@ def test_given_weights_from_float32_arrays_equal_those_written_as_numbers(gpt2):
     assert arrays["w_query"].dtype == np.float32
     written = GivenWeights(**{name: a.astype(np.float64).tolist() for name, a in arrays.items()})
     assert written == given and hash(written) == hash(given)
-    assert type(given.w_key[0][0][0]) is float
+    assert given.w_key.dtype == np.float64 and not given.w_key.flags.writeable
+    assert type(given.lists("w_key")[0][0][0]) is float  # what a session writes
+    assert given.lists("w_key") == arrays["w_key"].tolist()  # float32 numbers, exactly
     with pytest.raises(ValueError, match="b_value must be"):
         GivenWeights(**{**arrays, "b_value": arrays["b_value"][:, :-1]})
