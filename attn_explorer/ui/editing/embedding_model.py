@@ -156,6 +156,8 @@ class EmbeddingTableModel(QAbstractTableModel):
         if col == 0:
             self._tokens[row] = str(value)
         else:
+            if not self._values.flags.writeable:  # shared with a sequence or an undo step
+                self._values = self._values.copy()
             self._values[row, col - 1] = float(value)
         self._sequence = None
         index = self.index(row, col)
@@ -163,13 +165,18 @@ class EmbeddingTableModel(QAbstractTableModel):
         self.sequenceChanged.emit()
 
     def _rows(self, start: int, stop: int) -> Rows:
-        return Rows(tuple(self._tokens[start:stop]), self._values[start:stop].copy())
+        """Rows start..stop-1 as an undo step keeps them: a read-only table's own rows (it is
+        copied before it is ever written), a copy of a table the cells are written into."""
+        values = self._values[start:stop]
+        return Rows(
+            tuple(self._tokens[start:stop]), values.copy() if values.flags.writeable else values
+        )
 
     def _splice(self, start: int, count: int, rows: Rows) -> None:
         """Replace rows start..start+count-1 by `rows` (the whole table may change width)."""
         tokens = self._tokens[:start] + list(rows.tokens) + self._tokens[start + count :]
         if start == 0 and count == len(self._tokens):
-            values = rows.values.copy()  # kept rows are read-only; the live table is edited
+            values = rows.values  # read-only: `_write_cell` copies it before writing
         else:
             values = np.concatenate(
                 [self._values[:start], rows.values, self._values[start + count :]]
@@ -422,10 +429,12 @@ def _all_read(rows: list[list[str]], left: int) -> bool:
 
 class _Replacement(Splice):
     """The whole table replaced: done and undone with the sequence objects on each side, so
-    neither is rebuilt from the array (half a second for a 512 × 768 layer of a real model).
+        neither is rebuilt from the array (half a second for a 512 × 768 layer of a real model), and
+    with the read-only arrays on each side as the live table: a 512 × 768 table is copied only
+    when a cell is written, not three times per table on every head of another layer opened.
 
-    The sequences are the ones the document had and was given; holding them keeps objects
-    alive that their owners (the lens's layer rows, a loaded session) mostly hold anyway."""
+        The sequences are the ones the document had and was given; holding them keeps objects
+        alive that their owners (the lens's layer rows, a loaded session) mostly hold anyway."""
 
     def __init__(
         self,
@@ -439,16 +448,16 @@ class _Replacement(Splice):
         self.old, self.new = old, new
 
     def apply(self) -> None:
-        self.model._set_table(list(self.after.tokens), self.after.values.copy(), self.new)
+        self.model._set_table(list(self.after.tokens), self.after.values, self.new)
 
     def revert(self) -> None:
-        self.model._set_table(list(self.before.tokens), self.before.values.copy(), self.old)
+        self.model._set_table(list(self.before.tokens), self.before.values, self.old)
 
 
 def _array(sequence: TokenSequence, width: int) -> np.ndarray:
     """The embeddings as an (n, d_in) array; `width` keeps d_in for a table of no tokens."""
-    if isinstance(sequence.embeddings, ArrayRows):  # a real layer's rows: its array, copied
-        return np.array(sequence.embeddings.array, dtype=np.float64)
+    if isinstance(sequence.embeddings, ArrayRows):  # a real layer's rows: its read-only array
+        return sequence.embeddings.array
     width = sequence.d_in if sequence.embeddings else width
     return np.array(sequence.embeddings, dtype=np.float64).reshape(len(sequence.tokens), width)
 

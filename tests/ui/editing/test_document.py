@@ -142,3 +142,25 @@ def test_a_loaded_table_is_the_config_s_own_object_through_undo_and_redo(doc):
     doc.undo_stack.redo()
     assert doc.state().queries is loaded
     assert doc.queries.replacement(loaded) is None  # another head of the layer: nothing to do
+
+
+def test_a_cell_of_a_loaded_layer_is_edited_in_a_copy_and_undone_to_the_layer(doc):
+    """The table shares a real layer's read-only array until a cell is written: the edit
+    changes the table and its config, never the layer's rows, and undo gives those back."""
+    import numpy as np
+
+    from attn_explorer.engine.given import ArrayRows
+    from attn_explorer.model.state import TokenSequence
+
+    rows = ArrayRows.of(np.arange(12, dtype=np.float32).reshape(4, 3) / 8)
+    loaded = TokenSequence(("a", "b", "c", "d"), rows)
+    doc.load_state(ExplorerState(queries=loaded, controls=doc.controls), "Open head")
+    assert np.shares_memory(doc.queries.values, rows.array)  # not copied on loading
+    assert doc.queries.setData(doc.queries.index(1, 3), "9.5")
+    assert doc.config().embeddings[1] == (0.375, 0.5, 9.5)
+    assert rows[1] == (0.375, 0.5, 0.625) and rows.array[1, 2] == 0.625  # the layer's own
+    doc.undo_stack.undo()
+    assert doc.config().embeddings == rows
+    assert doc.queries.data(doc.queries.index(1, 3)) == "0.625"
+    doc.undo_stack.redo()
+    assert doc.config().embeddings[1] == (0.375, 0.5, 9.5)
