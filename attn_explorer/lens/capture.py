@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,7 +77,7 @@ class ModelRun:
     inputs: np.ndarray  # (layers, n, d_model) float32: what each attention module read
     weights: np.ndarray  # (layers, heads, n, n) float16: the model's own attention weights
     summaries: HeadSummaries
-    rows_cache: dict = field(default_factory=dict, repr=False)  # lens.lab.layer_rows
+    rows_cache: OrderedDict = field(default_factory=OrderedDict, repr=False)  # lens.lab
     ids: tuple[int, ...] = ()
     rows: np.ndarray | None = field(default=None, repr=False)  # (4, layers, heads, n) per query
     past: Past | None = field(default=None, repr=False)

@@ -99,3 +99,42 @@ def test_given_weights_from_float32_arrays_equal_those_written_as_numbers(gpt2):
     assert given.lists("w_key") == arrays["w_key"].tolist()  # float32 numbers, exactly
     with pytest.raises(ValueError, match="b_value must be"):
         GivenWeights(**{**arrays, "b_value": arrays["b_value"][:, :-1]})
+
+
+def test_a_layer_made_ready_on_its_thread_is_the_one_its_heads_open_with(gpt2):
+    from attn_explorer.lens.lab import layer_rows, prepare
+
+    model_run = run(gpt2, TEXT)
+    prepare(model_run, [2, 5, -1])  # layers the model lacks are left alone
+    ready = model_run.rows_cache[2].result(timeout=30)
+    assert sorted(model_run.rows_cache) == [2]
+    assert head_config(model_run, 2, 1).embeddings is ready is layer_rows(model_run, 2)
+    assert ready == tuple(map(tuple, model_run.inputs[2].astype(np.float64).tolist()))
+    assert 2 in gpt2._weights  # the layer's weights split into heads there too
+
+
+def test_a_run_keeps_the_rows_of_its_newest_layers_only(gpt2, monkeypatch):
+    from attn_explorer.lens import lab
+
+    monkeypatch.setattr(lab, "KEPT_LAYERS", 2)
+    model_run = run(gpt2, TEXT)
+    first = lab.layer_rows(model_run, 0)
+    lab.layer_rows(model_run, 1)
+    lab.layer_rows(model_run, 2)
+    assert list(model_run.rows_cache) == [1, 2]
+    again = lab.layer_rows(model_run, 0)  # made anew, equal
+    assert again is not first and again == first
+
+
+def test_a_layer_whose_making_failed_is_made_again_when_opened(gpt2):
+    from concurrent.futures import Future
+
+    from attn_explorer.lens.lab import layer_rows
+
+    model_run = run(gpt2, TEXT)
+    failed: Future = Future()
+    failed.set_exception(MemoryError())
+    model_run.rows_cache[1] = failed
+    assert layer_rows(model_run, 1) == tuple(
+        map(tuple, model_run.inputs[1].astype(np.float64).tolist())
+    )

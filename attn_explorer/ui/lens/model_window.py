@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from attn_explorer.lens.capture import ModelRun, run
 from attn_explorer.lens.grid import Grid, grid
+from attn_explorer.lens.lab import prepare
 from attn_explorer.lens.loading import LoadedModel
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.lens.figure import title
@@ -36,6 +37,7 @@ from attn_explorer.ui.lens.runner import ModelRunner
 LabWindow = Any
 
 TYPING_PAUSE_MS = 200
+POINTER_REST_MS = 60  # the pointer resting on a head this long: its layer is made ready
 
 
 def head_summary(model_run: ModelRun, layer: int, head: int) -> str:
@@ -119,6 +121,12 @@ class ModelWindow(QWidget):
         self.timer = QTimer(self, singleShot=True, interval=TYPING_PAUSE_MS)
         self.timer.timeout.connect(self.rerun)
         self.text.textEdited.connect(lambda _text: self.timer.start())
+        # The layer under a resting pointer, and those beside the head last opened, are made
+        # ready on a thread (`lens.lab.prepare`) before the click that opens one of them.
+        self.rest = QTimer(self, singleShot=True, interval=POINTER_REST_MS)
+        self.rest.timeout.connect(self._prepare_pointed)
+        self.pointed: int | None = None
+        lab.traceShown.connect(self._prepare_beside)
         self.plot.scene().sigMouseMoved.connect(self._hovered)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
         self.resize(1000, 760)
@@ -184,11 +192,24 @@ class ModelWindow(QWidget):
         found = self._head_under(scene_pos)
         if found is not None and self.model_run is not None:
             layer, head = found
+            self.pointed = layer
+            self.rest.start()
             self.summary.setText(
                 head_summary(self.model_run, layer, head)
                 + "\n"
                 + layer_summary(self.model_run, layer)
             )
+
+    def _prepare_pointed(self) -> None:
+        if self.pointed is not None and self.model_run is not None:
+            prepare(self.model_run, [self.pointed])
+
+    def _prepare_beside(self, _trace: object = None) -> None:
+        """Once the lab shows an opened head: the layers above and below it, the next ones a
+        learner walking through the layers opens."""
+        if self.opened is not None and self.model_run is not None:
+            layer = self.opened[0]
+            prepare(self.model_run, [layer + 1, layer - 1])
 
     def _clicked(self, event: object) -> None:
         found = self._head_under(event.scenePos())  # type: ignore[attr-defined]

@@ -43,6 +43,25 @@ def test_clicking_a_head_opens_it_in_the_lab(model_view, window, wait_settled):
     assert window.tabs.currentIndex() == 0
 
 
+def test_the_layer_under_a_resting_pointer_and_those_beside_an_opened_head_are_made_ready(
+    model_view, window, wait_settled, qtbot
+):
+    """Before the click: a head's layer is made ready while the pointer rests on it, and once
+    a head is open, the layers above and below it, each the object its heads then open with."""
+    grid = model_view.model_grid
+    x, y = grid.origin(1, 2)
+    model_view._hovered(model_view.image.mapToScene(x + grid.tile / 2, y + grid.tile / 2))
+    cache = model_view.model_run.rows_cache
+    assert 1 not in cache  # not while the pointer moves on
+    qtbot.waitUntil(lambda: 1 in cache, timeout=2000)
+    ready = cache[1].result(timeout=30)
+    model_view.open_in_lab(1, 2)
+    wait_settled(window)
+    assert window.doc.config().embeddings is ready
+    qtbot.waitUntil(lambda: {0, 2} <= set(cache), timeout=2000)
+    [cache[layer].result(timeout=30) for layer in (0, 2)]
+
+
 def test_open_head_from_the_command_line_counts_from_one_and_leaves_nothing_to_save(
     model_view, window, wait_settled
 ):
