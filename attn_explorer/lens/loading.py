@@ -190,10 +190,13 @@ def load(
     """Open the model at `source` (a folder, or a hub name: downloaded once if needed, its bytes
     counted by `transfer`, whose cancel stops it; `lens.download`).
 
-    Raises LensError with a sentence for the learner: no such folder, no model in it, a family
-    the lens does not take apart, no network for a hub name, no transformers installed.
+    Raises LensError with a sentence for the learner: a device asked for that torch does not
+    see, no such folder, no model in it, a family the lens does not take apart, no network for
+    a hub name, no transformers installed.
     """
     transformers = transformers_module()
+    # First: a device asked for and missing is said before seconds of reading (or a download).
+    chosen = pick_device(device)
     folder = is_folder_name(source)
     if folder:
         path = Path(source).expanduser()
@@ -231,7 +234,6 @@ def load(
         )
     except (OSError, ValueError) as error:
         raise _unreadable(source, error) from error
-    chosen = pick_device(device)
     model.to(chosen).eval()
     limit = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", 0)
     causal = family == "gpt2" or bool(getattr(config, "is_decoder", False))

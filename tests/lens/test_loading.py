@@ -92,17 +92,44 @@ def test_without_transformers_the_message_says_what_to_install(monkeypatch):
     assert 'pip install -e ".[models]"' in str(caught.value)
 
 
-def test_devices(monkeypatch):
+def _sees(monkeypatch, cuda: bool, mps: bool) -> None:
     import torch
 
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    assert pick_device("cpu") == "cpu"
-    with pytest.raises(LensError, match="no CUDA device"):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: mps)
+
+
+@pytest.mark.parametrize(
+    ("cuda", "mps", "chosen"),
+    [(False, False, "cpu"), (True, False, "cuda"), (False, True, "mps"), (True, True, "cuda")],
+)
+def test_the_device_is_a_gpu_torch_sees_else_the_cpu(monkeypatch, cuda, mps, chosen):
+    _sees(monkeypatch, cuda, mps)
+    assert pick_device(None) == chosen
+    assert pick_device("cpu") == "cpu"  # --device cpu overrides a GPU
+
+
+def test_a_device_asked_for_is_taken_when_torch_sees_it(monkeypatch):
+    _sees(monkeypatch, cuda=True, mps=True)
+    assert pick_device("cuda") == "cuda" and pick_device("mps") == "mps"
+
+
+def test_a_missing_device_is_refused_in_a_sentence(monkeypatch):
+    _sees(monkeypatch, cuda=False, mps=False)
+    with pytest.raises(LensError, match="torch sees no CUDA device here: use --device cpu"):
         pick_device("cuda")
-    with pytest.raises(LensError, match="Unknown device tpu"):
+    with pytest.raises(LensError, match="torch sees no Apple MPS device here: use --device cpu"):
+        pick_device("mps")
+    with pytest.raises(LensError, match="Unknown device tpu: choose cpu, cuda or mps"):
         pick_device("tpu")
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    assert pick_device(None) == "cuda"
+
+
+def test_a_missing_device_is_refused_before_the_model_is_read(monkeypatch, tmp_path):
+    """Before a folder is read or a hub model downloaded: the error costs no seconds."""
+    _sees(monkeypatch, cuda=False, mps=False)
+    with pytest.raises(LensError, match="no CUDA device") as caught:
+        load(str(tmp_path / "nothing"), "cuda")
+    assert caught.value.status == 2
 
 
 def test_folder_and_hub_names_are_told_apart(tmp_path):
