@@ -15,6 +15,9 @@ from typing import Any
 
 import numpy as np
 
+# FLOAT32_MAX: the largest magnitude a float32 holds; the engine computes in float32 like
+# the tutorials.
+from attn_explorer.engine.given import FLOAT32_MAX as FLOAT32_MAX
 from attn_explorer.engine.given import ArrayRows, GivenWeights
 from attn_explorer.engine.words import Params, english
 from attn_explorer.engine.words import or_list as or_list
@@ -26,8 +29,6 @@ MASK_METHODS = ("neg_inf", "renormalize")
 # its mean over the query tokens, as ablation studies do.
 ABLATE_MODES = ("zeros", "mean")
 
-# Largest magnitude a float32 can hold; the engine computes in float32 like the tutorials.
-FLOAT32_MAX = float(np.finfo(np.float32).max)
 MAX_SEED = 2**63 - 1
 # Weights per matrix (heads × queries × keys): 2^25 float32s are 128 MB, and a trace holds about
 # eight such matrices. 1024 tokens with 16 heads (2^24) is the largest benchmarked size.
@@ -82,8 +83,10 @@ def _as_tuple(value: Any) -> Any:
     """Lists and arrays become tuples so a config is hashable; anything else is kept as given."""
     if type(value) is ArrayRows:  # rows of a float array: tuples by construction
         return value
-    if type(value) is tuple and all(type(row) is tuple for row in value):
-        return value  # already a table of tuples (the UI's case): no per-element rebuild
+    if type(value) is tuple and (
+        all(type(row) is tuple for row in value) or all(type(v) is str for v in value)
+    ):
+        return value  # a table of tuples or the tokens (the UI's case): no per-element rebuild
     if isinstance(value, np.ndarray):
         return tuple(_as_tuple(v) for v in value.tolist())
     if isinstance(value, list | tuple):
@@ -408,7 +411,9 @@ def _sequence_problems(
         return [problem(tokens_field, f"{kind}tokens_not_strings")]
     if not tokens:
         return [problem(tokens_field, f"{kind}no_tokens")]
-    if not isinstance(embeddings, tuple) or not all(isinstance(r, tuple) for r in embeddings):
+    if not isinstance(embeddings, ArrayRows) and (
+        not isinstance(embeddings, tuple) or not all(isinstance(r, tuple) for r in embeddings)
+    ):
         return [problem(emb_field, f"{kind}embeddings_not_table")]
     if len(tokens) != len(embeddings):
         return [
@@ -448,9 +453,8 @@ def _all_finite_numbers(embeddings: tuple, width: int) -> bool:
     """
     if any(seen is embeddings for seen in _CHECKED):
         return True
-    if isinstance(embeddings, ArrayRows):  # rows of a float array: its numbers, in numpy
-        array = embeddings.array
-        return array.shape[1:] == (width,) and bool(np.all(np.abs(array) <= FLOAT32_MAX))
+    if isinstance(embeddings, ArrayRows):  # rows of a float array: checked when made
+        return embeddings.array.shape[1:] == (width,) and embeddings.bounded
     if set(map(len, embeddings)) != {width}:
         return False
     if not set(map(type, chain.from_iterable(embeddings))) <= {float, int}:

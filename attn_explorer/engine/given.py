@@ -23,6 +23,7 @@ import numpy as np
 
 ROLES = ("query", "key", "value")
 NAMES = ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value")
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 ROWS_AT_A_TIME = 64  # ArrayRows.of: 49,152 numbers of a 768-wide layer, about a millisecond
 
 
@@ -43,6 +44,7 @@ class ArrayRows(tuple):
     written to a session as the plain tuple of the same rows."""
 
     array: np.ndarray
+    bounded: bool
 
     @classmethod
     def of(cls, values: np.ndarray) -> ArrayRows:
@@ -59,6 +61,9 @@ class ArrayRows(tuple):
             made.extend(map(tuple, array[start : start + ROWS_AT_A_TIME].tolist()))
         rows = cls(made)
         rows.array = array
+        # Every number finite and within float32 (the config's check), found where the rows
+        # are made: on lens.lab.prepare's thread for a layer made ready before its click.
+        rows.bounded = bool(np.all(np.abs(array) <= FLOAT32_MAX))
         return rows
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from attn_explorer.engine.config import AttentionConfig
-from attn_explorer.engine.given import ArrayRows, GivenWeights
+from attn_explorer.engine.given import ROWS_AT_A_TIME, ArrayRows, GivenWeights
 from attn_explorer.lens.capture import ModelRun
 
 # Layers whose rows a run keeps ready (the least recently used beyond these are dropped): a
@@ -26,6 +26,10 @@ KEPT_LAYERS = 4
 
 _lock = threading.Lock()
 _preparer: ThreadPoolExecutor | None = None
+
+# A run's rows_cache maps a layer to a Future of a one-item list, the box holding its rows:
+# emptied on the preparer's thread when the layer is dropped (`_let_go`).
+Box = list
 
 
 def layer_rows(run: ModelRun, layer: int) -> tuple[tuple[float, ...], ...]:
@@ -38,14 +42,13 @@ def layer_rows(run: ModelRun, layer: int) -> tuple[tuple[float, ...], ...]:
         future = cache.get(layer)
         if future is not None and (future.cancel() or _failed(future)):  # made here instead
             future = None
+        mine = future is None
         if future is None:
             future = cache[layer] = Future()
             future.set_running_or_notify_cancel()
-            mine = True
-        else:
-            mine = False
         cache.move_to_end(layer)
-        _forget_old(cache)
+        dropped = _forget_old(cache, layer)
+    _let_go(dropped)
     if mine:
         try:
             future.set_result(_made(run, layer))
@@ -55,7 +58,7 @@ def layer_rows(run: ModelRun, layer: int) -> tuple[tuple[float, ...], ...]:
                 if cache.get(layer) is future:
                     del cache[layer]
             raise
-    return future.result()
+    return future.result()[0]
 
 
 def prepare(run: ModelRun, layers: Iterable[int]) -> None:
@@ -63,32 +66,66 @@ def prepare(run: ModelRun, layers: Iterable[int]) -> None:
     head the learner is about to open: turning a layer's 393,216 numbers into the config's
     Python floats takes 10-40 ms of the window's thread otherwise. In chunks of rows, so that
     the window's thread gets its turn between them."""
-    global _preparer
+    dropped: list[Future] = []
     with _lock:
-        if _preparer is None:
-            _preparer = ThreadPoolExecutor(1, thread_name_prefix="lens-prepare")
         cache: OrderedDict[int, Future] = run.rows_cache
         for layer in layers:
             if 0 <= layer < run.loaded.layers and layer not in cache:
-                cache[layer] = _preparer.submit(_made, run, layer)
-                _forget_old(cache)
+                cache[layer] = _thread().submit(_made, run, layer)
+                dropped += _forget_old(cache, layer)
+    _let_go(dropped)
 
 
-def _made(run: ModelRun, layer: int) -> ArrayRows:
+def forget(run: ModelRun) -> None:
+    """Drop every layer `run` keeps (a run no longer shown), freed on the preparer's thread."""
+    with _lock:
+        dropped = list(run.rows_cache.values())
+        run.rows_cache.clear()
+    _let_go(dropped)
+
+
+def _thread() -> ThreadPoolExecutor:
+    global _preparer
+    if _preparer is None:
+        _preparer = ThreadPoolExecutor(1, thread_name_prefix="lens-prepare")
+    return _preparer
+
+
+def _made(run: ModelRun, layer: int) -> Box:
     run.loaded.layer_weights(layer)  # split into heads now, as head_config will ask
-    return ArrayRows.of(run.inputs[layer])  # float32 → exact floats, array kept
+    return [ArrayRows.of(run.inputs[layer])]  # float32 → exact floats, array kept
 
 
 def _failed(future: Future) -> bool:
     return future.done() and future.exception() is not None
 
 
-def _forget_old(cache: OrderedDict[int, Future]) -> None:
-    """Keep the newest KEPT_LAYERS finished layers (a config or an undo step may still hold a
-    forgotten one; opening it again makes it anew)."""
-    done = [layer for layer, future in cache.items() if future.done()]
-    for layer in done[: max(0, len(cache) - KEPT_LAYERS)]:
-        del cache[layer]
+def _forget_old(cache: OrderedDict[int, Future], asked: int) -> list[Future]:
+    """Take out all but the newest KEPT_LAYERS finished layers, never the one just `asked`
+    for (a config or an undo step may still hold one taken out; opening it makes it anew)."""
+    done = [layer for layer, future in cache.items() if future.done() and layer != asked]
+    return [cache.pop(layer) for layer in done[: max(0, len(cache) - KEPT_LAYERS)]]
+
+
+def _let_go(dropped: list[Future]) -> None:
+    """Free dropped layers on the preparer's thread: a layer's 393,216 floats freed at once
+    held the window's thread 5-10 ms (it was the last holder of a layer made ready but never
+    opened)."""
+    if dropped:
+        with _lock:
+            _thread().submit(_free, dropped)
+
+
+def _free(dropped: list[Future]) -> None:
+    """A chunk of rows at a time, letting the window's thread in between."""
+    for future in dropped:
+        if future.cancel() or _failed(future):
+            continue
+        box: Box = future.result()
+        rows = list(box.pop()) if box else []  # the rows outlive the table for a moment
+        while rows:
+            del rows[-ROWS_AT_A_TIME:]
+    dropped.clear()
 
 
 def head_config(run: ModelRun, layer: int, head: int) -> AttentionConfig:

@@ -106,7 +106,7 @@ def test_a_layer_made_ready_on_its_thread_is_the_one_its_heads_open_with(gpt2):
 
     model_run = run(gpt2, TEXT)
     prepare(model_run, [2, 5, -1])  # layers the model lacks are left alone
-    ready = model_run.rows_cache[2].result(timeout=30)
+    ready = model_run.rows_cache[2].result(timeout=30)[0]
     assert sorted(model_run.rows_cache) == [2]
     assert head_config(model_run, 2, 1).embeddings is ready is layer_rows(model_run, 2)
     assert ready == tuple(map(tuple, model_run.inputs[2].astype(np.float64).tolist()))
@@ -138,3 +138,19 @@ def test_a_layer_whose_making_failed_is_made_again_when_opened(gpt2):
     assert layer_rows(model_run, 1) == tuple(
         map(tuple, model_run.inputs[1].astype(np.float64).tolist())
     )
+
+
+def test_the_rows_of_a_dropped_layer_or_run_are_let_go_on_the_preparers_thread(gpt2, monkeypatch):
+    from attn_explorer.lens import lab
+
+    monkeypatch.setattr(lab, "KEPT_LAYERS", 1)
+    model_run = run(gpt2, TEXT)
+    lab.layer_rows(model_run, 0)
+    first = model_run.rows_cache[0]
+    lab.layer_rows(model_run, 1)  # layer 0 dropped: its box emptied on the other thread
+    second = model_run.rows_cache[1]
+    lab._thread().submit(lambda: None).result(timeout=30)  # after what was queued before
+    assert first.result() == [] and list(model_run.rows_cache) == [1]
+    lab.forget(model_run)
+    lab._thread().submit(lambda: None).result(timeout=30)
+    assert second.result() == [] and not model_run.rows_cache

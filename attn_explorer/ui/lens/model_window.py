@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from attn_explorer.lens.capture import ModelRun, run
 from attn_explorer.lens.grid import Grid, grid
-from attn_explorer.lens.lab import prepare
+from attn_explorer.lens.lab import forget, prepare
 from attn_explorer.lens.loading import LoadedModel
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.lens.figure import title
@@ -158,6 +158,8 @@ class ModelWindow(QWidget):
         super().closeEvent(event)  # type: ignore[arg-type]
 
     def show_run(self, result: tuple[ModelRun, Grid]) -> None:
+        if self.model_run is not None and self.model_run is not result[0]:
+            forget(self.model_run)  # its layers' rows, freed off this thread
         self.shown = result
         self.model_run, self.model_grid = result
         self.image.setImage(self.model_grid.image, autoLevels=False)

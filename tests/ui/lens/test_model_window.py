@@ -54,7 +54,7 @@ def test_the_layer_under_a_resting_pointer_and_those_beside_an_opened_head_are_m
     cache = model_view.model_run.rows_cache
     assert 1 not in cache  # not while the pointer moves on
     qtbot.waitUntil(lambda: 1 in cache, timeout=2000)
-    ready = cache[1].result(timeout=30)
+    ready = cache[1].result(timeout=30)[0]
     model_view.open_in_lab(1, 2)
     wait_settled(window)
     assert window.doc.config().embeddings is ready
