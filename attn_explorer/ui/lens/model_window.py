@@ -126,6 +126,7 @@ class ModelWindow(QWidget):
         self.rest = QTimer(self, singleShot=True, interval=POINTER_REST_MS)
         self.rest.timeout.connect(self._prepare_pointed)
         self.pointed: int | None = None
+        self.beside: tuple[ModelRun | None, tuple[int, int] | None] = (None, None)
         lab.traceShown.connect(self._prepare_beside)
         self.plot.scene().sigMouseMoved.connect(self._hovered)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
@@ -160,6 +161,7 @@ class ModelWindow(QWidget):
     def show_run(self, result: tuple[ModelRun, Grid]) -> None:
         if self.model_run is not None and self.model_run is not result[0]:
             forget(self.model_run)  # its layers' rows, freed off this thread
+            self.beside = (None, None)
         self.shown = result
         self.model_run, self.model_grid = result
         self.image.setImage(self.model_grid.image, autoLevels=False)
@@ -209,7 +211,9 @@ class ModelWindow(QWidget):
     def _prepare_beside(self, _trace: object = None) -> None:
         """Once the lab shows an opened head: the layers above and below it, the next ones a
         learner walking through the layers opens."""
-        if self.opened is not None and self.model_run is not None:
+        beside = (self.model_run, self.opened)
+        if self.opened is not None and self.model_run is not None and beside != self.beside:
+            self.beside = beside  # once per head opened, not on every slider move after it
             layer = self.opened[0]
             prepare(self.model_run, [layer + 1, layer - 1])
 
