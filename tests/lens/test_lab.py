@@ -154,3 +154,19 @@ def test_the_rows_of_a_dropped_layer_or_run_are_let_go_on_the_preparers_thread(g
     lab.forget(model_run)
     lab._thread().submit(lambda: None).result(timeout=30)
     assert second.result() == [] and not model_run.rows_cache
+
+
+def test_a_real_head_saved_as_a_session_reads_back_the_same_numbers_and_trace(gpt2):
+    """The layer's rows and the head's weights are written as the float32 numbers they are
+    (widened exactly), and the session read back is the same config, computing the same."""
+    from attn_explorer.io.session import dumps, loads
+    from attn_explorer.model.state import ExplorerState
+
+    model_run = run(gpt2, TEXT)
+    config = head_config(model_run, 1, 2)
+    back = loads(dumps(ExplorerState.from_config(config))).config()
+    assert back == config and hash(back.given) == hash(config.given)
+    assert back.embeddings == tuple(map(tuple, model_run.inputs[1].tolist()))
+    w_q = gpt2.layer_weights(1)[0][2]
+    assert (back.given.w_query[0] == w_q).all() and back.given.w_query.dtype == np.float64
+    assert (compute(back).weights == compute(config).weights).all()

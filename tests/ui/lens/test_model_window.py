@@ -142,3 +142,21 @@ def test_typing_at_the_end_reruns_only_the_new_tokens_and_draws_what_a_fresh_run
     assert model_view.model_run.reused == 13  # the text's own tokens, kept
     fresh = run(model_view.loaded, TEXT + " and the cat sat")
     np.testing.assert_array_equal(model_view.model_grid.image, grid(fresh.weights).image)
+
+
+def test_undo_after_heads_of_two_layers_gives_back_the_first_head(model_view, window, wait_settled):
+    from attn_explorer.lens.lab import head_config
+
+    model_view.open_in_lab(0, 1)
+    wait_settled(window)
+    first = window.doc.config()
+    model_view.open_in_lab(2, 3)
+    wait_settled(window)
+    assert window.doc.config() == head_config(model_view.model_run, 2, 3)
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert window.doc.config() == first and window.doc.config().given == first.given
+    assert window.trace.config == first
+    window.doc.undo_stack.redo()
+    wait_settled(window)
+    assert window.doc.config().given == head_config(model_view.model_run, 2, 3).given
