@@ -71,6 +71,32 @@ def test_refusals_are_one_line(gpt2_folder, tmp_path, capsys, extra, status, sai
     assert err.count("\n") == 1 and said in err and err.startswith("attn-explorer export: ")
 
 
+@pytest.mark.parametrize(
+    ("device", "said"),
+    [("cuda", "torch sees no CUDA device here"), ("mps", "torch sees no Apple MPS device here")],
+)
+def test_a_device_torch_does_not_see_is_refused_in_one_line(
+    gpt2_folder, tmp_path, capsys, monkeypatch, device, said
+):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    args = [
+        "--model",
+        str(gpt2_folder),
+        "--text",
+        "the cat",
+        "--view",
+        "weights",
+        "--device",
+        device,
+    ]
+    assert main([*args, "-o", str(tmp_path / "x.npz")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{said}: use --device cpu." in err
+
+
 def test_a_folder_without_a_model_is_refused(tmp_path, capsys):
     assert main(["--model", str(tmp_path), "--text", "a", "-o", str(tmp_path / "x.png")]) == 2
     assert "holds no model" in capsys.readouterr().err
