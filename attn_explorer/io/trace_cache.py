@@ -34,6 +34,8 @@ import numpy as np
 
 from attn_explorer import __version__
 from attn_explorer.engine.config import AttentionConfig
+from attn_explorer.engine.given import NAMES as GIVEN_NAMES
+from attn_explorer.engine.given import ArrayRows, GivenWeights
 from attn_explorer.engine.steps import build_steps
 from attn_explorer.engine.trace import Trace, frozen_mapping
 from attn_explorer.io import atomic
@@ -83,9 +85,28 @@ def key(config: AttentionConfig, version: str | None = None) -> str:
     """A hash of every field of `config` and of the engine's version. Floats are written as
     `repr` writes them, which reads back as the same float: two configs share a key only if
     every field is equal."""
-    fields = [[f.name, getattr(config, f.name)] for f in dataclasses.fields(config)]
+    fields = [[f.name, _written(getattr(config, f.name))] for f in dataclasses.fields(config)]
     text = json.dumps([version or engine_version(), fields], allow_nan=True)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _written(value: object) -> object:
+    """A field as the key writes it. A real head's given weights (arrays, which JSON cannot
+    write) and a real layer's rows (393,216 floats, a tenth of a second through JSON) by the
+    shape and a digest of their numbers' bytes: equal bytes are equal numbers. A layer's rows
+    and the same numbers typed as a table get different keys, which is only a trace not found."""
+    if isinstance(value, GivenWeights):
+        return ["given", *(_digest(getattr(value, name)) for name in GIVEN_NAMES)]
+    if isinstance(value, ArrayRows):
+        return ["rows", _digest(value.array)]
+    return value
+
+
+def _digest(array: np.ndarray | None) -> list | None:
+    if array is None:
+        return None
+    numbers = np.ascontiguousarray(array, dtype=np.float64).tobytes()
+    return [list(array.shape), hashlib.sha256(numbers).hexdigest()]
 
 
 def path_for(folder: str | os.PathLike[str], config: AttentionConfig) -> Path:

@@ -57,6 +57,34 @@ def test_a_config_differing_in_one_field_gets_nothing(tmp_path):
     assert trace_cache.load(tmp_path, journey(seed=123, temperature=1.0000001)) is None
 
 
+def _real_head(w_scale: float = 1.0, row: float = 0.5) -> AttentionConfig:
+    """A config as "Open in the lab" makes it: a layer's rows from an array, given weights."""
+    from attn_explorer.engine.given import ArrayRows, GivenWeights
+
+    rng = np.random.default_rng(5)
+    rows = rng.normal(size=(5, 6)).astype(np.float32)
+    rows[0, 0] = row
+    w = {r: rng.normal(size=(1, 6, 3)).astype(np.float32) * w_scale for r in "qkv"}
+    given = GivenWeights(w_query=w["q"], w_key=w["k"], w_value=w["v"])
+    return AttentionConfig(
+        tokens=tuple("abcde"),
+        embeddings=ArrayRows.of(rows),
+        d_out=3,
+        causal=True,
+        given=given,
+    )
+
+
+def test_a_real_heads_trace_is_kept_and_restored_under_its_numbers(tmp_path):
+    """Given weights and a layer's rows are keyed by their numbers (they were not JSON: a lab
+    head's trace raised TypeError when the window kept it)."""
+    computed = compute(_real_head())
+    trace_cache.save(tmp_path, computed)
+    assert_same_trace(trace_cache.load(tmp_path, _real_head()), computed)
+    assert trace_cache.load(tmp_path, _real_head(w_scale=1.5)) is None
+    assert trace_cache.load(tmp_path, _real_head(row=0.25)) is None
+
+
 def test_a_file_under_another_configs_name_is_not_trusted(tmp_path):
     """The key is inside the file too: a file copied (or renamed) to another config's name is
     read as what it is."""
