@@ -1,21 +1,23 @@
 """Glyph runs of cell values, cached per font.
 
-On screen the values of every view are redrawn on every move; a glyph run built from a cached
-template costs less than a drawText per cell (see `CellTextItem.paint`).
+On screen the values of every view are redrawn on every move; one glyph run per ink colour,
+its glyphs placed from cached offsets, costs less than a drawText, or a glyph run, per cell
+(see `CellTextItem.paint`).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF
-from PySide6.QtGui import QFont, QGlyphRun, QRawFont
+from PySide6.QtGui import QFont, QRawFont
 
 
 class _Glyphs:
-    """Glyph index and advance of each character, and glyph runs of cell values, for one font.
+    """Glyph index and advance of each character, and where a cell value's glyphs go, for one
+    font.
 
     Four-decimal values are new on every move, but their glyph positions are not: digits share
-    one advance, so "0.1234" and "0.5678" differ only in glyph indexes. A value's run is a copy
-    of the template for its advances with its glyphs set, a third of the cost of building it.
+    one advance, so "0.1234" and "0.5678" differ only in glyph indexes. The offsets of a
+    sequence of advances are computed once; the values of a whole matrix then go out as one
+    glyph run per ink colour (see `CellTextItem._draw_glyph_runs`).
     """
 
     MAX_TEMPLATES = 1024  # distinct advance sequences; a few dozen in practice
@@ -23,34 +25,31 @@ class _Glyphs:
     def __init__(self, font: QFont) -> None:
         self.raw = QRawFont.fromFont(font)
         self._known: dict[str, tuple[int, float] | None] = {}
-        self._templates: dict[tuple[float, ...], QGlyphRun] = {}  # by glyph advances
-        self._baseline = (self.raw.ascent() - self.raw.descent()) / 2
+        self._offsets: dict[tuple[float, ...], tuple[float, ...]] = {}  # by glyph advances
+        self.baseline = (self.raw.ascent() - self.raw.descent()) / 2
 
-    def run(self, text: str) -> QGlyphRun | None:
-        """`text` as a glyph run centred on (0, 0), or None if the font lacks a character."""
+    def place(self, text: str) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
+        """`text`'s glyphs and their x offsets, centred on x = 0 (each glyph's baseline is
+        `baseline` below the centre), or None if the font lacks a character."""
         shaped = self.of(text)
         if not shaped:
             return None
         glyphs, advances = zip(*shaped, strict=True)
-        run = QGlyphRun(self._template(advances))
-        run.setGlyphIndexes(glyphs)
-        return run
+        return glyphs, self._offsets_of(advances)
 
-    def _template(self, advances: tuple[float, ...]) -> QGlyphRun:
-        template = self._templates.get(advances)
-        if template is None:
+    def _offsets_of(self, advances: tuple[float, ...]) -> tuple[float, ...]:
+        offsets = self._offsets.get(advances)
+        if offsets is None:
             x = -sum(advances) / 2
-            positions = []
+            placed = []
             for advance in advances:
-                positions.append(QPointF(x, self._baseline))
+                placed.append(x)
                 x += advance
-            template = QGlyphRun()
-            template.setRawFont(self.raw)
-            template.setPositions(positions)
-            if len(self._templates) >= self.MAX_TEMPLATES:
-                self._templates.clear()
-            self._templates[advances] = template
-        return template
+            offsets = tuple(placed)
+            if len(self._offsets) >= self.MAX_TEMPLATES:
+                self._offsets.clear()
+            self._offsets[advances] = offsets
+        return offsets
 
     def of(self, text: str) -> list[tuple[int, float]] | None:
         """The glyphs of `text`, or None if the font lacks one (Qt then picks a fallback font)."""

@@ -21,6 +21,11 @@ class ShrinkButton(QPushButton):
         self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
 
     def set_texts(self, text: str, short: str) -> None:
+        # Unchanged texts ask for no new layout: an updateGeometry() re-lays out every
+        # widget up to the window, and the tab widget on the way repaints its whole page
+        # (the pin button's texts are set again on every new trace).
+        if (text, short) == self._texts:
+            return
         self._texts = (text, short)
         self._fit()
         self.updateGeometry()

@@ -145,8 +145,10 @@ def test_the_weights_scale_percentile_is_numpys(values):
 
 def test_a_repaint_reuses_the_glyph_runs_of_the_values_on_screen(view, monkeypatch):
     built = []
-    build = _Glyphs.run
-    monkeypatch.setattr(_Glyphs, "run", lambda self, text: built.append(text) or build(self, text))
+    build = _Glyphs.place
+    monkeypatch.setattr(
+        _Glyphs, "place", lambda self, text: built.append(text) or build(self, text)
+    )
     view.plot.set_matrix(np.array([[0.5, -0.25], [1.75, 2.0]]), kind="signed")
     view.viewport().grab()
     view.viewport().grab()  # a hover or a resize repaints the same values
