@@ -50,6 +50,7 @@ class CellTextItem(QGraphicsItem):
         # The glyph runs of the texts last drawn, their font and place, and the texts they
         # leave to drawText: kept for repaints only, so memory follows the cells on screen.
         self._runs: tuple | None = None
+        self._placed: tuple[tuple, dict] = ((), {})  # see `_glyph_runs`
         self._longest: tuple[list[str], list[str]] = ([], [])
         self._dark: list[bool] = []
         self.set_scale(1.0)
@@ -234,6 +235,13 @@ class CellTextItem(QGraphicsItem):
         glyphs = _glyphs_of(font)
         sx, sy, dx, dy = place
         baseline, cols, dark = glyphs.baseline, self._cols, self._dark
+        # The glyph positions of a cell, by its index and its text's offsets: a new value
+        # in the same cell has the same offsets nearly always ("0.1234", "0.5678"), and
+        # making QPointFs costs more than the rest. Kept while the cells stay in place.
+        key = (place, baseline, cols)
+        if self._placed[0] != key or len(self._placed[1]) > 4 * MAX_TEXT_CELLS:
+            self._placed = (key, {})
+        placed = self._placed[1]
         indexes: tuple[list[int], list[int]] = ([], [])
         positions: tuple[list[QPointF], list[QPointF]] = ([], [])
         left_over = []
@@ -247,12 +255,16 @@ class CellTextItem(QGraphicsItem):
             if shape is None:
                 left_over.append(index)
                 continue
-            row, col = divmod(index, cols)
-            x = sx * (col + 0.5) + dx
-            y = sy * (row + 0.5) + dy + baseline
+            offsets = shape[1]
+            points = placed.get((index, offsets))
+            if points is None:
+                row, col = divmod(index, cols)
+                x = sx * (col + 0.5) + dx
+                y = sy * (row + 0.5) + dy + baseline
+                points = placed[index, offsets] = [QPointF(x + offset, y) for offset in offsets]
             ink = dark[index]
             indexes[ink].extend(shape[0])
-            positions[ink].extend([QPointF(x + offset, y) for offset in shape[1]])
+            positions[ink].extend(points)
         runs = []
         for ink in (0, 1):
             run = None

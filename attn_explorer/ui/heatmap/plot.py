@@ -106,6 +106,7 @@ class MatrixPlot(pg.GraphicsLayout):
         self.kind = ""  # no colour map yet
         self.levels: tuple[float, float] = (0.0, 1.0)  # the colour scale of the cells shown
         self._lut = np.zeros(256, np.uint32)
+        self._dark_lut = np.zeros(256, bool)
         self._levels: tuple[float, float, bool] | None = None
         self.over = False  # values beyond the colour scale's top (see ColorBar.set_levels)
         self.name = ""
@@ -278,6 +279,9 @@ class MatrixPlot(pg.GraphicsLayout):
             lut = CMAPS[kind].getLookupTable(nPts=256, alpha=False).astype(np.uint32)
             # Each colour packed as one 32-bit ARGB word: a single gather colours the cells.
             self._lut = (0xFF << 24) | (lut[:, 0] << 16) | (lut[:, 1] << 8) | lut[:, 2]
+            # Which colours take white text: decided once per colour, not once per cell.
+            luminance = (0.299 * lut[:, 0] + 0.587 * lut[:, 1] + 0.114 * lut[:, 2]) / 255
+            self._dark_lut = luminance < 0.5
             if self.colorbar is not None:
                 self.colorbar.set_colormap(CMAPS[kind])
             self.kind = kind
@@ -316,7 +320,7 @@ class MatrixPlot(pg.GraphicsLayout):
             self.view.setRange(frame, padding=0)
         self._hatch.set_hidden(self.hidden)
         self._neg_inf_text = neg_inf_text
-        self._update_cells(argb)
+        self._update_cells(argb, index, nan)
         self.set_labels(tuple(rows), tuple(cols))
         self.set_highlight(self._highlight)
 
@@ -331,9 +335,10 @@ class MatrixPlot(pg.GraphicsLayout):
         self.cells.clear()
         self.set_labels((), ())
 
-    def _update_cells(self, argb: np.ndarray) -> None:
+    def _update_cells(self, argb: np.ndarray, index: np.ndarray, nan: np.ndarray | None) -> None:
         """The values to write, and which cells are dark enough for white text (`argb`: the
-        cells' colours as drawn; text only goes in matrices too small to be pooled)."""
+        cells' colours as drawn, `index` their places on the colour map, `nan` the cells left
+        uncoloured; text only goes in matrices too small to be pooled)."""
         matrix = self.matrix
         # A long thin matrix (1 × 600) has few cells yet is pooled: one text per drawn cell
         # would not exist, and the shades would not line up with the values.
@@ -342,20 +347,21 @@ class MatrixPlot(pg.GraphicsLayout):
             return
         flat = matrix.ravel()
         if self.kind in ("mask", "keep"):
-            fine = ["1" if v else "0" for v in flat]
+            fine = ["1" if v else "0" for v in flat.tolist()]
             coarse = fine
         else:
             fine, coarse = _cell_texts(flat)
         if self.hidden is not None:
-            hidden = self.hidden.ravel()
             blank = "−∞" if self._neg_inf_text else ""
-            fine = [blank if h else t for t, h in zip(fine, hidden, strict=True)]
-            coarse = [blank if h else t for t, h in zip(coarse, hidden, strict=True)]
-        argb = argb.ravel()
-        red, green, blue = (argb >> 16) & 0xFF, (argb >> 8) & 0xFF, argb & 0xFF
-        luminance = (0.299 * red + 0.587 * green + 0.114 * blue) / 255
-        # A transparent cell (hidden, or not a finite number) shows the white page.
-        dark = (luminance < 0.5) & (argb != 0)
+            for i in np.flatnonzero(self.hidden.ravel()).tolist():
+                fine[i] = blank
+            if coarse is not fine:
+                for i in np.flatnonzero(self.hidden.ravel()).tolist():
+                    coarse[i] = blank
+        dark = self._dark_lut[index]
+        if nan is not None:
+            # A transparent cell (hidden, or not a finite number) shows the white page.
+            dark[nan] = False
         self.cells.set_cells(fine, coarse, dark, matrix.shape)
 
     # ------------------------------------------------------------------ labels
