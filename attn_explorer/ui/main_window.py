@@ -349,6 +349,7 @@ class MainWindow(QMainWindow):
         self.status_line.show_shapes(shapes_summary(result.trace))
         self.status_line.show_times(result.seconds, drawn - start)
         self._status(summary)
+        self.status_line.settle()
         self.stale_reason = None
         if not self.stale_banner.isHidden():  # (isVisible() is False while the window is)
             self.stale_banner.hide()

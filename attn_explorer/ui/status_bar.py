@@ -99,6 +99,14 @@ class StatusLine(QObject):
         """How long the engine took, and drawing its picture."""
         self.time_text.setText(times_text(engine_seconds, drawn_seconds))
 
+    def settle(self) -> None:
+        """Lay the bar out now, after its labels' new texts: a label's new text asks the bar
+        for a new layout, and the bar repaints itself whole when it gets one. Left to the
+        event loop, that came after the window's paint pass and cost a second pass over
+        the bar on every move; laid out now, the bar is painted once, in the same pass as
+        the matrices."""
+        QApplication.sendPostedEvents(self.bar, QEvent.Type.LayoutRequest.value)
+
     def clear_notice(self) -> None:
         """Take away a notice (an edit came: it was about the state before)."""
         if self.bar.currentMessage():

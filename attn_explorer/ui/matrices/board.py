@@ -50,7 +50,7 @@ from attn_explorer.ui.matrices.choices import (
 )
 from attn_explorer.ui.matrices.choices import choice_text as choice_text  # where tests find it
 from attn_explorer.ui.matrices.context_menu import install_matrix_menu
-from attn_explorer.ui.matrices.notice_line import NoticeLine
+from attn_explorer.ui.matrices.notice_line import NoticeLine, NoticePlace
 from attn_explorer.ui.matrices.paint_pass import OnePaintPass
 from attn_explorer.ui.matrices.trace_plots import (
     HeadChoice,
@@ -159,7 +159,7 @@ class MatrixBoard(HeadChoice, QWidget):
         # empty: a notice that came and went (values of a wider width on a slider move)
         # would move every cell under the mouse.
         self.values_notice = NoticeLine()
-        layout.addWidget(self.values_notice)
+        layout.addWidget(NoticePlace(self.values_notice))
         self.controls_shown = True  # the window's left column (F9): see `set_controls_shown`
         # A child timer, not QTimer.singleShot(0, self, ...): a pending single shot holds its
         # callable, and with it this board and its window, after the window is closed.

@@ -1,8 +1,8 @@
 """The quiet line under the board's matrices that says what they leave out."""
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QSizePolicy
+from PySide6.QtGui import QPalette, QResizeEvent
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from attn_explorer.ui.widgets import ElidedLabel
 
@@ -32,3 +32,31 @@ class NoticeLine(ElidedLabel):
         the notice may change on a slider move, which must touch no tooltip."""
         if text != self.full_text():
             self.setText(text)
+
+
+class NoticePlace(QWidget):
+    """Where a `NoticeLine` sits in the board's layout: a widget with no layout of its own,
+    the line its only child, as big as it is.
+
+    A label's new text asks its parent's layout for a new layout, even where its size
+    cannot change (QLabel::setText); in the board's layout that went on up to the window,
+    and the tab widget on the way repainted its whole page (every control and the hover
+    help) each time the notice changed on a move. Here it stops: the place has no layout
+    to ask. Its size hints are the line's, and a new text size re-lays it out as any
+    widget (its font changes too)."""
+
+    def __init__(self, line: NoticeLine) -> None:
+        super().__init__()
+        self.line = line
+        line.setParent(self)
+        self.setSizePolicy(line.sizePolicy())
+
+    def sizeHint(self) -> QSize:
+        return self.line.sizeHint()
+
+    def minimumSizeHint(self) -> QSize:
+        return self.line.minimumSizeHint()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.line.setGeometry(self.rect())

@@ -66,6 +66,65 @@ def test_a_slider_move_repaints_every_changed_view_in_one_pass(window, paint_log
         assert paint_log.passes() == [changing]
 
 
+class WidgetPaints(QObject):
+    """Counts the paint events of every widget of the window, and the tallest area each
+    painted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.painted: dict[object, int] = {}
+        self.tallest: dict[object, int] = {}
+        QApplication.instance().installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.painted[obj] = self.painted.get(obj, 0) + 1
+            self.tallest[obj] = max(self.tallest.get(obj, 0), event.rect().height())
+        return False
+
+    def stop(self) -> None:
+        QApplication.instance().removeEventFilter(self)
+
+
+def test_a_seed_change_repaints_the_views_and_the_status_bar_once_and_nothing_else(window, qtbot):
+    """The board's controls and hover help keep their pixels: the pin button's texts, set
+    again on every trace, and the values' notice, which seeds 8 to 10 change ("rounded to
+    2 decimals" comes and goes with a minus sign), re-laid out the window up to the tab
+    widget, which repainted the whole page. The status bar, whose labels say the new seed
+    and times, is painted once, not again in a pass of its own after its layout."""
+    from PySide6.QtWidgets import QStatusBar
+
+    board, pin = window.board, window.compare.pin_button
+    window.controls.seed.spin.setValue(7)
+    qtbot.waitUntil(lambda: settled(window), timeout=30_000)
+    qtbot.wait(300)
+    changing = {board.views[k].viewport() for k in ("scores", "weights", "queries", "keys")}
+    changing |= {board.views[k].viewport() for k in ("values", "context")}
+    notices = set()
+    paints = WidgetPaints()
+    try:
+        for seed in (8, 9, 10):
+            paints.painted.clear()
+            paints.tallest.clear()
+            window.controls.seed.spin.setValue(seed)
+            qtbot.waitUntil(
+                lambda: settled(window) and changing <= set(paints.painted), timeout=30_000
+            )
+            qtbot.wait(50)
+            notices.add(board.values_notice.full_text())
+            assert {paints.painted[viewport] for viewport in changing} == {1}
+            assert board.views["mask"].viewport() not in paints.painted  # the mask is the same
+            untouched = [board.explanation, board.score_box, board.weight_box, board.head_box]
+            untouched += [board.all_heads, pin, window.tabs.tabBar()]
+            assert [widget for widget in untouched if widget in paints.painted] == []
+            # The board itself only where the notice changed: its line, not its page.
+            assert paints.tallest.get(board, 0) <= board.values_notice.height()
+            assert paints.painted[window.findChild(QStatusBar)] == 1
+    finally:
+        paints.stop()
+    assert len(notices) == 2  # the notice did change meanwhile
+
+
 def screen_image(widget, window) -> QImage:
     """What the window's backing store holds for `widget`: what was painted, stale or not
     (the offscreen platform grabs the backing store; `grab()` would paint afresh)."""
