@@ -277,6 +277,25 @@ class CellTextItem(QGraphicsItem):
         return (runs[0], runs[1]), left_over
 
 
+def cell_strings(
+    matrix: np.ndarray, kind: str, hidden: np.ndarray | None, blank: str
+) -> tuple[list[str], list[str]]:
+    """The values of `matrix` as written in its cells, in the finer and the coarser way:
+    0 and 1 for masks, `blank` in hidden cells."""
+    flat = matrix.ravel()
+    if kind in ("mask", "keep"):
+        fine = ["1" if v else "0" for v in flat.tolist()]
+        coarse = fine
+    else:
+        fine, coarse = _cell_texts(flat)
+    if hidden is not None:
+        where = np.flatnonzero(hidden.ravel()).tolist()
+        for texts in (fine, coarse) if coarse is not fine else (fine,):
+            for i in where:
+                texts[i] = blank
+    return fine, coarse
+
+
 def _cell_texts(values: np.ndarray) -> tuple[list[str], list[str]]:
     """Each value as `_fine` and as `_coarse` write it.
 

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QGraphicsItem, QSizePolicy
 from attn_explorer.engine.config import FLOAT32_MAX
 from attn_explorer.ui.heatmap.axis import TokenAxis, _slanted_fits, _widest, left_to_right
 from attn_explorer.ui.heatmap.cell_image import CellHover, CellImage
-from attn_explorer.ui.heatmap.cell_text import MAX_TEXT_CELLS, CellTextItem, _cell_texts
+from attn_explorer.ui.heatmap.cell_text import MAX_TEXT_CELLS, CellTextItem, cell_strings
 from attn_explorer.ui.heatmap.colorbar import CATEGORY_LABELS, CMAPS, ColorBar
 from attn_explorer.ui.heatmap.hatching import HatchItem
 from attn_explorer.ui.heatmap.labels import ShrinkingLabel, display_token
@@ -103,6 +103,7 @@ class MatrixPlot(pg.GraphicsLayout):
         self.hidden: np.ndarray | None = None
         self._request: tuple | None = None
         self._hidden_given: np.ndarray | None = None
+        self._hidden_pooled: np.ndarray | None = None  # the hidden cells at screen resolution
         self.kind = ""  # no colour map yet
         self.levels: tuple[float, float] = (0.0, 1.0)  # the colour scale of the cells shown
         self._lut = np.zeros(256, np.uint32)
@@ -238,11 +239,13 @@ class MatrixPlot(pg.GraphicsLayout):
         `neg_inf_text` writes "−∞" in hidden cells (masked scores); otherwise they stay blank.
         """
         request = (kind, tuple(rows), tuple(cols), levels, neg_inf_text, name)
+        # The same mask as before (every seed move): its pooled picture and hatching stand.
+        same_hidden = _same(hidden, self._hidden_given)
         if (
             request == self._request
             and self.matrix is not None
+            and same_hidden
             and _same(matrix, self.matrix)
-            and _same(hidden, self._hidden_given)
         ):
             return  # unchanged (the mask on a seed move): no update, no repaint
         self.revision += 1
@@ -255,8 +258,13 @@ class MatrixPlot(pg.GraphicsLayout):
         display = display_grid(values, kind, infinite=self.hidden is not None)
         pooled = display is not values
         hidden_display = self.hidden
+        pooled_hidden = None
         if pooled and self.hidden is not None:
-            hidden_display = display_grid(self.hidden, "mask")
+            kept = self._hidden_pooled
+            same = same_hidden and kept is not None
+            pooled_hidden = kept if same else display_grid(self.hidden, "mask")
+            hidden_display = pooled_hidden
+        self._hidden_pooled = pooled_hidden
         masked = hidden_display if hidden_display is not None else False
         has_nan = hidden_display is not None or not np.isfinite(display).all()
         if has_nan:
@@ -318,7 +326,8 @@ class MatrixPlot(pg.GraphicsLayout):
         if frame != self._hatch.rect():
             self._hatch.setRect(frame)
             self.view.setRange(frame, padding=0)
-        self._hatch.set_hidden(self.hidden)
+        if not (same_hidden and hidden is not None):  # else hatched as it is already
+            self._hatch.set_hidden(self.hidden)
         self._neg_inf_text = neg_inf_text
         self._update_cells(argb, index, nan)
         self.set_labels(tuple(rows), tuple(cols))
@@ -328,7 +337,7 @@ class MatrixPlot(pg.GraphicsLayout):
         """Show nothing, and let go of every array shown (they may be views of a whole trace)."""
         self.revision += 1
         self.matrix = None
-        self.hidden = self._hidden_given = None
+        self.hidden = self._hidden_given = self._hidden_pooled = None
         self._request = None
         self.shown = None
         self.image.clear()
@@ -345,19 +354,8 @@ class MatrixPlot(pg.GraphicsLayout):
         if matrix.size > MAX_TEXT_CELLS or argb.shape != matrix.shape:
             self.cells.clear()
             return
-        flat = matrix.ravel()
-        if self.kind in ("mask", "keep"):
-            fine = ["1" if v else "0" for v in flat.tolist()]
-            coarse = fine
-        else:
-            fine, coarse = _cell_texts(flat)
-        if self.hidden is not None:
-            blank = "−∞" if self._neg_inf_text else ""
-            for i in np.flatnonzero(self.hidden.ravel()).tolist():
-                fine[i] = blank
-            if coarse is not fine:
-                for i in np.flatnonzero(self.hidden.ravel()).tolist():
-                    coarse[i] = blank
+        blank = "−∞" if self._neg_inf_text else ""
+        fine, coarse = cell_strings(matrix, self.kind, self.hidden, blank)
         dark = self._dark_lut[index]
         if nan is not None:
             # A transparent cell (hidden, or not a finite number) shows the white page.

@@ -84,3 +84,31 @@ def test_the_widest_label_is_the_widest_token_shown_however_often_tokens_repeat(
     widest = max(metrics.horizontalAdvance(t) for t in shown)
     assert _widest(tokens, font) == pytest.approx(widest + 6)
     assert _widest([], font) == 6
+
+
+def test_a_plot_redrawn_with_the_same_or_another_mask_draws_what_a_new_plot_draws(qapp):
+    """A seed move keeps the mask: its pooled picture (1024 tokens) and its hatching are
+    not worked out again. Drawn after another mask, or after the same one, a plot's cells,
+    colours and hatching are a new plot's."""
+    from attn_explorer.ui.heatmap import MatrixPlot
+
+    rng = np.random.default_rng(4)
+    causal = np.triu(np.ones((1030, 1030), bool), 1)
+    window = causal | np.tril(np.ones((1030, 1030), bool), -40)
+    small = np.triu(np.ones((6, 6), bool), 1)
+
+    def drawn(plot):
+        return plot.image.image.copy(), plot.cells._texts, [r.getRect() for r in plot._hatch.runs]
+
+    used = MatrixPlot()
+    for mask in (causal, causal.copy(), window, None, window.copy(), causal, small, small.copy()):
+        n = 6 if mask is small or (mask is not None and mask.shape[0] == 6) else 1030
+        values = rng.normal(size=(n, n)).astype(np.float32)
+        if mask is not None:
+            values = np.where(mask, -np.inf, values).astype(np.float32)
+        used.set_matrix(values, kind="signed", hidden=mask, neg_inf_text=True)
+        new = MatrixPlot()
+        new.set_matrix(values, kind="signed", hidden=mask, neg_inf_text=True)
+        image, texts, runs = drawn(used)
+        assert np.array_equal(image, drawn(new)[0])
+        assert (texts, runs) == drawn(new)[1:]
