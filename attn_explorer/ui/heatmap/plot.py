@@ -304,14 +304,15 @@ class MatrixPlot(pg.GraphicsLayout):
             # 1e-20), nor a level beyond its range or a span above it (embeddings of ±3e38,
             # levels ±4e38): float64 holds them, and every cell gets its own colour.
             display = display.astype(np.float64)
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             # Within these levels an overflow is a cell far beyond one end of the scale (the
             # levels given, shared with other matrices): ±inf, clipped to that end's colour,
-            # which is the cell's colour.
-            index = (np.where(nan, lo, display) if has_nan else display) - lo
+            # which is the cell's colour. A NaN cell's index is left as the cast makes it:
+            # its colour and its ink are both overwritten below.
+            index = display - lo
             np.multiply(index, scale, out=index)
-        index = np.clip(index, 0, 255, out=index).astype(np.uint8)
-        argb = self._lut[index]  # (h, w) uint32 = BGRA bytes on little-endian machines
+            index = np.clip(index, 0, 255, out=index).astype(np.uint8)
+        argb = np.take(self._lut, index)  # (h, w) uint32 = BGRA bytes on little-endian
         if has_nan:
             argb[nan] = 0  # premultiplied transparent
         self.image.set_cells(argb, QRectF(0, 0, matrix.shape[1], matrix.shape[0]))
@@ -356,7 +357,7 @@ class MatrixPlot(pg.GraphicsLayout):
             return
         blank = "−∞" if self._neg_inf_text else ""
         fine, coarse = cell_strings(matrix, self.kind, self.hidden, blank)
-        dark = self._dark_lut[index]
+        dark = np.take(self._dark_lut, index)
         if nan is not None:
             # A transparent cell (hidden, or not a finite number) shows the white page.
             dark[nan] = False
