@@ -146,9 +146,13 @@ def gui_main(argv: list[str]) -> int:
     from attn_explorer.ui.app import create_app, quiet_offscreen_notices
     from attn_explorer.ui.main_window import MainWindow
 
-    app = create_app(language=language)
+    # A plain start shows the window before its matrices are built (pyqtgraph takes 0.3-0.5 s
+    # to import): see ui/start_picture.py. A session, a model, a screenshot or all heads act
+    # on the views at once, so those build them first.
+    later = not (args.session or args.model or args.screenshot or args.all_heads)
+    app = create_app(language=language, plots=not later)
     quiet_offscreen_notices(app)
-    window = MainWindow(state)
+    window = MainWindow(state, views_later=later)
     if size is None:
         window.place_on_screen(DEFAULT_SIZE)
     else:

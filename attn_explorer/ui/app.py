@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import pyqtgraph as pg
 from PySide6.QtCore import QMessageLogContext, QtMsgType, qFormatLogMessage, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
@@ -13,15 +12,22 @@ from attn_explorer.ui.i18n import chosen_language, use_language
 
 
 def configure_pyqtgraph() -> None:
-    """Matrices as matrices (row-major, row 0 on top) on a white, print-friendly background."""
+    """Matrices as matrices (row-major, row 0 on top) on a white, print-friendly background.
+    Imports pyqtgraph (`pyqtgraph_import`) if it is not imported yet."""
+    from attn_explorer.ui import pyqtgraph_import
+
+    pg = pyqtgraph_import.load()
     pg.setConfigOptions(
         imageAxisOrder="row-major", background="w", foreground="#222222", antialias=True
     )
 
 
-def create_app(argv: list[str] | None = None, language: str | None = None) -> QApplication:
+def create_app(
+    argv: list[str] | None = None, language: str | None = None, plots: bool = True
+) -> QApplication:
     """The application, speaking `language` ("en", "vi"), or the one chosen in an earlier run
-    (View → Language), or the system's."""
+    (View → Language), or the system's. `plots`: import and configure pyqtgraph now; a window
+    shown before its views (`MainWindow(views_later=True)`) does it when it builds them."""
     app = QApplication.instance()
     if app is None:
         app = QApplication(argv if argv is not None else sys.argv[:1])
@@ -29,7 +35,8 @@ def create_app(argv: list[str] | None = None, language: str | None = None) -> QA
     app.setOrganizationName("attn_explorer")
     use_language(language or chosen_language())
     app.setApplicationVersion(__version__)
-    configure_pyqtgraph()
+    if plots:
+        configure_pyqtgraph()
     return app
 
 

@@ -32,20 +32,19 @@ from attn_explorer.text import i18n
 from attn_explorer.text.examples import example_text
 from attn_explorer.text.problems import problem_text
 from attn_explorer.text.summaries import config_summary, shapes_summary
-from attn_explorer.ui import view_state
+from attn_explorer.ui import view_state, window_views
 from attn_explorer.ui.editing.controls import ControlsPanel
 from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.editing.embedding_editor import EmbeddingEditor
 from attn_explorer.ui.engine_thread import EngineBridge, Failure, Result
 from attn_explorer.ui.i18n import remember_language, use_language
 from attn_explorer.ui.i18n import tr as _tr
-from attn_explorer.ui.keys import commit_typed_edits, keep_own_keys, send_undo_to_document
-from attn_explorer.ui.matrices.board import MatrixBoard
+from attn_explorer.ui.keys import commit_typed_edits, send_undo_to_document
 from attn_explorer.ui.menus import build_menus
 from attn_explorer.ui.restore import RestoredPicture
 from attn_explorer.ui.stale_banner import StaleBanner
+from attn_explorer.ui.start_picture import StartPicture
 from attn_explorer.ui.status_bar import StatusLine
-from attn_explorer.ui.steps.stepper import StepThrough
 from attn_explorer.ui.text_size import text_size
 from attn_explorer.ui.window_layout import WindowLayout
 
@@ -53,8 +52,10 @@ if TYPE_CHECKING:
     from attn_explorer.ui.compare.tools import CompareTools
     from attn_explorer.ui.export.figures import FigureSpec
     from attn_explorer.ui.export.file_actions import FileActions
+    from attn_explorer.ui.matrices.board import MatrixBoard
     from attn_explorer.ui.menus import WindowMenus
     from attn_explorer.ui.shortcuts_dialog import ShortcutsDialog
+    from attn_explorer.ui.steps.stepper import StepThrough
 
 
 class MainWindow(QMainWindow):
@@ -65,7 +66,14 @@ class MainWindow(QMainWindow):
     problemsShown = Signal()  # the config cannot be computed; the problems are on screen
     languageChanged = Signal(str)  # every word was written again in this language
 
-    def __init__(self, state: ExplorerState | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        state: ExplorerState | None = None,
+        parent: QWidget | None = None,
+        views_later: bool = False,
+    ) -> None:
+        """`views_later`: show the window before its views, which need pyqtgraph; they are
+        built in the turn after its first paint, or before the first input (`build_views`)."""
         super().__init__(parent)
         self.setWindowTitle("attn_explorer")
         text_size.restore()  # before any widget measures its text
@@ -80,37 +88,39 @@ class MainWindow(QMainWindow):
         self._recompute_pending = False  # and more edits came after it
 
         self._example: Preset | None = None
-        self._build_views()
+        self._lesson = ""  # the lesson text while the explanation strip shows it
+        self.views_built = False
+        self.board: MatrixBoard  # the views: built by `_build_views`, or `build_views` later
+        self.stepper: StepThrough
+        self._build_views(live=not views_later)
         text_size.changed.connect(self._text_size_changed)
-        send_undo_to_document(self)  # the step-through's panels, built later, do the same
         self.doc.changed.connect(self._edited)
         self.bridge.computed.connect(self._result_arrived)
         self.bridge.failed.connect(self._show_failure)
         self.doc.queryFollowed.connect(self._query_followed)
         self.doc.weightsShownChanged.connect(self._weights_shown)
-        self._lesson = ""  # the lesson text while the explanation strip shows it
-        self._show_example(self.doc.config())
-        self.apply_view(self.doc.view)
         # The first computation, and with it the engine thread's import of torch (seconds of
-        # loading, holding the interpreter lock), starts once the window has been painted:
-        # the learner sees the window first. A window never painted starts after a second.
+        # loading, holding the interpreter lock), starts once the window has been painted with
+        # its views: the learner sees the window first. One never painted starts after 1 s.
         self._engine_started = False
         self._painted = False
         QTimer.singleShot(1000, self._start_engine)
         self._status(_tr("Starting the engine (loading PyTorch)…"))
         self.restored = RestoredPicture(self)
-        self.restored.restore()  # the last picture of these settings, drawn before torch loads
+        self.start_picture = StartPicture(self)  # the page's picture until the views are drawn
+        if views_later:
+            self.start_picture.show_saved()
+        else:
+            window_views.ready(self)
 
-    def _build_views(self) -> None:
+    def _build_views(self, live: bool = True) -> None:
         """Build every piece that shows words: the columns, the tabs, the menus and the status
-        bar. Built again, around the same document, when the language changes."""
+        bar. Built again, around the same document, when the language changes. Not `live`:
+        the tabs' pages are empty until `build_views` (ui/window_views.py)."""
         self.controls = ControlsPanel(self.doc)
         self.editor = EmbeddingEditor(self.doc)
-        self.board = MatrixBoard()
-        self.stepper = StepThrough()
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.board, _tr("Matrices"))
-        self.tabs.addTab(self.stepper, _tr("Step through"))
+        window_views.pages(self, live)
         self.stale_banner = StaleBanner(self.tabs)  # while the settings cannot be computed
         self.stale_reason: str | None = None  # why the picture is not of the current settings
         self.window_layout = WindowLayout(self, self.controls, self.editor, self.tabs)
@@ -123,26 +133,15 @@ class MainWindow(QMainWindow):
         self.files: FileActions
         self.menus: WindowMenus
         build_menus(self)  # File first; `files`, `menus` and the actions the window follows
-        # Pin as A, B − A, heads on and off (ui/compare), built before the first paint: its
-        # button and column are part of the board's layout, and built afterwards they narrowed
-        # the matrices under the restored picture (a jump of 13-15 px when the engine's own
-        # replaced it).
         self._compare: CompareTools | None = None
-        self.compare  # noqa: B018
+        if live:
+            window_views.wire(self)
+        else:
+            window_views.hold_compare_menu(self)
 
-        keep_own_keys(self.stepper)
-        self.window_layout.controlsShown.connect(self.board.set_controls_shown)
-        self.board.querySelected.connect(self._query_chosen)
-        self.stepper.querySelected.connect(self._query_chosen)
-        self.board.head_box.headChosen.connect(self.stepper.set_head)
-        self.stepper.headChanged.connect(self.board.set_head)
-        self.stepper.stageChanged.connect(self._stage_chosen)
-        self.stepper.whyScaling.connect(self._why_scaling)
-        self.tabs.currentChanged.connect(self._tab_chosen)
-        self.controls.preset.activated.connect(self._preset_chosen)
-        # The example on screen, named in the examples' box and its lesson under the matrices
-        # (in place of the hover help, below it) until an edit leaves it or a hover replaces it.
-        self._hover_help = self.board.explanation.text()
+    def build_views(self) -> None:
+        """Build the views of a window shown without them (ui/window_views.py)."""
+        window_views.build(self)
 
     def set_language(self, code: str) -> None:
         """Speak `code` (View → Language): every word of the window is written again in it,
@@ -150,6 +149,7 @@ class MainWindow(QMainWindow):
         the picture on screen stay as they are. Remembered for the next run."""
         if code == i18n.language():
             return
+        self.build_views()
         commit_typed_edits(self)
         self._sync_view()
         old_layout, old_files, old_menus = self.window_layout, self.files, self.menus
@@ -282,10 +282,10 @@ class MainWindow(QMainWindow):
         super().paintEvent(event)
         if not self._painted:
             self._painted = True
-            QTimer.singleShot(0, self._start_engine)
+            QTimer.singleShot(0, self._start_engine if self.views_built else self.build_views)
 
     def _start_engine(self) -> None:
-        if not self._engine_started:
+        if not self._engine_started and self.views_built:
             self._engine_started = True
             self.recompute()
 

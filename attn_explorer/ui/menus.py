@@ -19,7 +19,6 @@ from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QMessageBox
 from attn_explorer.engine import PRESETS
 from attn_explorer.text.examples import example_text
 from attn_explorer.ui.editing.embedding_editor import table_entry
-from attn_explorer.ui.heatmap import MatrixView
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import commit_typed_edits
 from attn_explorer.ui.language_menu import language_menu
@@ -126,7 +125,9 @@ class WindowMenus(QObject):
         edit.addAction(check)
 
     def _view_menu(self) -> None:
-        window, board = self.window, self.window.board
+        # The board is looked up when an action runs: a window may be shown before its
+        # views are built (`MainWindow.build_views`), which then calls `follow_board`.
+        window = self.window
         view = window.menuBar().addMenu(_tr("&View"))
         self.view_menu = view
         for index, label in enumerate((_tr("&Matrices"), _tr("&Step through"))):
@@ -136,13 +137,13 @@ class WindowMenus(QObject):
         view.addSeparator()
         grid = self._action(_tr("All heads side by side"), "Ctrl+G")
         grid.setCheckable(True)
-        grid.toggled.connect(board.show_all_heads)
-        board.all_heads.toggled.connect(grid.setChecked)
+        grid.toggled.connect(lambda on: window.board.show_all_heads(on))
+        self.grid_action = grid
         view.addAction(grid)
         prev_head = self._action(_tr("Previous head"), "Ctrl+[")
-        prev_head.triggered.connect(lambda: board.set_head(board.shown_head - 1))
+        prev_head.triggered.connect(lambda: window.board.set_head(window.board.shown_head - 1))
         next_head = self._action(_tr("Next head"), "Ctrl+]")
-        next_head.triggered.connect(lambda: board.set_head(board.shown_head + 1))
+        next_head.triggered.connect(lambda: window.board.set_head(window.board.shown_head + 1))
         view.addActions([prev_head, next_head])
         view.addSeparator()
         for label, keys, change in (
@@ -202,6 +203,10 @@ class WindowMenus(QObject):
         about.triggered.connect(self._about)
         help_menu.addAction(about)
 
+    def follow_board(self) -> None:
+        """The grid's check mark follows the board's button (called once the board is built)."""
+        self.window.board.all_heads.toggled.connect(self.grid_action.setChecked)
+
     def follow_controls(self, shown: bool) -> None:
         """The controls' column was shown or hidden (F9, or a splitter dragged shut)."""
         if self.controls_action.isChecked() != shown:
@@ -222,6 +227,8 @@ class WindowMenus(QObject):
     def show_shortcuts(self) -> ShortcutsDialog:
         """The keys of the menus, the step-through and the tables, in a window beside this one
         (not modal: the keys can be tried while it is open)."""
+        from attn_explorer.ui.heatmap import MatrixView  # pyqtgraph's: not before the views
+
         window = self.window
         if self.shortcuts_dialog is None:
             sections = menu_sections(window.menuBar().actions())

@@ -75,6 +75,11 @@ class RestoredPicture(QObject):
     def _mark(self, _language: str = "") -> None:
         if self.trace is None or self.window.trace is not self.trace:
             return
+        self.show_mark()
+
+    def show_mark(self) -> None:
+        """Say in the status bar that the picture is restored (also the saved picture of the
+        matrices' area, `start_picture.py`, shown before the views are built)."""
         self.window.status_line.time_text.setText(_tr("restored"))
         self.window.status_line.show_summary(
             _tr(

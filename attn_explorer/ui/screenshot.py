@@ -20,33 +20,52 @@ TIMEOUT_MS = 120_000
 
 
 def report_startup(app: QApplication, window: MainWindow) -> int:
-    """Print when the window was first painted, when its first picture was drawn (a restored
-    one is drawn in that first paint) and when the first computed one was (epoch seconds, for
-    `python -m benchmarks.bench --startup`), then quit."""
+    """Print when the window was first painted, when the matrices' area was first painted
+    with a picture (the saved picture of a window shown before its views, a restored trace,
+    or the engine's) and when the first computed picture was drawn (epoch seconds, for
+    `python -m benchmarks.bench --startup`), and the process's CPU seconds at the first two
+    (less sensitive than wall time to what else the machine runs), then quit."""
     import time
 
     from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QWidget
 
-    restored = window.trace is not None  # drawn from the kept arrays, before the first paint
+    def picture() -> str:
+        """What the matrices' area shows now: "image", "restored", "computed" or ""."""
+        if window.start_picture.showing:
+            return "image"
+        if not window.views_built or window.trace is None:
+            return ""
+        return "restored" if window.trace is window.restored.trace else "computed"
 
-    class FirstPaint(QObject):
+    class Paints(QObject):
+        """Watches every widget's paint events in the window until the first picture's."""
+
+        shown = False
+
         def eventFilter(self, obj: object, event: object) -> bool:
-            if event.type() == QEvent.Type.Paint and not hasattr(self, "seen"):
-                self.seen = True
+            if event.type() != QEvent.Type.Paint or not isinstance(obj, QWidget):
+                return False
+            if obj.window() is not window:
+                return False
+            if not self.shown:
+                self.shown = True
                 print(f"startup.window_shown={time.time()}", flush=True)
-                if restored:
-                    print(f"startup.first_picture={time.time()}", flush=True)
+                print(f"startup.window_shown_cpu={time.process_time()}", flush=True)
+            kind = picture()
+            if kind:
+                print(f"startup.first_picture={time.time()}", flush=True)
+                print(f"startup.first_picture_cpu={time.process_time()}", flush=True)
+                print(f"startup.picture={kind}", flush=True)
+                print(f"startup.restored={int(kind != 'computed')}", flush=True)
+                app.removeEventFilter(self)
             return False
 
-    watcher = FirstPaint()
-    window.installEventFilter(watcher)
+    watcher = Paints()
+    app.installEventFilter(watcher)
 
     def done() -> None:
-        now = time.time()
-        if not restored:
-            print(f"startup.first_picture={now}", flush=True)
-        print(f"startup.first_computed={now}", flush=True)
-        print(f"startup.restored={int(restored)}", flush=True)
+        print(f"startup.first_computed={time.time()}", flush=True)
         window.close()
         app.exit(0)
 

@@ -1,0 +1,173 @@
+"""A window shown before its views: the matrices' area holds the picture saved when the same
+settings were last drawn at the same size, only under its exact key, and the views replace it
+with the same pixels."""
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QColor, QImage, QKeyEvent
+from PySide6.QtWidgets import QApplication
+
+from attn_explorer.io import trace_cache
+from attn_explorer.model.state import default_state
+from attn_explorer.text import i18n
+from attn_explorer.ui import restore, start_picture
+from attn_explorer.ui.main_window import MainWindow
+from attn_explorer.ui.text_size import text_size
+
+
+@pytest.fixture
+def pictures(tmp_path, monkeypatch, normal_size):
+    """Pictures and traces kept in folders of the test's own."""
+    monkeypatch.setenv(trace_cache.SWITCH, "on")
+    monkeypatch.setattr(restore, "cache_folder", lambda: tmp_path / "traces")
+    monkeypatch.setattr(start_picture, "picture_folder", lambda: tmp_path / "pictures")
+    return tmp_path / "pictures"
+
+
+class FirstPaint(QObject):
+    """What the window showed in its first paint: the saved picture, and whether the views
+    were built."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.seen: dict | None = None
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and self.seen is None:
+            self.seen = {
+                "picture": self.window.start_picture.showing,
+                "views": self.window.views_built,
+                "mark": self.window.time_text.full_text(),
+            }
+        return False
+
+
+def started(qtbot, state=None, size=(1500, 940)) -> tuple[MainWindow, FirstPaint]:
+    """A window shown before its views, as `attn-explorer` starts it, once first painted."""
+    window = MainWindow(state or default_state(), views_later=True)
+    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    window.resize(*size)
+    first = FirstPaint(window)
+    window.show()
+    qtbot.waitUntil(lambda: first.seen is not None)
+    return window, first
+
+
+def page_key(window: MainWindow) -> str:
+    page = window.tabs.currentWidget()
+    settings = start_picture.settings_key(window)
+    return start_picture.picture_key(settings, page.size(), page.devicePixelRatioF())
+
+
+def keep_a_picture(qtbot, state=None, size=(1500, 940)) -> QImage:
+    """Start once and keep a plain picture under the key of that start's page."""
+    window, _first = started(qtbot, state, size)
+    page = window.tabs.currentWidget()
+    image = QImage(page.size() * page.devicePixelRatioF(), QImage.Format.Format_RGB32)
+    image.fill(QColor("#3366aa"))
+    assert start_picture.save(page_key(window), image) is not None
+    qtbot.waitUntil(lambda: window.views_built)
+    window.close()
+    return image
+
+
+def same_pixels(a: QImage, b: QImage) -> bool:
+    rgb = QImage.Format.Format_RGB32
+    return a.convertToFormat(rgb) == b.convertToFormat(rgb)
+
+
+def test_the_saved_picture_is_drawn_first_and_the_views_take_its_place_with_the_same_pixels(
+    pictures, qtbot
+):
+    # The first start: no picture yet; once the engine's picture is drawn, it is saved.
+    window, first = started(qtbot)
+    assert first.seen == {"picture": False, "views": False, "mark": ""}
+    qtbot.waitUntil(lambda: window.views_built)
+    with qtbot.waitSignal(window.firstPicture, timeout=60_000):
+        pass
+    qtbot.waitUntil(lambda: any(pictures.glob("*.png")))
+    saved = QImage(str(next(pictures.glob("*.png"))))
+    window.close()
+
+    # The next start draws it before its views are built, marked as restored.
+    window, first = started(qtbot)
+    assert first.seen == {"picture": True, "views": False, "mark": "restored"}
+    qtbot.waitUntil(lambda: window.views_built and window.start_picture.cover is None)
+    assert window.trace.config == window.doc.config()  # kept, or computed since
+    live = window.tabs.currentWidget().grab().toImage()
+    assert same_pixels(live, saved)
+
+
+def test_only_a_picture_under_the_exact_key_is_shown(pictures, qtbot, vietnamese):
+    keep_a_picture(qtbot)
+    _window, first = started(qtbot)
+    assert first.seen["picture"] and first.seen["mark"] == "đã khôi phục"
+
+
+@pytest.mark.parametrize("change", ["seed", "size", "language", "text size"])
+def test_a_picture_of_other_settings_is_not_shown(pictures, qtbot, change):
+    keep_a_picture(qtbot)
+    state, size = default_state(), (1500, 940)
+    if change == "seed":
+        state = state.with_controls(seed=124)
+    elif change == "size":
+        size = (1400, 940)
+    elif change == "language":
+        i18n.set_language("vi")
+    else:
+        text_size.larger()
+        text_size.remember()  # as the window starts at the size chosen last time
+    try:
+        _window, first = started(qtbot, state, size)
+    finally:
+        i18n.set_language("en")
+    assert first.seen["picture"] is False
+    assert first.seen["mark"] != "restored"
+
+
+def test_the_picture_goes_when_the_settings_change_before_the_views(pictures, qtbot):
+    keep_a_picture(qtbot)
+    window = MainWindow(default_state(), views_later=True)
+    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    window.resize(1500, 940)
+    first = FirstPaint(window)
+    window.show()
+    qtbot.waitUntil(lambda: first.seen is not None)
+    assert window.start_picture.showing or window.views_built
+    window.doc.set_control("seed", 999)
+    assert not window.start_picture.showing
+
+
+def test_input_before_the_views_builds_them_first(pictures, qtbot):
+    window = MainWindow(default_state(), views_later=True)
+    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    assert not window.views_built
+    press = QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
+    QApplication.sendEvent(window.controls, press)
+    assert window.views_built
+    assert window.tabs.widget(0) is window.board
+    assert [a.text() for a in window.menuBar().actions()].count("&Compare") == 1
+
+
+def test_a_cache_folder_that_cannot_be_written_keeps_nothing_and_breaks_nothing(
+    tmp_path, monkeypatch, qtbot, normal_size
+):
+    blocked = tmp_path / "a file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv(trace_cache.SWITCH, "on")
+    monkeypatch.setattr(restore, "cache_folder", lambda: blocked / "traces")
+    monkeypatch.setattr(start_picture, "picture_folder", lambda: blocked / "pictures")
+    image = QImage(20, 10, QImage.Format.Format_RGB32)
+    assert start_picture.save("0" * 64, image) is None
+    window, first = started(qtbot)
+    assert first.seen["picture"] is False
+    qtbot.waitUntil(lambda: window.views_built)
+    with qtbot.waitSignal(window.firstPicture, timeout=60_000):
+        pass
+    window.start_picture.keep()  # what the first picture asks for: nothing can be written
+    assert blocked.read_text() == "not a folder"
+    assert not Path(blocked.parent / "pictures").exists()
