@@ -28,7 +28,17 @@ import os
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QObject, QPoint, QSize, QTimer
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QEvent,
+    QIODevice,
+    QObject,
+    QPoint,
+    QRect,
+    QSize,
+    QTimer,
+)
 from PySide6.QtGui import QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -39,6 +49,7 @@ from attn_explorer.ui import restore
 from attn_explorer.ui.text_size import text_size
 
 KEEP = 8  # pictures kept; the oldest go
+SETTLE_TURNS = 20  # turns of the event loop the board is given to settle, at the most
 SUFFIX = ".png"
 _KEY_TEXT = "attn_explorer.key"  # the key, in the PNG too: a renamed file is not trusted
 
@@ -128,6 +139,24 @@ def _prune(folder: Path, keep: Path) -> None:
         return
 
 
+def _fresh_caches(window: Any) -> None:
+    """Drop the matrices' cached titles and axes, drawn again where they are now: a cache
+    drawn before the board chose its arrangement for the room is put where the item moved
+    to, rounded, and a title can stand a pixel off where a fresh one is drawn (1024 × 768).
+    The saved picture and the views that replace it are both drawn fresh."""
+    for view in window.board.views.values():
+        view.plot.set_caching(False)
+        view.plot.set_caching(True)
+
+
+def page_image(window: Any) -> QImage:
+    """The tabs' page as it is on screen. (Not the page's own `grab()`: that fills what
+    the page leaves unpainted with its palette's grey, where the screen shows the tabs'
+    lighter pane through it.)"""
+    page = window.tabs.currentWidget()
+    return window.grab(QRect(page.mapTo(window, QPoint(0, 0)), page.size())).toImage()
+
+
 class _Cover(QWidget):
     """The picture over the tabs' page, in its place."""
 
@@ -155,7 +184,7 @@ class StartPicture(QObject):
         self._waiting = False  # shown before the views: their first picture replaces it
         self._hovered = False
         self._later = False  # a window shown before its views: it saves its first picture
-        window.firstPicture.connect(lambda: QTimer.singleShot(0, self, self.keep))
+        window.firstPicture.connect(lambda: self._when_settled(self.keep, 1))
 
     # ------------------------------------------------------------------ before the views
     def show_saved(self) -> None:
@@ -229,18 +258,22 @@ class StartPicture(QObject):
         if page.size() != self.cover.size():
             self.drop()
         if self.window.trace is not None:
-            self._after_turns(2, self._views_drawn)
+            self._when_settled(self._views_drawn)
 
-    def _after_turns(self, turns: int, then: Any) -> None:
-        if turns <= 0:
+    def _when_settled(self, then: Any, turns: int = 2) -> None:
+        """Call `then` once the board has settled: at the least after `turns` turns of the
+        event loop, and once its arrangement for the room is chosen (a check that waits for
+        the next turn after each drawing, and may change the arrangement)."""
+        if turns <= 0 and (self.window.board.settled() or turns < -SETTLE_TURNS):
             then()
         else:
-            QTimer.singleShot(0, self, lambda: self._after_turns(turns - 1, then))
+            QTimer.singleShot(0, self, lambda: self._when_settled(then, turns - 1))
 
     def _views_drawn(self) -> None:
         self._waiting = False
         if self.cover is None:
             return
+        _fresh_caches(self.window)  # as the saved picture's were
         self.cover.hide()
         self.cover.deleteLater()
         self.cover = None
@@ -260,7 +293,7 @@ class StartPicture(QObject):
             self._views_drawn()  # the engine's picture is on screen: the views have it
         if not (self.enabled and self._later and self.settings) or self._hovered:
             return
-        if not window.isVisible():
+        if not window.isVisible() or not window.board.settled():
             return
         if window.trace is None or window.trace is window.restored.trace:
             return
@@ -270,7 +303,8 @@ class StartPicture(QObject):
         key = picture_key(self.settings, page.size(), page.devicePixelRatioF())
         if path_for(key).exists():
             return
-        save(key, page.grab().toImage())
+        _fresh_caches(window)
+        save(key, page_image(window))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()

@@ -248,6 +248,11 @@ class MatrixBoard(HeadChoice, QWidget):
         if not self._values_check.isActive():
             self._values_check.start()
 
+    def settled(self) -> bool:
+        """Whether the arrangement and the values' notice are those of the room of now (no
+        check of them is waiting for the next turn of the event loop)."""
+        return not self._values_check.isActive()
+
     def values_written(self) -> list[str]:
         """How each matrix on the page shown writes its values (`MatrixPlot.values_written`),
         leaving out those that have none to write, and those the arrangement hides."""
