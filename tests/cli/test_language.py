@@ -193,7 +193,7 @@ def test_the_window_opens_in_the_language_of_lang(monkeypatch, capsys):
     class StopError(Exception):
         pass
 
-    def create_app(argv=None, language=None):
+    def create_app(argv=None, language=None, plots=True):
         asked.append(language)
         raise StopError
 
