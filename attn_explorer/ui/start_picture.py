@@ -38,6 +38,7 @@ from PySide6.QtCore import (
     QRect,
     QSize,
     QTimer,
+    Signal,
 )
 from PySide6.QtGui import QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
@@ -174,6 +175,8 @@ class StartPicture(QObject):
     """Shows the saved picture of the matrices' area until the views are drawn, and saves
     the picture of the settings the window started with once the engine has computed them."""
 
+    considered = Signal()  # the first computed picture was saved for the next start, or not
+
     def __init__(self, window: Any) -> None:
         super().__init__(window)
         self.window = window
@@ -287,7 +290,11 @@ class StartPicture(QObject):
     # ------------------------------------------------------------------ saving
     def keep(self) -> None:
         """Save the page as the next start's picture, if the window still shows the settings
-        it started with as a fresh start would show them."""
+        it started with as a fresh start would show them; then `considered`."""
+        self._keep()
+        self.considered.emit()
+
+    def _keep(self) -> None:
         window = self.window
         if self._waiting:
             self._views_drawn()  # the engine's picture is on screen: the views have it
