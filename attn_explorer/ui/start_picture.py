@@ -11,8 +11,9 @@ A picture is used only under its exact key: everything that changes its pixels (
 configuration and the engine's version, through the kept trace's key; what is looked at; the
 page's size and the screen's scale; the language; the text size; the style and the font; the
 package's version). Where none matches, the page waits for the views, as it did. A picture is
-of the settings the window started with, saved once the engine has computed them (never a
-restored picture's), and only while nothing has changed since the start: no edit, no hover.
+of the matrices' tab with the settings the window started with, saved once the engine has
+computed them (never a restored picture's), and only while nothing has changed since the
+start: no edit, no hover.
 
 Like the kept traces (`io/trace_cache.py`), pictures go to the user's cache folder, written
 atomically, the oldest removed beyond `KEEP`; one that cannot be written is not kept, and
@@ -296,11 +297,13 @@ class StartPicture(QObject):
 
     def _keep(self) -> None:
         window = self.window
-        if self._waiting:
+        if self.cover is not None:
             self._views_drawn()  # the engine's picture is on screen: the views have it
         if not (self.enabled and self._later and self.settings) or self._hovered:
             return
         if not window.isVisible() or not window.board.settled():
+            return
+        if self._page() is not window.board:  # (`--stage`): only the matrices are kept
             return
         if window.trace is None or window.trace is window.restored.trace:
             return

@@ -191,3 +191,15 @@ def test_a_cache_folder_that_cannot_be_written_keeps_nothing_and_breaks_nothing(
     window.start_picture.keep()  # what the first picture asks for: nothing can be written
     assert blocked.read_text() == "not a folder"
     assert not Path(blocked.parent / "pictures").exists()
+
+
+def test_no_picture_is_saved_of_settings_edited_since_the_start(pictures, qtbot):
+    """The next start opens on the settings it is started with: a picture of the edited ones
+    would be under their key, never asked for, and one under the start's key would be wrong."""
+    window, _first = started(qtbot)
+    qtbot.waitUntil(lambda: window.views_built)
+    window.doc.set_control("seed", 5)
+    with qtbot.waitSignal(window.start_picture.considered, timeout=60_000):
+        pass
+    assert window.trace.config.seed == 5
+    assert not list(pictures.glob("*.png"))
