@@ -103,3 +103,46 @@ def test_the_check_lens_export_and_lesson_pieces_wait_for_the_first_paint():
     before, compare_menu = done.stdout.strip().splitlines()
     assert before == "[]"
     assert compare_menu == "&Compare"
+
+
+PLAIN_START = """
+import os, sys
+from PySide6.QtCore import QEvent, QObject
+from attn_explorer.ui.app import create_app
+from attn_explorer.ui.main_window import MainWindow
+app = create_app(language="en", plots=False)
+window = MainWindow(views_later=True)
+seen = []
+
+class FirstPaint(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and not seen:
+            seen.append(("pyqtgraph" in sys.modules, window.views_built))
+        return False
+
+watcher = FirstPaint()
+window.installEventFilter(watcher)
+window.show()
+while not seen:
+    app.processEvents()
+while not window.views_built:
+    app.processEvents()
+print(seen[0], "pyqtgraph" in sys.modules, type(window.board).__name__)
+print([a.text() for a in window.menuBar().actions()])
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def test_a_plain_start_shows_the_window_before_pyqtgraph_is_imported():
+    """pyqtgraph's import (0.3-0.5 s) and the views (0.3 s) kept the window off the screen
+    until 1.3 s: `attn-explorer` shows it first, and builds the views in the next turn. The
+    menu bar is the same before and after (the Compare menu's place is held)."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(
+        [sys.executable, "-c", PLAIN_START], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    painted, menus = done.stdout.strip().splitlines()
+    assert painted == "(False, False) True MatrixBoard"
+    assert menus == "['&File', '&Edit', '&View', 'E&xamples', '&Compare', '&Help']"
