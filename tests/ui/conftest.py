@@ -54,17 +54,19 @@ def normal_size(qapp):
     text_size.remember()
 
 
-def _window_group(item: pytest.Item) -> int:
+def _window_group(item: pytest.Item) -> tuple[int, bool]:
     """Where `item` goes in the order below: with the window in English; in Vietnamese; in
-    the pseudo-translation; without a window."""
+    the pseudo-translation; without a window. In each language, the tests that use the
+    step-through come after those that do not."""
     names = getattr(item, "fixturenames", ())
     if "window" not in names:
-        return 3
+        return 3, False
+    steps = "steps" in names
     if "vietnamese" in names:
-        return 1
+        return 1, steps
     if "pseudo" in names:
-        return 2
-    return 0
+        return 2, steps
+    return 0, steps
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -74,7 +76,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     take none, one in four of the windows was built only because the test before had not
     used it. The tests without a window come last: with `-n`, the last tests are handed to
     the workers a few at a time, and a window test's worker would build a window for each
-    few. The order within each group is the collection's."""
+    few. Those that use the step-through come together in their language: a window it was
+    shown on is handed only to another of them. The order within each group is the
+    collection's."""
     here = Path(__file__).parent
     ui = [i for i, item in enumerate(items) if here in item.path.parents]
     ordered = sorted((items[i] for i in ui), key=_window_group)
@@ -85,9 +89,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_teardown(item, nextitem):
     """The `window` fixture keeps its window only for a next test that uses one."""
-    window_reuse.pool.next_uses_window = nextitem is not None and "window" in getattr(
-        nextitem, "fixturenames", ()
-    )
+    names = getattr(nextitem, "fixturenames", ()) if nextitem is not None else ()
+    window_reuse.pool.next_uses_window = "window" in names
+    window_reuse.pool.next_uses_steps = "steps" in names
 
 
 @pytest.hookimpl(wrapper=True)
@@ -108,7 +112,9 @@ def window(qtbot, monkeypatch, wait_settled, request):
     teardown, its edits counting as saved, so closing does not ask about them.
     """
     pool = window_reuse.pool
-    win = pool.take(monkeypatch, request.node.get_closest_marker("new_window") is not None)
+    uses_steps = "steps" in request.fixturenames
+    new_only = request.node.get_closest_marker("new_window") is not None
+    win = pool.take(monkeypatch, new_only, uses_steps)
     if win is None:
         configure_pyqtgraph()
         win = MainWindow()
@@ -116,21 +122,28 @@ def window(qtbot, monkeypatch, wait_settled, request):
         with qtbot.waitSignal(win.firstPicture, timeout=30_000):
             win.show()
         pool.remember_new(win)
+
+    def reset(w, new):
+        window_reuse.reset(w, new, settled, wait_settled)
+
+    if uses_steps:
+        pool.step_through(win, lambda w: show_steps(w, qtbot), reset)
     yield win
-    pool.give_back(
-        win,
-        getattr(request.node, "window_failed", False),
-        monkeypatch,
-        lambda w, new: window_reuse.reset(w, new, settled, wait_settled),
-    )
+    pool.give_back(win, getattr(request.node, "window_failed", False), monkeypatch, reset)
+
+
+def show_steps(win, qtbot) -> None:
+    win.tabs.setCurrentWidget(win.stepper)
+    qtbot.waitUntil(win.stepper.isVisible)
 
 
 @pytest.fixture
 def steps(window, qtbot):
-    """The window on its step-through tab (after any fixture that loads an example and is
-    named before it in a test's arguments)."""
-    window.tabs.setCurrentWidget(window.stepper)
-    qtbot.waitUntil(window.stepper.isVisible)
+    """The window on its step-through tab. The `window` fixture shows it as soon as the
+    window is there, before any other fixture a test names (one that loads an example):
+    a window kept between tests that use the step-through is checked with it shown (see
+    window_reuse.WindowPool)."""
+    show_steps(window, qtbot)
     return window.stepper
 
 

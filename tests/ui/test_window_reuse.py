@@ -8,7 +8,7 @@ from attn_explorer.model.state import default_state
 from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.main_window import MainWindow
 from tests.ui import window_reuse
-from tests.ui.conftest import settled
+from tests.ui.conftest import settled, show_steps
 
 
 @pytest.fixture
@@ -24,16 +24,19 @@ def pool(qtbot, monkeypatch, wait_settled):
     own = window_reuse.WindowPool()
     own.remember_new(win)
 
-    def back() -> None:
+    def reset(w, new) -> None:
+        window_reuse.reset(w, new, settled, wait_settled)
+
+    def back(steps: bool = False) -> None:
         own.next_uses_window = True
-        own.give_back(
-            win,
-            False,
-            monkeypatch,
-            lambda w, new: window_reuse.reset(w, new, settled, wait_settled),
-        )
+        own.next_uses_steps = steps
+        own.give_back(win, False, monkeypatch, reset)
+
+    def step_through() -> None:
+        own.step_through(win, lambda w: show_steps(w, qtbot), reset)
 
     own.back = back
+    own.show_step_through = step_through
     own.win = win
     return own
 
@@ -76,5 +79,48 @@ def test_what_the_reset_does_not_undo_makes_a_new_window(pool, qtbot, change):
         win.tabs.setCurrentWidget(win.stepper)
         qtbot.waitUntil(win.stepper.isVisible)
     pool.back()
+    assert pool.window is None
+    assert sum(pool.closed.values()) == 1
+
+
+def test_a_window_walked_through_its_stages_comes_back_as_shown_them_first(pool, wait_settled):
+    """The step-through's stages, panels, followed cell and Play: what a test leaves there is
+    brought back to what the window showed when the step-through was first shown on it."""
+    win, stepper = pool.win, pool.win.stepper
+    pool.show_step_through()
+    first = pool.stepped
+    assert stepper.isVisible() and stepper.stage == "embeddings"
+    assert stepper._softmax_panel is None and stepper._mask_panel is None
+    plots = len(stepper.figure._pool)
+    for key in stepper.keys:  # builds both panels and a plot for each matrix of a stage
+        stepper.set_stage(key)
+    stepper.set_stage("scores")
+    stepper.figure.cellClicked.emit(stepper.figure.plots[-1], 3, 2)  # works out a cell
+    stepper.play_button.setChecked(True)
+    win.resize(1024, 700)
+    assert stepper._softmax_panel is not None and len(stepper.figure._pool) > plots
+    pool.back(steps=True)
+    assert pool.window is win, pool.last_reason
+    assert pool.stepped is first
+    assert (stepper.stage, stepper.query, stepper.column) == ("embeddings", 1, None)
+    assert not stepper.play_button.isChecked() and not stepper.timer.isActive()
+    assert stepper._softmax_panel is None and stepper._mask_panel is None
+    assert len(stepper.figure._pool) == plots
+    assert window_reuse.looks(win) == first.look
+
+
+def test_a_window_shown_the_step_through_goes_only_to_a_test_that_uses_it(pool, monkeypatch):
+    win = pool.win
+    pool.show_step_through()
+    pool.back(steps=False)  # the next test does not use the step-through
+    assert pool.window is None
+    assert pool.closed == {"the next test does not use the step-through": 1}
+    assert not win.isVisible()
+
+
+def test_a_stepped_window_a_test_left_a_lambda_on_is_not_used_again(pool):
+    pool.show_step_through()
+    pool.win.stepper.stageChanged.connect(lambda key: None)
+    pool.back(steps=True)
     assert pool.window is None
     assert sum(pool.closed.values()) == 1

@@ -48,9 +48,11 @@ from PySide6.QtWidgets import (
     QGraphicsView,
     QInputDialog,
     QLabel,
+    QLayout,
     QLineEdit,
     QMessageBox,
     QStackedWidget,
+    QStatusBar,
     QTabBar,
     QTableView,
     QTabWidget,
@@ -66,6 +68,7 @@ from attn_explorer.ui import text_size as text_size_module
 from attn_explorer.ui.heatmap import ColorBar
 
 SIZE = (1500, 940)
+QWIDGETSIZE_MAX = (1 << 24) - 1
 # Qt's dialogs, which tests answer in place of a user (tests/ui/conftest.py's
 # `no_modal_dialogs` refuses the message boxes for every test): a window is built without
 # them, and what a dialog leaves in a window shows in its look.
@@ -356,12 +359,36 @@ def counted_objects(win: QWidget) -> list[QObject]:
     ]
 
 
+_LAYOUTS: dict[type, bool] = {}
+
+
+def _key(obj: QObject) -> object:
+    """How `looks` and `skeleton` know `obj`: by its address, but the box layouts a status
+    bar lays its widgets out in, which Qt deletes and makes anew, of the same shape, each
+    time the status bar is laid out again (QStatusBar::reformat: a widget added, or a new
+    text size): those by where they sit under their status bar."""
+    kind = type(obj)
+    layout = _LAYOUTS.get(kind)
+    if layout is None:
+        layout = _LAYOUTS[kind] = issubclass(kind, QLayout)
+    if layout:
+        path = []
+        parent = obj
+        while isinstance(parent, QLayout):
+            up = parent.parent()
+            path.append([c for c in up.children() if isinstance(c, QLayout)].index(parent))
+            parent = up
+        if isinstance(parent, QStatusBar):
+            return ("status bar layout", _address(parent), tuple(path))
+    return _address(obj)
+
+
 def skeleton(win: QWidget) -> tuple:
     """Which objects the window holds and how many items each of its views draws, which no
     reset changes back (a panel or grid built, a stage drawn): checked before one is tried."""
     views = win.findChildren(QGraphicsView)
     return (
-        frozenset(_address(obj) for obj in counted_objects(win)),
+        frozenset(_key(obj) for obj in counted_objects(win)),
         {_address(view): len(view.scene().items()) if view.scene() else 0 for view in views},
     )
 
@@ -379,7 +406,7 @@ def looks(win: QWidget) -> dict:
             look += (_python_state(obj),)
             if isinstance(obj, QWidget):
                 look += _widget(obj)
-        objects[_address(obj)] = look
+        objects[_key(obj)] = look
     return {
         "window": (
             win.isVisible(),
@@ -463,30 +490,66 @@ class NewWindow:
         self.focus = QApplication.focusWidget()
         self.active = QApplication.activeWindow() is win
         self.cursors = {box: box.cursorPosition() for box in win.findChildren(QLineEdit)}
+        self.sections = {
+            table: _sections(table) for table in (win.editor.query_table, win.editor.kv_table)
+        }
+        layout = win.window_layout
+        self.splitters = (layout.splitter.sizes(), layout.side.sizes(), layout._side_width)
         self.environment = environment()
+        stepper = win.stepper
+        self.step_parts = {
+            "_softmax_panel": stepper._softmax_panel,
+            "_mask_panel": stepper._mask_panel,
+            "pool": len(stepper.figure._pool),
+        }
+
+
+def _named(found: list[str], objects: dict) -> str:
+    """Of the objects named by address in `found`, their classes and names (for a message)."""
+    named = {
+        address: objects[address][:2]
+        for address in objects
+        if any(line.startswith(f"[objects][{address}]") for line in found)
+    }
+    return "".join(f"\n{address}: {kind}" for address, kind in named.items())
 
 
 class WindowPool:
     """The window kept for the next test, and what it was when new. Counts what it does:
-    read by a plugin or a debugger when a file reuses less than expected."""
+    read by a plugin or a debugger when a file reuses less than expected.
+
+    A window on which a test's `steps` fixture showed the step-through has built what that
+    shows (the stage's plots, its panels as the test reached them); it is another kind of
+    new window: one just built (or reset) with the step-through shown, whose look is kept
+    as `stepped` when it is first shown, and which is handed only to a test that uses the
+    step-through too. Reset, it is shown the step-through again and must look as then."""
 
     def __init__(self) -> None:
         self.window: QWidget | None = None
         self.new: NewWindow | None = None
+        self.stepped: NewWindow | None = None
+        self.show_steps = None  # how the `steps` fixture shows the step-through
         self.next_uses_window = False
+        self.next_uses_steps = False
         self.built = 0
         self.reused = 0
         self.closed: dict[str, int] = {}
         self.last_reason = ""
 
-    def take(self, monkeypatch: object, new_only: bool = False) -> QWidget | None:
+    def take(
+        self, monkeypatch: object, new_only: bool = False, steps: bool = False
+    ) -> QWidget | None:
         """The kept window, if a new one built now would be the same and the test takes a
-        used one (`new_only`: the test is marked `new_window`)."""
+        used one (`new_only`: the test is marked `new_window`); one the step-through was
+        shown on only where the test uses the step-through (`steps`)."""
         win, self.window = self.window, None
         if win is None:
             return None
         if new_only:
             self.close(win, "the test asks for a new window")
+            return None
+        if self.stepped is not None and not steps:
+            self.close(win, "the test does not use the step-through shown on it")
             return None
         if self.new.environment != environment() or not only_harmless_patches(monkeypatch):
             self.close(win, "environment or patches before the test")
@@ -500,6 +563,24 @@ class WindowPool:
         self.built += 1
         settle()
         self.new = NewWindow(win)
+        self.stepped = None
+
+    def step_through(self, win: QWidget, show, reset) -> None:
+        """Before a test that uses the step-through: show it on `win` (`show`, the `steps`
+        fixture's way), where a reset at the last give-back did not already. The first time,
+        `win` is as new (just built, or reset and found so): what it is then, with the
+        step-through shown, is what the reset of a later give-back brings back."""
+        self.show_steps = show
+        if self.stepped is None:
+            show(win)
+            settle()
+            # Shown a second time, as a reset window is: its stage is then laid out from
+            # the sizes of its first showing, a fraction of a pixel from where the first
+            # layout puts it, and a reset window is found as new only in the same layout.
+            self.stepped = NewWindow(win)
+            unstep(win, self.stepped)
+            self.restore(win, reset)
+            self.stepped = NewWindow(win)
 
     def give_back(self, win: QWidget, failed: bool, monkeypatch: object, reset) -> None:
         """After a test: keep `win` for the next one if, reset, it looks new; else close it."""
@@ -507,6 +588,10 @@ class WindowPool:
             return self.close(win, "the test failed")
         if not self.next_uses_window:
             return self.close(win, "the next test does not use it")
+        stepped = self.stepped
+        if stepped is not None and not self.next_uses_steps:
+            return self.close(win, "the next test does not use the step-through")
+        like = stepped or self.new
         if not isValid(win) or not win.isVisible():
             return self.close(win, "closed by the test")
         if not only_harmless_patches(monkeypatch):
@@ -514,29 +599,46 @@ class WindowPool:
         if self.new is None or self.new.environment != environment():
             return self.close(win, "environment changed by the test")
         tidy(win)
-        kept, now = identities(self.new.look["parts"]), identities(parts(win))
+        if stepped is not None:
+            # What the step-through builds as a test goes on (its panels, plots for larger
+            # stages) goes first: the skeleton is then the stepped one's once it is shown.
+            unstep(win, stepped)
+        kept, now = identities(like.look["parts"]), identities(parts(win))
         if kept != now:
             self.last_reason = "\n".join(differences(kept, now)[:20])
             return self.close(win, "attributes replaced")
         now = skeleton(win)
-        if now != self.new.skeleton:
+        if stepped is None and now != self.new.skeleton:
             (old_objects, old_items), (objects, items) = self.new.skeleton, now
             self.last_reason = f"{len(objects - old_objects)} objects made, "
             drawn = {view: n for view, n in items.items() if old_items.get(view) != n}
             self.last_reason += f"{len(old_objects - objects)} deleted; items drawn now {drawn}"
             return self.close(win, "objects made or deleted")
         try:
-            reset(win, self.new)
+            self.restore(win, reset)
         except Exception as error:  # the window is closed, as before
             return self.close(win, f"reset failed: {error!r}")
-        settle()
         look = looks(win)
-        if look != self.new.look:
-            found = differences(self.new.look, look)
-            self.last_reason = "\n".join(found[:20])
+        if look != like.look:
+            found = differences(like.look, look)
+            self.last_reason = "\n".join(found[:20]) + _named(found[:20], look["objects"])
             return self.close(win, "looks different: " + found[0].split(":")[0])
         self.window = win
         return None
+
+    def restore(self, win: QWidget, reset) -> None:
+        """`reset` `win`, and a stepped window shown the step-through again (`unstep` went
+        first)."""
+        reset(win, self.new)
+        stepped = self.stepped
+        if stepped is not None:
+            settle()
+            self.show_steps(win)
+            settle()
+            win.bridge._hand_over()  # (see `reset`)
+            give_room_back(win, stepped.room)
+        settle()
+        win.bridge._hand_over()  # a trace dropped while settling (see `reset`)
 
     def close(self, win: QWidget, why: str) -> None:
         """Close `win` as the fixture always closed its window."""
@@ -627,6 +729,33 @@ def tidy(win: QWidget) -> None:
     collect_deleted()
 
 
+def unstep(win: QWidget, stepped: NewWindow) -> None:
+    """Take away what the step-through built after it was first shown (`stepped`): the
+    softmax and mask panels (built when their stage is first shown) and the stage figure's
+    plots beyond those it had then (its pool grows to the largest stage shown). A new
+    window shown the step-through builds them again as they are needed."""
+    stepper = win.stepper
+    first = stepped.step_parts
+    for name in ("_softmax_panel", "_mask_panel"):
+        panel = getattr(stepper, name)
+        if panel is not None and first[name] is None:
+            stepper.extras.removeWidget(panel)
+            panel.deleteLater()
+            setattr(stepper, name, None)
+    figure = stepper.figure
+    extra = figure._pool[first["pool"] :]
+    if extra:
+        if any(plot in figure.plots for plot in extra):
+            # A larger stage is shown: it goes back to the first stage's plots first.
+            stepper.set_stage(win.stepper.keys[0])
+        del figure._pool[first["pool"] :]
+    # Drawn again from its first layout, as on a new window's first show: a row of
+    # matrices keeps what it measured of its plots, and laid out from that it places
+    # them a pixel apart from where it places them first.
+    figure._layout_key = None
+    collect_deleted()
+
+
 def _no_cell_chosen(win: QWidget) -> None:
     for table in (win.editor.query_table, win.editor.kv_table):
         table.selectionModel().clearCurrentIndex()
@@ -638,13 +767,27 @@ def reset(win: QWidget, new: NewWindow, settled, wait_settled) -> None:
     save, and what else a test may have changed to what it was when new (`new`): its size,
     the notice, the lesson, the tables' chosen cells, the focus, the text boxes' cursors, the
     room kept for labels (`tidy` came first). What this misses, `looks` finds."""
+    # What the test's end posted first (the fit to a text size set back to normal by its
+    # fixture's teardown, which narrows the controls' least width).
+    settle()
     win.stepper.play_button.setChecked(False)
+    win.stepper.column = None  # the cell a test chose at a stage
     if win.isFullScreen():
         win.set_full_screen(False)
     if not win.window_layout.side.isVisible():
         win.show_controls(True)
     if (win.width(), win.height()) != SIZE:
         win.resize(*SIZE)
+    # The columns' widths: a larger text size widens the controls' column, which keeps
+    # that width when the text is back to normal (as one the user gave it would be kept),
+    # and its least width, measured by the window before the widgets had their normal
+    # fonts back, is measured again as a new window measures it.
+    layout = win.window_layout
+    layout.fit_controls()
+    if (layout.splitter.sizes(), layout.side.sizes(), layout._side_width) != new.splitters:
+        layout.splitter.setSizes(new.splitters[0])
+        layout.side.setSizes(new.splitters[1])
+        layout._side_width = new.splitters[2]  # the width kept for F9 to show it again
     # Before the document's reset, where a table remembers its chosen cells for after its
     # model's reset.
     _no_cell_chosen(win)
@@ -664,6 +807,14 @@ def reset(win: QWidget, new: NewWindow, settled, wait_settled) -> None:
     # (`EngineBridge.release`): hand them over now, as that pause would.
     win.bridge._hand_over()
     _no_cell_chosen(win)  # a new picture chooses the followed query's row
+    for table, (widths, heights) in new.sections.items():
+        # Rows and columns sized for a larger text keep that size when it is back to
+        # normal; a column widened by hand keeps its width (EmbeddingTable._size_cells).
+        if _sections(table) != (widths, heights):
+            for column, width in enumerate(widths):
+                table.setColumnWidth(column, width)
+            for row, height in enumerate(heights):
+                table.setRowHeight(row, height)
     win.status_line.size_labels()  # the shapes' room only grows with longer shapes
     give_room_back(win, new.room)
     for box, position in new.cursors.items():
@@ -678,6 +829,14 @@ def reset(win: QWidget, new: NewWindow, settled, wait_settled) -> None:
             QApplication.focusWidget().clearFocus()
         else:
             focus.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+    note = win.stepper.extras_left_out
+    if note.isHidden() and (note.text() or note._height):
+        # What a short window left out (see StageRoom._fit_extras), as the banner below.
+        note.setText("")
+        note.setToolTip("")
+        note.setWordWrap(True)
+        note._height = 0
+        note.setMaximumHeight(QWIDGETSIZE_MAX)
     if win.stale_banner.isHidden():
         # (what it said stays in it, hidden, until it says something else)
         win.stale_banner.setText("")
