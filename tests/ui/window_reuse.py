@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLayout,
     QLineEdit,
+    QMenu,
     QMessageBox,
     QStackedWidget,
     QStatusBar,
@@ -699,16 +700,22 @@ def give_room_back(win: QWidget, new_room: dict) -> None:
 def tidy(win: QWidget) -> None:
     """Take away what a test left beside the window and a new window has not: a tooltip
     still shown (a child of the window until it fades), a dialog answered in place of a user
-    (one until deleted), Help > Keyboard Shortcuts' dialog and Edit > Check my numbers' (built
-    when first opened and kept; the next test to open one gets a new one, as in a new window),
-    the Open Recent items (filled each time it opens), a notice in the status bar. Qt deletes
-    them so."""
+    (one until deleted), a matrix's right-click menu closed, Help > Keyboard Shortcuts'
+    dialog and Edit > Check my numbers' (built when first opened and kept; the next test to
+    open one gets a new one, as in a new window), the Open Recent items (filled each time it
+    opens), a notice in the status bar. Qt deletes them so."""
     for tip in win.findChildren(QLabel, "qtooltip_label"):
         tip.close()
         tip.deleteLater()
     for dialog in win.findChildren(QDialog, options=Qt.FindChildOption.FindDirectChildrenOnly):
         if dialog.isHidden():
             dialog.deleteLater()
+    # A matrix's right-click menu (ui/matrices/context_menu.py), closed: made anew on each
+    # right-click, it stays a child of its view until the view goes.
+    for view in win.findChildren(QGraphicsView):
+        for menu in view.findChildren(QMenu, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            if menu.isHidden():
+                menu.deleteLater()
     shortcuts = win.menus.shortcuts_dialog
     if shortcuts is not None and isValid(shortcuts):
         shortcuts.close()
