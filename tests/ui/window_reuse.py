@@ -105,10 +105,33 @@ def only_harmless_patches(monkeypatch: object) -> bool:
     )
 
 
+_size_changes = [0]
+
+
+def _count_size_change() -> None:
+    _size_changes[0] += 1
+
+
+# A new text size, even one set back, doubles the slots the menu bar's File and Edit menus
+# reach (Qt's own connections, which no reset undoes): counted, such a window is closed at
+# once rather than reset and found different.
+text_size_module.text_size.changed.connect(_count_size_change)
+
+
 def collect_deleted() -> None:
     """Delete now what was deleted later (a dialog a test closed): it is still the window's
     child until then."""
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def step_parts(win: QWidget) -> dict:
+    """What the step-through has built that `unstep` takes away when built later."""
+    stepper = win.stepper
+    return {
+        "_softmax_panel": stepper._softmax_panel,
+        "_mask_panel": stepper._mask_panel,
+        "pool": len(stepper.figure._pool),
+    }
 
 
 class NewWindow:
@@ -129,12 +152,7 @@ class NewWindow:
         layout = win.window_layout
         self.splitters = (layout.splitter.sizes(), layout.side.sizes(), layout._side_width)
         self.environment = environment()
-        stepper = win.stepper
-        self.step_parts = {
-            "_softmax_panel": stepper._softmax_panel,
-            "_mask_panel": stepper._mask_panel,
-            "pool": len(stepper.figure._pool),
-        }
+        self.step_parts = step_parts(win)
 
 
 def _named(found: list[str], objects: dict) -> str:
@@ -154,7 +172,7 @@ class WindowPool:
     A window on which a test's `steps` fixture showed the step-through has built what that
     shows (the stage's plots, its panels as the test reached them); it is another kind of
     new window: one just built (or reset) with the step-through shown, whose look is kept
-    as `stepped` when it is first shown, and which is handed only to a test that uses the
+    as `stepped` (see `step_through`), and which is handed only to a test that uses the
     step-through too. Reset, it is shown the step-through again and must look as then."""
 
     def __init__(self) -> None:
@@ -168,6 +186,7 @@ class WindowPool:
         self.reused = 0
         self.closed: dict[str, int] = {}
         self.last_reason = ""
+        self.sizes_before = 0  # text size changes counted before the test
 
     def take(
         self, monkeypatch: object, new_only: bool = False, steps: bool = False
@@ -188,6 +207,7 @@ class WindowPool:
             self.close(win, "environment or patches before the test")
             return None
         self.reused += 1
+        self.sizes_before = _size_changes[0]
         return win
 
     def remember_new(self, win: QWidget) -> None:
@@ -197,6 +217,7 @@ class WindowPool:
         settle()
         self.new = NewWindow(win)
         self.stepped = None
+        self.sizes_before = _size_changes[0]
 
     def step_through(self, win: QWidget, show, reset) -> None:
         """Before a test that uses the step-through: show it on `win` (`show`, the `steps`
@@ -210,9 +231,9 @@ class WindowPool:
             # Shown a second time, as a reset window is: its stage is then laid out from
             # the sizes of its first showing, a fraction of a pixel from where the first
             # layout puts it, and a reset window is found as new only in the same layout.
-            self.stepped = NewWindow(win)
-            unstep(win, self.stepped)
-            self.restore(win, reset)
+            room = label_room(win)
+            unstep(win, step_parts(win))
+            self.restore(win, reset, room)
             self.stepped = NewWindow(win)
 
     def give_back(self, win: QWidget, failed: bool, monkeypatch: object, reset) -> None:
@@ -231,11 +252,16 @@ class WindowPool:
             return self.close(win, "patched by the test")
         if self.new is None or self.new.environment != environment():
             return self.close(win, "environment changed by the test")
+        if _size_changes[0] != self.sizes_before:
+            return self.close(win, "the text size changed during the test")
         tidy(win)
         if stepped is not None:
             # What the step-through builds as a test goes on (its panels, plots for larger
-            # stages) goes first: the skeleton is then the stepped one's once it is shown.
-            unstep(win, stepped)
+            # stages) goes first: its objects are then the stepped one's, and its items
+            # once it is shown again.
+            unstep(win, stepped.step_parts)
+            if skeleton(win)[0] != stepped.skeleton[0]:
+                return self.close(win, "objects made or deleted")
         kept, now = identities(like.look["parts"]), identities(parts(win))
         if kept != now:
             self.last_reason = "\n".join(differences(kept, now)[:20])
@@ -248,7 +274,7 @@ class WindowPool:
             self.last_reason += f"{len(old_objects - objects)} deleted; items drawn now {drawn}"
             return self.close(win, "objects made or deleted")
         try:
-            self.restore(win, reset)
+            self.restore(win, reset, stepped.room if stepped is not None else None)
         except Exception as error:  # the window is closed, as before
             return self.close(win, f"reset failed: {error!r}")
         look = looks(win)
@@ -259,17 +285,16 @@ class WindowPool:
         self.window = win
         return None
 
-    def restore(self, win: QWidget, reset) -> None:
-        """`reset` `win`, and a stepped window shown the step-through again (`unstep` went
-        first)."""
+    def restore(self, win: QWidget, reset, stepped_room: dict | None) -> None:
+        """`reset` `win`, and where it is a stepped window (`stepped_room`, its labels' room
+        when stepped), show it the step-through again (`unstep` went first)."""
         reset(win, self.new)
-        stepped = self.stepped
-        if stepped is not None:
+        if stepped_room is not None:
             settle()
             self.show_steps(win)
             settle()
             win.bridge._hand_over()  # (see `reset`)
-            give_room_back(win, stepped.room)
+            give_room_back(win, stepped_room)
         settle()
         win.bridge._hand_over()  # a trace dropped while settling (see `reset`)
 
@@ -368,13 +393,15 @@ def tidy(win: QWidget) -> None:
     collect_deleted()
 
 
-def unstep(win: QWidget, stepped: NewWindow) -> None:
-    """Take away what the step-through built after it was first shown (`stepped`): the
+def unstep(win: QWidget, first: dict) -> None:
+    """Take away what the step-through built after `first` (`step_parts`): the
     softmax and mask panels (built when their stage is first shown) and the stage figure's
     plots beyond those it had then (its pool grows to the largest stage shown). A new
-    window shown the step-through builds them again as they are needed."""
+    window shown the step-through builds them again as they are needed. The plots are let
+    go, not deleted: deleting a pyqtgraph plot the stage's rows have held crashed Qt at the
+    next showing, and the app too keeps every plot it made for as long as it runs
+    (StageFigure._plot)."""
     stepper = win.stepper
-    first = stepped.step_parts
     for name in ("_softmax_panel", "_mask_panel"):
         panel = getattr(stepper, name)
         if panel is not None and first[name] is None:
@@ -388,9 +415,9 @@ def unstep(win: QWidget, stepped: NewWindow) -> None:
             # A larger stage is shown: it goes back to the first stage's plots first.
             stepper.set_stage(win.stepper.keys[0])
         del figure._pool[first["pool"] :]
-    # Drawn again from its first layout, as on a new window's first show: a row of
-    # matrices keeps what it measured of its plots, and laid out from that it places
-    # them a pixel apart from where it places them first.
+    # Laid out afresh at the next showing, as when `stepped` was kept: a row of matrices
+    # keeps what it measured of its plots, and laid out from that it places them a pixel
+    # apart from where a fresh layout does.
     figure._layout_key = None
     collect_deleted()
 
