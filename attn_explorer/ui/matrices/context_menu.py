@@ -128,6 +128,9 @@ def show_matrix_menu(view: QGraphicsView, pos: QPoint, plot: MatrixPlot | None =
         return
     menu = matrix_menu(plot, view.mapToScene(pos), view)
     if menu is not None:
+        # A menu is made for each right-click; closed, it goes (else every one stays a child
+        # of the view for the window's life).
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         menu.popup(view.viewport().mapToGlobal(pos))
 
 

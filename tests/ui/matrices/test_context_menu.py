@@ -3,7 +3,7 @@ each action does what it says, on the real numbers."""
 
 import pytest
 from PySide6.QtCore import QPointF
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMenu
 
 from attn_explorer.ui.matrices.context_menu import matrix_menu, show_matrix_menu
 
@@ -116,6 +116,16 @@ def test_on_the_step_through_the_stage_matrices_have_it(happy, steps, qtbot):
     texts = [a.text().replace("&", "") for a in popup.actions()]
     assert texts[:2] == ["Check my numbers…", "Copy values"]
     popup.close()
+
+
+def test_a_right_clicked_menu_is_gone_once_closed(happy, qtbot):
+    view = happy.board.views["weights"]
+    for _ in range(3):
+        point = view.mapFromScene(cell_centre(view.plot, 1, 0))
+        show_matrix_menu(view, point)
+        qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None)
+        QApplication.activePopupWidget().close()
+    qtbot.waitUntil(lambda: not view.findChildren(QMenu))
 
 
 def test_vietnamese(happy, vietnamese):
