@@ -56,23 +56,15 @@ LATER = (
     "attn_explorer.ui.lessons_dialog",
 )
 
-FIRST_PAINT = """
-import os, sys
-from PySide6.QtCore import QEvent, QObject
-from attn_explorer.ui.app import create_app
-from attn_explorer.ui.main_window import MainWindow
-LATER = tuple(sys.argv[1:])
-app = create_app(language="en")
-window = MainWindow()
+# The end of a start script: shows `window` and keeps in `seen[0]` what the script's own
+# `at_first_paint()` reads when the window's first paint begins.
+WATCH_FIRST_PAINT = """
 seen = []
-
-def imported():
-    return sorted(m for m in sys.modules if any(m == p or m.startswith(p + ".") for p in LATER))
 
 class FirstPaint(QObject):
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint and not seen:
-            seen.append(imported())
+            seen.append(at_first_paint())
         return False
 
 watcher = FirstPaint()
@@ -80,11 +72,28 @@ window.installEventFilter(watcher)
 window.show()
 while not seen:
     app.processEvents()
-print(seen[0])
+"""
+
+FIRST_PAINT = (
+    """
+import os, sys
+from PySide6.QtCore import QEvent, QObject
+from attn_explorer.ui.app import create_app
+from attn_explorer.ui.main_window import MainWindow
+LATER = tuple(sys.argv[1:])
+app = create_app(language="en")
+window = MainWindow()
+
+def at_first_paint():
+    return sorted(m for m in sys.modules if any(m == p or m.startswith(p + ".") for p in LATER))
+"""
+    + WATCH_FIRST_PAINT
+    + """print(seen[0])
 print(window.menuBar().actions()[-2].text())
 sys.stdout.flush()
 os._exit(0)
 """
+)
 
 
 def test_the_check_lens_export_and_lesson_pieces_wait_for_the_first_paint():
@@ -105,33 +114,27 @@ def test_the_check_lens_export_and_lesson_pieces_wait_for_the_first_paint():
     assert compare_menu == "&Compare"
 
 
-PLAIN_START = """
+PLAIN_START = (
+    """
 import os, sys
 from PySide6.QtCore import QEvent, QObject
 from attn_explorer.ui.app import create_app
 from attn_explorer.ui.main_window import MainWindow
 app = create_app(language="en", plots=False)
 window = MainWindow(views_later=True)
-seen = []
 
-class FirstPaint(QObject):
-    def eventFilter(self, obj, event):
-        if event.type() == QEvent.Type.Paint and not seen:
-            seen.append(("pyqtgraph" in sys.modules, window.views_built))
-        return False
-
-watcher = FirstPaint()
-window.installEventFilter(watcher)
-window.show()
-while not seen:
-    app.processEvents()
-while not window.views_built:
+def at_first_paint():
+    return ("pyqtgraph" in sys.modules, window.views_built)
+"""
+    + WATCH_FIRST_PAINT
+    + """while not window.views_built:
     app.processEvents()
 print(seen[0], "pyqtgraph" in sys.modules, type(window.board).__name__)
 print([a.text() for a in window.menuBar().actions()])
 sys.stdout.flush()
 os._exit(0)
 """
+)
 
 
 def test_a_plain_start_shows_the_window_before_pyqtgraph_is_imported():
