@@ -1,0 +1,79 @@
+"""Long sequences: the causal product by blocks and the shared mask give the numbers of the
+plain computation."""
+
+import numpy as np
+import pytest
+import torch
+
+from attn_explorer.engine import AttentionConfig, compute
+from attn_explorer.engine.attention import CAUSAL_BLOCK, _weighted_values
+
+
+def long_config(n: int, **fields) -> AttentionConfig:
+    rng = np.random.default_rng(n)
+    base = dict(
+        tokens=tuple(f"t{i}" for i in range(n)),
+        embeddings=rng.normal(size=(n, 8)).round(3),
+        projection="linear",
+        d_out=8,
+        num_heads=2,
+        seed=7,
+    )
+    base.update(fields)
+    return AttentionConfig(**base)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"causal": True},
+        {"causal": True, "valid_len": 200},
+        {"valid_len": 150},
+        {"causal": True, "mask_method": "renormalize"},
+        {"causal": True, "dropout": 0.3, "training": True},
+        {"causal": True, "mask_before_scaling": True},
+        {"causal": True, "head_layout": "split", "out_proj": True},
+    ],
+)
+def test_context_of_a_long_masked_sequence_is_the_whole_product(fields):
+    """Leaving out the keys a block of queries may not see changes no context value beyond
+    float32's rounding: the weights it leaves out are exactly 0."""
+    n = 2 * CAUSAL_BLOCK + 37  # blocks, and a last block shorter than the others
+    trace = compute(long_config(n, **fields))
+    hidden_weights = trace.weights_dropped[:, trace.mask]
+    assert np.all(hidden_weights == 0)
+    whole = trace.weights_dropped @ trace.values  # (heads, n, d_head), every key
+    np.testing.assert_allclose(trace.head_contexts, whole, rtol=1e-5, atol=1e-6)
+    assert trace.head_contexts.shape == (2, n, 4 if fields.get("head_layout") else 8)
+
+
+def test_a_row_that_sees_nothing_stays_nan_by_blocks():
+    """A weight row of NaN (no visible key at all) gives a NaN context row, as the whole
+    product does, and the rows around it keep their numbers."""
+    n = 2 * CAUSAL_BLOCK
+    weights = torch.softmax(torch.randn(1, n, n), dim=-1).tril()
+    weights[0, 5] = torch.nan
+    values = torch.randn(1, n, 3)
+    blocks = _weighted_values(weights, values, causal=True, valid_len=None)
+    assert torch.isnan(blocks[0, 5]).all()
+    rows = torch.ones(n, dtype=torch.bool)
+    rows[5] = False
+    torch.testing.assert_close(blocks[0, rows], (weights @ values)[0, rows])
+
+
+def test_each_size_and_mask_gets_its_own_mask():
+    """The masks made once per size and kind are each config's own, one after another."""
+    causal = np.triu(np.ones((300, 300), dtype=bool), k=1)
+    first = compute(long_config(300, causal=True, seed=1))
+    padded = compute(long_config(300, causal=True, valid_len=100))
+    plain = compute(long_config(300))
+    again = compute(long_config(300, causal=True, seed=2))
+    np.testing.assert_array_equal(first.mask, causal)
+    np.testing.assert_array_equal(padded.mask, causal | (np.arange(300) >= 100)[None, :])
+    assert not plain.mask.any()
+    np.testing.assert_array_equal(again.mask, causal)
+    assert not np.shares_memory(first.mask, again.mask)  # a trace never shares another's
+    # the weights follow each mask: hidden cells 0, each row summing to 1
+    for trace in (first, padded, plain, again):
+        assert np.all(trace.weights[:, trace.mask] == 0)
+        np.testing.assert_allclose(trace.weights.sum(axis=-1), 1.0, rtol=1e-5)
