@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from attn_explorer.engine import AttentionConfig, compute
-from attn_explorer.engine.attention import CAUSAL_BLOCK, _weighted_values
+from attn_explorer.engine.attention import CAUSAL_BLOCK, _rows_tensor, _weighted_values
 
 
 def long_config(n: int, **fields) -> AttentionConfig:
@@ -77,3 +77,20 @@ def test_each_size_and_mask_gets_its_own_mask():
     for trace in (first, padded, plain, again):
         assert np.all(trace.weights[:, trace.mask] == 0)
         np.testing.assert_allclose(trace.weights.sum(axis=-1), 1.0, rtol=1e-5)
+
+
+def test_embeddings_become_the_same_float32_numbers_each_their_own():
+    """The rows converted once are the numbers torch.tensor gives (beyond float32: ±inf,
+    below it: 0); a trace never shares its x with another, and new rows are converted anew."""
+    rows = ((0.1, 1e39, -1e39), (1e-46, 3.4e38, -0.3), (2.5, 7.0, 1 / 3))
+    expected = torch.tensor(rows, dtype=torch.float32).numpy()
+    np.testing.assert_array_equal(_rows_tensor(rows).numpy(), expected)
+    again = _rows_tensor(tuple(tuple(row) for row in rows))  # equal rows, another tuple
+    np.testing.assert_array_equal(again.numpy(), expected)
+    one, two = compute(long_config(5)), compute(long_config(5, seed=8))
+    np.testing.assert_array_equal(one.x, two.x)
+    assert not np.shares_memory(one.x, two.x)
+    values = np.arange(40.0).reshape(5, 8) / 7
+    other = compute(long_config(5, embeddings=values))
+    np.testing.assert_array_equal(other.x, values.astype(np.float32))
+    assert one.x[0, 0] != other.x[0, 0]
