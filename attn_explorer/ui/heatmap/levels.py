@@ -67,10 +67,30 @@ def _percentile(values: np.ndarray, q: float) -> float:
 DISPLAY_MAX = 512  # cells per side drawn; a 1024-token matrix is pooled 2 × 2 for the screen
 
 
+SAME_PROBE_ROWS = 97  # `_same` first compares every 97th row (a prime: no pattern's period)
+
+
 def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    """Whether two matrices are equal, as `np.array_equal` says (NaN never equals).
+
+    A changed matrix (every matrix but the mask on a seed move) differs almost everywhere,
+    and `array_equal` reads all of it before saying so: 0.7 ms per view at 1024 tokens, on
+    every move. A sample of rows that differs answers at once; only a matching sample is
+    checked whole, so the answer is always `array_equal`'s.
+    """
     if a is None or b is None:
         return a is b
-    return a is b or (a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b))
+    if a is b:
+        return True
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if (
+        a.ndim
+        and a.shape[0] > SAME_PROBE_ROWS
+        and not np.array_equal(a[::SAME_PROBE_ROWS], b[::SAME_PROBE_ROWS])
+    ):
+        return False
+    return np.array_equal(a, b)
 
 
 def _sums_fit(values: np.ndarray, count: int) -> bool:
@@ -113,7 +133,8 @@ def display_grid(
             for other in slices[2:]:
                 np.add(total, other, out=total)
             return np.multiply(total, 1 / len(slices), out=total)
-        # Summed in float64: four cells of 3e38 overflow float32 (so do infinite ones).
+        # Summed in float64: four cells of 3e38 overflow float32 (so do infinite ones; a float32
+        # sum checked for overflow afterwards saved nothing: 4.3 against 4.1 ms at 1024 tokens).
         total = sum(slices[1:], slices[0].astype(np.float64))
         return (total / len(slices)).astype(values.dtype)
     out = slices[0].copy()
