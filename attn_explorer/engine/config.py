@@ -18,7 +18,7 @@ import numpy as np
 # FLOAT32_MAX: the largest magnitude a float32 holds; the engine computes in float32 like
 # the tutorials.
 from attn_explorer.engine.given import FLOAT32_MAX as FLOAT32_MAX
-from attn_explorer.engine.given import ArrayRows, GivenWeights
+from attn_explorer.engine.given import ArrayRows, GivenWeights, row_width
 from attn_explorer.engine.words import Params, english
 from attn_explorer.engine.words import or_list as or_list
 
@@ -189,7 +189,7 @@ class AttentionConfig:
 
     @property
     def d_in(self) -> int:
-        return len(self.embeddings[0]) if self.embeddings else 0
+        return row_width(self.embeddings)
 
     @property
     def key_tokens(self) -> tuple[str, ...]:
@@ -419,7 +419,7 @@ def _sequence_problems(
         return [
             problem(emb_field, f"{kind}rows_mismatch", tokens=len(tokens), rows=len(embeddings))
         ]
-    width = len(embeddings[0])
+    width = row_width(embeddings)
     if width == 0:
         return [problem(emb_field, f"{kind}no_dimension")]
     if _all_finite_numbers(embeddings, width):

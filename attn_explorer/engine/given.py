@@ -16,7 +16,9 @@ parameter cache asks, on its own thread); a session writes the arrays' numbers a
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -24,7 +26,7 @@ import numpy as np
 ROLES = ("query", "key", "value")
 NAMES = ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value")
 FLOAT32_MAX = float(np.finfo(np.float32).max)
-ROWS_AT_A_TIME = 64  # ArrayRows.of: 49,152 numbers of a 768-wide layer, about a millisecond
+ROWS_AT_A_TIME = 64  # rows turned into tuples at a time when an ArrayRows is walked
 
 
 def _frozen(value: Any, depth: int) -> np.ndarray:
@@ -37,34 +39,119 @@ def _frozen(value: Any, depth: int) -> np.ndarray:
     return array
 
 
-class ArrayRows(tuple):
-    """A table of rows, each a tuple of floats (what a config stores), made from a float array
-    that it keeps as `array`: the finite check and the lab's table read the array at C speed
-    instead of walking a real layer's 393,216 Python floats again. Equal to, hashed and
-    written to a session as the plain tuple of the same rows."""
+class ArrayRows(Sequence):
+    """A table of rows of floats (what a config stores as a tuple of tuples), kept as the
+    read-only float64 array it was made from. A row becomes a tuple of Python floats only when
+    it is read (`rows[i]`, iteration: a session written, a script, a worksheet); the engine,
+    the editing table and the config's check read `array` at C speed. Made on a background
+    thread, the 393,216 Python floats of a GPT-2 layer held the interpreter's lock for 20-40 ms
+    while the window drew and the engine computed, so a head opened no sooner.
 
-    array: np.ndarray
-    bounded: bool
+    Equal to a tuple of the same rows, and hashed as that tuple is (the hash, asked for by no
+    window code, walks the rows once and is kept); equal to another `ArrayRows` when every
+    number is. `converted` counts the rows turned into tuples (the tests hold it at 0 while a
+    head is opened and shown)."""
+
+    __slots__ = ("_hash", "array", "bounded", "converted")
+
+    def __init__(self, array: np.ndarray) -> None:
+        """`array`: a read-only 2-D float64 array, kept as it is (`of` makes one)."""
+        self.array = array
+        # Every number finite and within float32 (the config's check), found where the rows
+        # are made: on lens.lab.prepare's thread for a layer made ready before its click.
+        self.bounded = bool(np.all(np.abs(array) <= FLOAT32_MAX))
+        self.converted = 0
+        self._hash: int | None = None
 
     @classmethod
-    def of(cls, values: np.ndarray) -> ArrayRows:
-        """The rows of a 2-D float array (float32 widens to float64 exactly)."""
+    def of(cls, values: Any) -> ArrayRows:
+        """The rows of a 2-D float array (float32 widens to float64 exactly), copied."""
         array = np.array(values, dtype=np.float64)
         if array.ndim != 2:
             raise ValueError("rows come from a 2-D array")
         array.flags.writeable = False
-        # A chunk of rows at a time: made on a thread of its own (lens.lab.prepare), the
-        # conversion leaves the window's thread a turn between chunks instead of holding
-        # Python's lock for the whole table.
-        made: list[tuple[float, ...]] = []
-        for start in range(0, len(array), ROWS_AT_A_TIME):
-            made.extend(map(tuple, array[start : start + ROWS_AT_A_TIME].tolist()))
-        rows = cls(made)
-        rows.array = array
-        # Every number finite and within float32 (the config's check), found where the rows
-        # are made: on lens.lab.prepare's thread for a layer made ready before its click.
-        rows.bounded = bool(np.all(np.abs(array) <= FLOAT32_MAX))
-        return rows
+        return cls(array)
+
+    def __len__(self) -> int:
+        return self.array.shape[0]
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            rows = tuple(map(tuple, self.array[index].tolist()))
+            self.converted += len(rows)
+            return rows
+        row = tuple(self.array[index].tolist())  # IndexError past the end, as a tuple's
+        self.converted += 1
+        return row
+
+    def __iter__(self) -> Iterator[tuple[float, ...]]:
+        for start in range(0, len(self), ROWS_AT_A_TIME):
+            yield from self[start : start + ROWS_AT_A_TIME]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """`np.array(rows)` reads the kept array, not 393,216 Python floats."""
+        if dtype is not None and np.dtype(dtype) != self.array.dtype:
+            return self.array.astype(dtype)
+        return self.array.copy() if copy else self.array
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, ArrayRows):  # another layer's rows differ in their first row
+            mine, theirs = self.array, other.array
+            return mine.shape == theirs.shape and (
+                not len(mine) or bool((mine[0] == theirs[0]).all() and (mine == theirs).all())
+            )
+        if isinstance(other, tuple):
+            if len(other) != len(self):
+                return False
+            if not other:
+                return True
+            # Their first row first: another table differs there, mostly. The numbers are read
+            # into an array (no Python float is made of these rows), once their types are
+            # known to be numbers: numpy reads "1.5" as 1.5, a tuple's == does not.
+            for part, mine in ((other[:1], self.array[:1]), (other, self.array)):
+                if not all(type(row) is tuple for row in part) or not set(
+                    map(type, chain.from_iterable(part))
+                ) <= {float, int, bool}:
+                    return False
+                try:
+                    theirs = np.array(part, dtype=np.float64)
+                except ValueError:  # ragged: not these rows
+                    return False
+                if theirs.shape != mine.shape or not bool((theirs == mine).all()):
+                    return False
+            return True
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        """The hash of the tuple of the same rows (a tuple's hash is made from its items')."""
+        if self._hash is None:
+            self._hash = hash(tuple(_Hashed(hash(row)) for row in self))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"ArrayRows({self.array.shape[0]} rows of {self.array.shape[1]})"
+
+
+def row_width(rows: Sequence) -> int:
+    """The number of values in a table's first row (0 for no rows), without turning an
+    `ArrayRows` row into Python floats."""
+    if isinstance(rows, ArrayRows):
+        return rows.array.shape[1] if len(rows) else 0
+    return len(rows[0]) if rows else 0
+
+
+class _Hashed:
+    """An item whose hash is a row's, so that a tuple of them hashes as the tuple of rows."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __hash__(self) -> int:
+        return self.value
 
 
 @dataclass(frozen=True, eq=False)

@@ -25,7 +25,7 @@ import numpy as np
 
 from attn_explorer.engine import ARRAY_INFO, AttentionConfig, Trace
 from attn_explorer.engine.given import NAMES as GIVEN_NAMES
-from attn_explorer.engine.given import GivenWeights
+from attn_explorer.engine.given import ArrayRows, GivenWeights
 from attn_explorer.io import atomic
 from attn_explorer.io.errors import shown_path
 from attn_explorer.io.session import json_text
@@ -353,6 +353,8 @@ def _write_text(path: Path, text: str, files: atomic.Together | None = None) -> 
 
 
 def _lists(value: Any) -> Any:
+    if isinstance(value, ArrayRows):  # a real layer's rows: written from their array
+        return value.array.tolist()
     if isinstance(value, tuple | list):
         return [_lists(v) for v in value]
     if isinstance(value, GivenWeights):  # a real head's weights: written as their arrays

@@ -17,22 +17,20 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from attn_explorer.engine.config import AttentionConfig
-from attn_explorer.engine.given import ROWS_AT_A_TIME, ArrayRows, GivenWeights
+from attn_explorer.engine.given import ArrayRows, GivenWeights
 from attn_explorer.lens.capture import ModelRun
 
 # Layers whose rows a run keeps ready (the least recently used beyond these are dropped): a
-# GPT-2 small layer at 512 tokens is 12 MB of Python floats, 25 MB at 1,024.
+# GPT-2 small layer at 512 tokens is a 3 MB float64 array, 6 MB at 1,024.
 KEPT_LAYERS = 4
 
 _lock = threading.Lock()
 _preparer: ThreadPoolExecutor | None = None
 
-# A run's rows_cache maps a layer to a Future of a one-item list, the box holding its rows:
-# emptied on the preparer's thread when the layer is dropped (`_let_go`).
-Box = list
+# A run's rows_cache maps a layer to a Future of its rows.
 
 
-def layer_rows(run: ModelRun, layer: int) -> tuple[tuple[float, ...], ...]:
+def layer_rows(run: ModelRun, layer: int) -> ArrayRows:
     """The layer's input rows as the config's table, made once per layer: every head of a
     layer shares it, and the engine checks a table it has seen (the same object) at once.
 
@@ -47,8 +45,7 @@ def layer_rows(run: ModelRun, layer: int) -> tuple[tuple[float, ...], ...]:
             future = cache[layer] = Future()
             future.set_running_or_notify_cancel()
         cache.move_to_end(layer)
-        dropped = _forget_old(cache, layer)
-    _let_go(dropped)
+        _forget_old(cache, layer)
     if mine:
         try:
             future.set_result(_made(run, layer))
@@ -58,30 +55,27 @@ def layer_rows(run: ModelRun, layer: int) -> tuple[tuple[float, ...], ...]:
                 if cache.get(layer) is future:
                     del cache[layer]
             raise
-    return future.result()[0]
+    return future.result()
 
 
 def prepare(run: ModelRun, layers: Iterable[int]) -> None:
     """Make the rows (and split the weights) of `layers` on a thread of their own, for the
-    head the learner is about to open: turning a layer's 393,216 numbers into the config's
-    Python floats takes 10-40 ms of the window's thread otherwise. In chunks of rows, so that
-    the window's thread gets its turn between them."""
-    dropped: list[Future] = []
+    head the learner is about to open: a layer's weights split into heads and its rows
+    widened and checked take 5-10 ms of the window's thread otherwise. Both are numpy and
+    torch copies, which let go of the interpreter's lock while they run, so the window's
+    thread is not held up meanwhile."""
     with _lock:
         cache: OrderedDict[int, Future] = run.rows_cache
         for layer in layers:
             if 0 <= layer < run.loaded.layers and layer not in cache:
                 cache[layer] = _thread().submit(_made, run, layer)
-                dropped += _forget_old(cache, layer)
-    _let_go(dropped)
+                _forget_old(cache, layer)
 
 
 def forget(run: ModelRun) -> None:
-    """Drop every layer `run` keeps (a run no longer shown), freed on the preparer's thread."""
+    """Drop every layer `run` keeps (a run no longer shown)."""
     with _lock:
-        dropped = list(run.rows_cache.values())
         run.rows_cache.clear()
-    _let_go(dropped)
 
 
 def _thread() -> ThreadPoolExecutor:
@@ -91,41 +85,21 @@ def _thread() -> ThreadPoolExecutor:
     return _preparer
 
 
-def _made(run: ModelRun, layer: int) -> Box:
+def _made(run: ModelRun, layer: int) -> ArrayRows:
     run.loaded.layer_weights(layer)  # split into heads now, as head_config will ask
-    return [ArrayRows.of(run.inputs[layer])]  # float32 → exact floats, array kept
+    return ArrayRows.of(run.inputs[layer])  # float32 widened to float64 exactly, no floats
 
 
 def _failed(future: Future) -> bool:
     return future.done() and future.exception() is not None
 
 
-def _forget_old(cache: OrderedDict[int, Future], asked: int) -> list[Future]:
+def _forget_old(cache: OrderedDict[int, Future], asked: int) -> None:
     """Take out all but the newest KEPT_LAYERS finished layers, never the one just `asked`
     for (a config or an undo step may still hold one taken out; opening it makes it anew)."""
     done = [layer for layer, future in cache.items() if future.done() and layer != asked]
-    return [cache.pop(layer) for layer in done[: max(0, len(cache) - KEPT_LAYERS)]]
-
-
-def _let_go(dropped: list[Future]) -> None:
-    """Free dropped layers on the preparer's thread: a layer's 393,216 floats freed at once
-    held the window's thread 5-10 ms (it was the last holder of a layer made ready but never
-    opened)."""
-    if dropped:
-        with _lock:
-            _thread().submit(_free, dropped)
-
-
-def _free(dropped: list[Future]) -> None:
-    """A chunk of rows at a time, letting the window's thread in between."""
-    for future in dropped:
-        if future.cancel() or _failed(future):
-            continue
-        box: Box = future.result()
-        rows = list(box.pop()) if box else []  # the rows outlive the table for a moment
-        while rows:
-            del rows[-ROWS_AT_A_TIME:]
-    dropped.clear()
+    for layer in done[: max(0, len(cache) - KEPT_LAYERS)]:
+        del cache[layer]
 
 
 def head_config(run: ModelRun, layer: int, head: int) -> AttentionConfig:

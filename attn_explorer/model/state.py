@@ -16,7 +16,7 @@ import numpy as np
 
 from attn_explorer.engine import AttentionConfig
 from attn_explorer.engine.config import is_int
-from attn_explorer.engine.given import GivenWeights
+from attn_explorer.engine.given import GivenWeights, row_width
 from attn_explorer.engine.presets import DEFAULT_PRESET, Preset, preset
 from attn_explorer.model.settings import MAX_DIMS as MAX_DIMS  # re-exported for the window
 from attn_explorer.model.settings import MAX_TOKENS as MAX_TOKENS
@@ -32,7 +32,7 @@ class TokenSequence:
 
     @property
     def d_in(self) -> int:
-        return len(self.embeddings[0]) if self.embeddings else 0
+        return row_width(self.embeddings)
 
 
 def _default(name: str) -> Any:

@@ -76,6 +76,30 @@ def test_heads_of_one_layer_share_its_rows_which_equal_the_plain_table(gpt2):
     assert first.problems() == []
 
 
+def test_a_layers_rows_are_read_from_their_array_and_turned_into_floats_only_when_read(gpt2):
+    """A layer's rows keep their float64 array: its shape, its numbers as an array and the
+    config's check read no Python float; a row read, a slice or a walk gives the plain
+    table's tuples, and a data export writes the same plain numbers."""
+    from attn_explorer.io.data_export import config_to_dict
+
+    model_run = run(gpt2, TEXT)
+    config = head_config(model_run, 1, 0)
+    rows = config.embeddings
+    plain = tuple(map(tuple, model_run.inputs[1].astype(np.float64).tolist()))
+    assert (len(rows), config.d_in, config.problems()) == (len(plain), 32, [])
+    assert np.array(rows).dtype == np.float64 and np.array_equal(np.asarray(rows), plain)
+    assert rows.converted == 0  # nothing above made a Python float of a row
+    assert rows[2] == plain[2] and rows[-1] == plain[-1] and type(rows[0][0]) is float
+    assert rows[1:3] == plain[1:3] and list(rows) == list(plain)
+    with pytest.raises(IndexError):
+        rows[len(plain)]
+    assert config_to_dict(config)["embeddings"] == [list(row) for row in plain]
+    other = head_config(model_run, 2, 0).embeddings
+    assert other != rows and other != plain and plain != other
+    changed = (*plain[:1], (9.0, *plain[1][1:]), *plain[2:])
+    assert rows != changed and changed != rows
+
+
 def test_rows_from_an_array_with_an_infinity_are_refused_as_a_table_would_be(gpt2):
     config = head_config(run(gpt2, TEXT), 0, 0)
     values = np.array(config.embeddings)
@@ -106,7 +130,7 @@ def test_a_layer_made_ready_on_its_thread_is_the_one_its_heads_open_with(gpt2):
 
     model_run = run(gpt2, TEXT)
     prepare(model_run, [2, 5, -1])  # layers the model lacks are left alone
-    ready = model_run.rows_cache[2].result(timeout=30)[0]
+    ready = model_run.rows_cache[2].result(timeout=30)
     assert sorted(model_run.rows_cache) == [2]
     assert head_config(model_run, 2, 1).embeddings is ready is layer_rows(model_run, 2)
     assert ready == tuple(map(tuple, model_run.inputs[2].astype(np.float64).tolist()))
@@ -140,20 +164,22 @@ def test_a_layer_whose_making_failed_is_made_again_when_opened(gpt2):
     )
 
 
-def test_the_rows_of_a_dropped_layer_or_run_are_let_go_on_the_preparers_thread(gpt2, monkeypatch):
+def test_the_rows_of_a_dropped_layer_or_run_are_let_go(gpt2, monkeypatch):
+    """A dropped layer's or a forgotten run's rows are freed once no config holds them."""
+    import gc
+    import weakref
+
     from attn_explorer.lens import lab
 
     monkeypatch.setattr(lab, "KEPT_LAYERS", 1)
     model_run = run(gpt2, TEXT)
-    lab.layer_rows(model_run, 0)
-    first = model_run.rows_cache[0]
-    lab.layer_rows(model_run, 1)  # layer 0 dropped: its box emptied on the other thread
-    second = model_run.rows_cache[1]
-    lab._thread().submit(lambda: None).result(timeout=30)  # after what was queued before
-    assert first.result() == [] and list(model_run.rows_cache) == [1]
+    first = weakref.ref(lab.layer_rows(model_run, 0).array)
+    second = weakref.ref(lab.layer_rows(model_run, 1).array)  # layer 0 dropped
+    gc.collect()
+    assert first() is None and list(model_run.rows_cache) == [1]
     lab.forget(model_run)
-    lab._thread().submit(lambda: None).result(timeout=30)
-    assert second.result() == [] and not model_run.rows_cache
+    gc.collect()
+    assert second() is None and not model_run.rows_cache
 
 
 def test_a_real_head_saved_as_a_session_reads_back_the_same_numbers_and_trace(gpt2):

@@ -54,7 +54,7 @@ def test_the_layer_under_a_resting_pointer_and_those_beside_an_opened_head_are_m
     cache = model_view.model_run.rows_cache
     assert 1 not in cache  # not while the pointer moves on
     qtbot.waitUntil(lambda: 1 in cache, timeout=2000)
-    ready = cache[1].result(timeout=30)[0]
+    ready = cache[1].result(timeout=30)
     model_view.open_in_lab(1, 2)
     wait_settled(window)
     assert window.doc.config().embeddings is ready
@@ -160,3 +160,29 @@ def test_undo_after_heads_of_two_layers_gives_back_the_first_head(model_view, wi
     window.doc.undo_stack.redo()
     wait_settled(window)
     assert window.doc.config().given == head_config(model_view.model_run, 2, 3).given
+
+
+def test_an_opened_heads_rows_stay_an_array_until_a_cell_is_edited_and_undone(
+    model_view, window, wait_settled
+):
+    """Opening, computing and drawing a head, and showing its rows in the embedding table,
+    turn none of the layer's rows into Python floats; a cell edited in the table changes the
+    config and the trace (the layer's rows untouched), and undo gives back their numbers."""
+    from attn_explorer.engine.given import ArrayRows
+
+    model_view.open_in_lab(1, 2)
+    wait_settled(window)
+    rows = window.doc.config().embeddings
+    assert isinstance(rows, ArrayRows) and rows.converted == 0
+    before = window.trace.weights[0].copy()
+    table = window.doc.queries
+    assert table.data(table.index(0, 1)) == f"{rows.array[0, 0]:.6g}"  # the shown cell
+    assert table.setData(table.index(0, 1), "2.5")
+    wait_settled(window)
+    assert window.doc.config().embeddings[0][0] == 2.5 and rows.array[0, 0] != 2.5
+    assert not np.allclose(window.trace.weights[0], before)
+    assert rows.converted == 0 and table.data(table.index(0, 1)) == "2.5"
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert window.doc.config().embeddings == rows
+    np.testing.assert_array_equal(window.trace.weights[0], before)
