@@ -12,6 +12,7 @@ numbers for that head; every control then acts on the real head.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -72,10 +73,32 @@ def prepare(run: ModelRun, layers: Iterable[int]) -> None:
                 _forget_old(cache, layer)
 
 
+def prepare_head(run: ModelRun, layer: int, head: int) -> None:
+    """Compute head `head` of layer `layer` on the preparer's thread, after its layer's rows,
+    and offer its trace to the engine (`engine.ready`): the head under a resting pointer is
+    the one a click opens, and its trace is then drawn without waiting for the engine."""
+    if 0 <= layer < run.loaded.layers and 0 <= head < run.loaded.heads:
+        with _lock:
+            _thread().submit(_computed, run, layer, head)
+
+
+def _computed(run: ModelRun, layer: int, head: int) -> None:
+    from attn_explorer.engine.attention import compute
+    from attn_explorer.engine.ready import offer
+
+    start = time.perf_counter()
+    trace = compute(head_config(run, layer, head))  # both masking methods, as the window asks
+    offer(trace, True, time.perf_counter() - start)
+
+
 def forget(run: ModelRun) -> None:
-    """Drop every layer `run` keeps (a run no longer shown)."""
+    """Drop every layer `run` keeps (a run no longer shown), and the traces of its heads
+    computed before a click."""
+    from attn_explorer.engine import ready
+
     with _lock:
         run.rows_cache.clear()
+    ready.clear()
 
 
 def _thread() -> ThreadPoolExecutor:

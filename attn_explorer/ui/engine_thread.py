@@ -111,12 +111,17 @@ class _Worker(QObject):
     def run(self, generation: int, config: AttentionConfig, compare: bool) -> None:
         from attn_explorer.engine.attention import compute
         from attn_explorer.engine.buffers import BufferPool
+        from attn_explorer.engine.ready import take as take_ready
         from attn_explorer.engine.threads import ThreadChooser, kernel_threads
 
         if self.pool is None:
             self.pool = BufferPool()
             self.chooser = ThreadChooser()
         threads = self.chooser.choose(config.attention_cells)
+        ready = take_ready(config, compare)  # computed before the click (engine/ready.py)
+        if ready is not None:
+            self.done.emit(Result(generation, ready[0], ready[1], threads))
+            return
         start = time.perf_counter()
         try:
             with kernel_threads(threads):

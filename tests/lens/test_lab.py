@@ -196,3 +196,27 @@ def test_a_real_head_saved_as_a_session_reads_back_the_same_numbers_and_trace(gp
     w_q = gpt2.layer_weights(1)[0][2]
     assert (back.given.w_query[0] == w_q).all() and back.given.w_query.dtype == np.float64
     assert (compute(back).weights == compute(config).weights).all()
+
+
+def test_a_heads_trace_computed_before_the_click_is_taken_once_for_its_own_config(gpt2):
+    """engine.ready hands the engine's thread a trace computed on the preparer's thread, only
+    for an equal config (a real head's: given weights), with the masking comparison when
+    asked for it, and only once."""
+    from attn_explorer.engine import preset, ready
+    from attn_explorer.lens.lab import _thread, prepare_head
+
+    model_run = run(gpt2, TEXT)
+    ready.clear()
+    prepare_head(model_run, 1, 2)
+    prepare_head(model_run, 1, 7)  # no head 8: nothing computed
+    _thread().submit(lambda: None).result(timeout=30)  # after what was queued before
+    config = head_config(model_run, 1, 2)
+    assert ready.take(head_config(model_run, 1, 3), True) is None  # another head
+    assert ready.take(dataclasses.replace(config, temperature=2.0), True) is None
+    assert ready.take(preset("mha").config, False) is None  # a toy config: never
+    trace, seconds = ready.take(config, True)
+    assert trace.config == config and seconds > 0
+    np.testing.assert_array_equal(trace.weights, compute(config).weights)
+    assert ready.take(config, True) is None  # taken once
+    ready.offer(trace, False, seconds)  # computed without the masking comparison
+    assert ready.take(config, True) is None and ready.take(config, False)[0] is trace

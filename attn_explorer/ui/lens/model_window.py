@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from attn_explorer.lens.capture import ModelRun, run
 from attn_explorer.lens.grid import Grid, grid
-from attn_explorer.lens.lab import forget, prepare
+from attn_explorer.lens.lab import forget, prepare, prepare_head
 from attn_explorer.lens.loading import LoadedModel
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.lens.figure import title
@@ -125,7 +125,7 @@ class ModelWindow(QWidget):
         # ready on a thread (`lens.lab.prepare`) before the click that opens one of them.
         self.rest = QTimer(self, singleShot=True, interval=POINTER_REST_MS)
         self.rest.timeout.connect(self._prepare_pointed)
-        self.pointed: int | None = None
+        self.pointed: tuple[int, int] | None = None  # (layer, head) under the pointer
         self.beside: tuple[ModelRun | None, tuple[int, int] | None] = (None, None)
         lab.traceShown.connect(self._prepare_beside)
         self.plot.scene().sigMouseMoved.connect(self._hovered)
@@ -196,7 +196,7 @@ class ModelWindow(QWidget):
         found = self._head_under(scene_pos)
         if found is not None and self.model_run is not None:
             layer, head = found
-            self.pointed = layer
+            self.pointed = found
             self.rest.start()
             self.summary.setText(
                 head_summary(self.model_run, layer, head)
@@ -205,8 +205,13 @@ class ModelWindow(QWidget):
             )
 
     def _prepare_pointed(self) -> None:
+        """The layer and the head under the resting pointer: its rows made and its trace
+        computed on the preparer's thread, so that a click draws it at once."""
         if self.pointed is not None and self.model_run is not None:
-            prepare(self.model_run, [self.pointed])
+            layer, head = self.pointed
+            prepare(self.model_run, [layer])
+            if self.opened != self.pointed:
+                prepare_head(self.model_run, layer, head)
 
     def _prepare_beside(self, _trace: object = None) -> None:
         """Once the lab shows an opened head: the layers above and below it, the next ones a

@@ -46,8 +46,13 @@ def test_clicking_a_head_opens_it_in_the_lab(model_view, window, wait_settled):
 def test_the_layer_under_a_resting_pointer_and_those_beside_an_opened_head_are_made_ready(
     model_view, window, wait_settled, qtbot
 ):
-    """Before the click: a head's layer is made ready while the pointer rests on it, and once
-    a head is open, the layers above and below it, each the object its heads then open with."""
+    """Before the click: a head's layer is made ready while the pointer rests on it, and the
+    head's trace computed, which the click then draws; once a head is open, the layers above
+    and below it, each the object its heads then open with."""
+    from attn_explorer.engine import ready as computed
+    from attn_explorer.lens.capture import forward
+    from attn_explorer.lens.lab import head_config
+
     grid = model_view.model_grid
     x, y = grid.origin(1, 2)
     model_view._hovered(model_view.image.mapToScene(x + grid.tile / 2, y + grid.tile / 2))
@@ -55,9 +60,15 @@ def test_the_layer_under_a_resting_pointer_and_those_beside_an_opened_head_are_m
     assert 1 not in cache  # not while the pointer moves on
     qtbot.waitUntil(lambda: 1 in cache, timeout=2000)
     ready = cache[1].result(timeout=30)
+    qtbot.waitUntil(lambda: bool(computed._ready), timeout=5000)  # the head's trace too
+    (trace, compared, _seconds), *_ = computed._ready
+    assert trace.config.given == head_config(model_view.model_run, 1, 2).given and compared
     model_view.open_in_lab(1, 2)
     wait_settled(window)
     assert window.doc.config().embeddings is ready
+    assert window.trace is trace and not computed._ready  # drawn without computing it again
+    _, _, attentions = forward(model_view.loaded, TEXT)
+    np.testing.assert_allclose(window.trace.weights[0], attentions[1][0, 2].numpy(), atol=1e-5)
     qtbot.waitUntil(lambda: {0, 2} <= set(cache), timeout=2000)
     [cache[layer].result(timeout=30) for layer in (0, 2)]
 
