@@ -39,6 +39,9 @@ from attn_explorer.ui.editing.undo import Edit, record
 from attn_explorer.ui.i18n import tr as _tr
 
 MAX_ROWS = MAX_TOKENS
+# From this many numbers a table's sequence is an ArrayRows over its array, not tuples of
+# floats (a GPT-2 layer at 512 tokens has 393,216; the tutorials' tables a few dozen).
+ARRAY_ROWS_FROM = 65_536
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 RowMap = Callable[[int], int]  # a row's number on one side of an edit, from the other side's
@@ -78,11 +81,19 @@ class EmbeddingTableModel(QAbstractTableModel):
         return view
 
     def sequence(self) -> TokenSequence:
-        """The table as immutable data; the same object until the next edit (cheap to reuse)."""
+        """The table as immutable data; the same object until the next edit (cheap to reuse).
+
+        A big table (a real layer's rows, edited) is handed over as its own array, frozen
+        (`_write_cell` copies it before the next write): its 393,216 Python floats took
+        some 100 ms of the window's thread on every cell edited, made and compared again."""
         if self._sequence is None:
-            self._sequence = TokenSequence(
-                tuple(self._tokens), tuple(map(tuple, self._values.tolist()))
-            )
+            values = self._values
+            if values.size >= ARRAY_ROWS_FROM and values.dtype == np.float64:
+                values.flags.writeable = False
+                rows: tuple | ArrayRows = ArrayRows(values)
+            else:
+                rows = tuple(map(tuple, values.tolist()))
+            self._sequence = TokenSequence(tuple(self._tokens), rows)
         return self._sequence
 
     # ------------------------------------------------------------------ Qt model API

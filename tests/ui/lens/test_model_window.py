@@ -197,3 +197,43 @@ def test_an_opened_heads_rows_stay_an_array_until_a_cell_is_edited_and_undone(
     wait_settled(window)
     assert window.doc.config().embeddings == rows
     np.testing.assert_array_equal(window.trace.weights[0], before)
+
+
+def test_an_edited_big_table_stays_an_array_and_each_edit_undoes(
+    model_view, window, wait_settled, monkeypatch
+):
+    """A table as big as a real layer's (here: the tiny model's, with the threshold lowered)
+    is handed to the config as an array after an edit too, never as Python floats: each
+    edit writes a copy (the config before it keeps its numbers), and undo and redo give
+    each table's numbers and trace back."""
+    from attn_explorer.engine.given import ArrayRows
+    from attn_explorer.ui.editing import embedding_model
+
+    monkeypatch.setattr(embedding_model, "ARRAY_ROWS_FROM", 100)  # 13 × 32 = 416 numbers
+    model_view.open_in_lab(2, 0)
+    wait_settled(window)
+    rows, table = window.doc.config().embeddings, window.doc.queries
+    first_trace = window.trace.weights[0].copy()
+    assert table.setData(table.index(3, 5), "1.25")
+    wait_settled(window)
+    once = window.doc.config().embeddings
+    assert isinstance(once, ArrayRows) and once.array[3, 4] == 1.25 and once.converted == 0
+    assert table.setData(table.index(4, 5), "-3")
+    wait_settled(window)
+    twice = window.doc.config().embeddings
+    assert isinstance(twice, ArrayRows) and (twice.array[3, 4], twice.array[4, 4]) == (1.25, -3)
+    assert once.array[4, 4] == rows.array[4, 4] != -3  # the earlier table kept its numbers
+    second_trace = window.trace.weights[0].copy()
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert window.doc.config().embeddings == once and table.data(table.index(4, 5)) != "-3"
+    window.doc.undo_stack.undo()
+    wait_settled(window)
+    assert window.doc.config().embeddings == rows
+    np.testing.assert_array_equal(window.trace.weights[0], first_trace)
+    window.doc.undo_stack.redo()
+    window.doc.undo_stack.redo()
+    wait_settled(window)
+    assert window.doc.config().embeddings == twice
+    np.testing.assert_array_equal(window.trace.weights[0], second_trace)
+    assert rows.converted == once.converted == twice.converted == 0
