@@ -40,6 +40,7 @@ class ShrinkingLabel(pg.LabelItem):
 
     def setText(self, text: str, **args: object) -> None:
         self._cut = False
+        self.item.setToolTip("")  # (the whole of a text cut before)
         super().setText(text, **args)
 
     def updateMin(self) -> None:
