@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget, QSizePolicy
+from shiboken6 import isValid
 
 from attn_explorer.ui.heatmap import MatrixPlot
 from attn_explorer.ui.text_size import text_size
@@ -52,7 +53,10 @@ class MatrixRow(QGraphicsWidget):
         self._overhead: dict[int, tuple[float, float]] = {}  # id(plot) → (width, height)
         self.group: list[MatrixRow] = [self]
         self._arranging = False
-        self._watched: set[int] = set()  # ids of the plots whose resizing is followed
+        # id(plot) → the slot that follows its resizing, for the plots the row holds: a plot
+        # that leaves is no longer followed (a stage stacked on two rows hands plots from
+        # one to the other).
+        self._watched: dict[int, object] = {}
         self._follow = follow_text_size
         self.spacing = spacing
         self.cell_widths: list[float] = []  # of the matrices, as last arranged
@@ -80,7 +84,12 @@ class MatrixRow(QGraphicsWidget):
         """Show `items` (MatrixPlots, or others of the fixed widths `fixed`, by id) left to
         right; items shown before and not now leave the scene."""
         for old in self.items:
-            if old not in items and old.parentItem() is self:  # (not taken by another row)
+            if old in items:
+                continue
+            slot = self._watched.pop(id(old), None)
+            if slot is not None and isValid(old.view):  # (a plot deleted: nothing to follow)
+                old.view.sigResized.disconnect(slot)
+            if old.parentItem() is self:  # (not taken by another row)
                 if isinstance(old, MatrixPlot):
                     old.show_row_labels(True)
                     old.show_colorbar(True)
@@ -90,8 +99,8 @@ class MatrixRow(QGraphicsWidget):
         for item in items:
             item.setParentItem(self)
             if isinstance(item, MatrixPlot) and id(item) not in self._watched:
-                self._watched.add(id(item))
-                item.view.sigResized.connect(lambda _view, plot=item: self._plot_resized(plot))
+                slot = self._watched[id(item)] = lambda _view, plot=item: self._plot_resized(plot)
+                item.view.sigResized.connect(slot)
         self.items = list(items)
         self._fixed = dict(fixed or {})
         self._overhead = {}

@@ -93,9 +93,17 @@ class StageTabs(QTabBar):
         self.fit()
 
     def _width(self, index: int, text: str) -> int:
+        # Measured as QTabBar::tabSizeHint measures a tab's text (QFontMetrics::size, not the
+        # advance, which differs by a pixel for some texts): a tab fitted again at the same
+        # width then keeps its text.
         metrics = self.fontMetrics()
-        frame = super().tabSizeHint(index).width() - metrics.horizontalAdvance(self.tabText(index))
-        return frame + metrics.horizontalAdvance(text) + 1
+        mnemonic = Qt.TextFlag.TextShowMnemonic
+
+        def wide(words: str) -> int:
+            return metrics.size(mnemonic, words).width()
+
+        frame = super().tabSizeHint(index).width() - wide(self.tabText(index))
+        return frame + wide(text) + 1
 
     def fit(self) -> None:
         """Texts that fit the bar's width; called by the step-through on a resize and a new
