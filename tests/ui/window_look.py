@@ -44,8 +44,10 @@ COUNTERS = {"_pictures", "_generation", "computations", "trims", "revision"}
 MADE_ON_THE_WAY = {"_trim_timer"}
 # Caches, filled as they are needed from what is shown (the widths of the values written in a
 # matrix's cells, measured on paint; an axis's drawing, made again on its next paint where it
-# was dropped): a fuller one shows the same.
-CACHES = {"_measured", "picture"}
+# was dropped; pyqtgraph's outline of a graphics widget, made from its bounds when first asked
+# and dropped when they change; the height the projections' stage was last weighed to need,
+# measured again each time before it is read): a fuller one shows the same.
+CACHES = {"_measured", "picture", "_painterPathCache", "_weights_need"}
 LEFT_OUT = COUNTERS | MADE_ON_THE_WAY | CACHES
 # Qt's animations of a style (a scroll bar fading), which end and delete themselves.
 TRANSIENT = {"QPropertyAnimation"}

@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QMessageBox,
+    QToolButton,
     QWidget,
 )
 from shiboken6 import isValid
@@ -105,17 +106,14 @@ def only_harmless_patches(monkeypatch: object) -> bool:
     )
 
 
-_size_changes = [0]
-
-
-def _count_size_change() -> None:
-    _size_changes[0] += 1
-
-
-# A new text size, even one set back, doubles the slots the menu bar's File and Edit menus
-# reach (Qt's own connections, which no reset undoes): counted, such a window is closed at
-# once rather than reset and found different.
-text_size_module.text_size.changed.connect(_count_size_change)
+def overflow_menu(win: QWidget) -> QMenu:
+    """The menu of the menu bar's "»" button, which lists the menus a narrow bar leaves out.
+    Qt fills it when the bar lays out with menus left out and leaves it so when they all fit
+    again (QMenuBarPrivate::updateGeometries): a new window, narrow while it was built,
+    holds View to Help there; a window that saw a larger text size holds every menu, and
+    the menus' actions then reach its slots too. Hidden, it cannot be opened until the bar
+    is narrow again, when Qt fills it afresh."""
+    return win.menuBar().findChild(QToolButton, "qt_menubar_ext_button").menu()
 
 
 def collect_deleted() -> None:
@@ -153,6 +151,8 @@ class NewWindow:
         self.splitters = (layout.splitter.sizes(), layout.side.sizes(), layout._side_width)
         self.environment = environment()
         self.step_parts = step_parts(win)
+        self.overflow = overflow_menu(win).actions()
+        self.pending = {box: _pending(box) for box in _items(win, pg.ViewBox)}
 
 
 def _named(found: list[str], objects: dict) -> str:
@@ -186,7 +186,6 @@ class WindowPool:
         self.reused = 0
         self.closed: dict[str, int] = {}
         self.last_reason = ""
-        self.sizes_before = 0  # text size changes counted before the test
 
     def take(
         self, monkeypatch: object, new_only: bool = False, steps: bool = False
@@ -207,7 +206,6 @@ class WindowPool:
             self.close(win, "environment or patches before the test")
             return None
         self.reused += 1
-        self.sizes_before = _size_changes[0]
         return win
 
     def remember_new(self, win: QWidget) -> None:
@@ -217,7 +215,6 @@ class WindowPool:
         settle()
         self.new = NewWindow(win)
         self.stepped = None
-        self.sizes_before = _size_changes[0]
 
     def step_through(self, win: QWidget, show, reset) -> None:
         """Before a test that uses the step-through: show it on `win` (`show`, the `steps`
@@ -252,8 +249,6 @@ class WindowPool:
             return self.close(win, "patched by the test")
         if self.new is None or self.new.environment != environment():
             return self.close(win, "environment changed by the test")
-        if _size_changes[0] != self.sizes_before:
-            return self.close(win, "the text size changed during the test")
         tidy(win)
         if stepped is not None:
             # What the step-through builds as a test goes on (its panels, plots for larger
@@ -297,6 +292,7 @@ class WindowPool:
             give_room_back(win, stepped_room)
         settle()
         win.bridge._hand_over()  # a trace dropped while settling (see `reset`)
+        paint_pending(win, self.new)
 
     def close(self, win: QWidget, why: str) -> None:
         """Close `win` as the fixture always closed its window."""
@@ -326,6 +322,21 @@ def _items(win: QWidget, kind: type) -> list:
         for item in view.scene().items()
         if isinstance(item, kind)
     ]
+
+
+def _pending(box: pg.ViewBox) -> bool:
+    """Whether `box` takes a new range or transform when next painted."""
+    return box._matrixNeedsUpdate or box._autoRangeNeedsUpdate
+
+
+def paint_pending(win: QWidget, new: NewWindow) -> None:
+    """A matrix's view box on a tab not shown (the Matrices tab, where the test went on on
+    the step-through) takes its new range when next painted (pyqtgraph's
+    ViewBox.prepareForPaint); where a new window's had been painted, it takes it now, as
+    that paint would."""
+    for box in _items(win, pg.ViewBox):
+        if _pending(box) and not new.pending.get(box, False):
+            box.prepareForPaint()
 
 
 def label_room(win: QWidget) -> dict:
@@ -482,6 +493,10 @@ def reset(win: QWidget, new: NewWindow, settled, wait_settled) -> None:
             for row, height in enumerate(heights):
                 table.setRowHeight(row, height)
     win.status_line.size_labels()  # the shapes' room only grows with longer shapes
+    overflow = overflow_menu(win)
+    if overflow.actions() != new.overflow and not overflow.isVisible():
+        overflow.clear()  # (its own actions only: the menus' are the menus' children)
+        overflow.addActions(new.overflow)
     give_room_back(win, new.room)
     for box, position in new.cursors.items():
         if box.cursorPosition() != position or box.hasSelectedText():

@@ -103,3 +103,16 @@ def test_method_1_writes_four_decimals_at_1500(window, wait_settled, steps, qtbo
     zeroed = next(plot for plot in plots if plot.shown.name == "weights_zeroed")
     want = trace.matrix("weights_zeroed", 0)[1]
     assert written(zeroed, steps.figure_view)[6:8] == [f"{v:.4f}" for v in want[:2]]
+
+
+def test_at_100_percent_the_box_keeps_its_lines_and_the_bars(window, steps, qtbot):
+    on_screen(window, steps, qtbot, "scores", (1500, 940))
+    assert not steps.followed.shortened()
+    assert not steps.figure.bars_hidden and not steps.extras_left_out.isVisible()
+
+
+def test_at_100_percent_the_weights_stay(window, steps, qtbot):
+    plots = on_screen(window, steps, qtbot, "projections", (1500, 940))
+    names = [plot.shown.name for plot in plots]
+    assert names == ["x", "w_query", "w_key", "w_value", "queries", "keys", "values"]
+    assert "left out" not in steps.figure.reason.text
