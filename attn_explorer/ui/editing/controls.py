@@ -20,16 +20,26 @@ from PySide6.QtWidgets import (
 )
 
 from attn_explorer.engine import PRESETS, Preset, Problem
-from attn_explorer.engine.config import mask_order_matters, seed_draws
 from attn_explorer.model.settings import SETTINGS
+from attn_explorer.model.state import Controls
 from attn_explorer.text.examples import example_text
 from attn_explorer.text.i18n import N_
 from attn_explorer.text.problems import problem_text
 from attn_explorer.ui.editing.choice_labels import choices as _choices
 from attn_explorer.ui.editing.document import Document
+from attn_explorer.ui.editing.enabled_states import EnabledStates
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.widgets import CommandBox, ErrorLabel, SliderSpin, choice_box, shrinkable
 from attn_explorer.ui.widgets.range_spin import RangeSpinBox
+
+# The panel's widget (an attribute) for each control whose name is not the attribute's.
+_NAMES = Controls.names()
+_WIDGETS = {name: name for name in _NAMES} | {
+    "num_heads": "heads",
+    "head_layout": "layout_box",
+    "ablate": "",  # the heads panel's (ui/compare), not this panel's
+    "ablate_mode": "",
+}
 
 
 def _spin(field: str, what: str, **options: object) -> SliderSpin:
@@ -40,7 +50,7 @@ def _spin(field: str, what: str, **options: object) -> SliderSpin:
     return SliderSpin(*SETTINGS[field].range, what=what, **options)
 
 
-class ControlsPanel(QWidget):
+class ControlsPanel(EnabledStates, QWidget):
     """Sliders, boxes and checkboxes for every field of the attention config."""
 
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
@@ -245,6 +255,7 @@ class ControlsPanel(QWidget):
         self._error(seq, "other")
         layout.addStretch(1)
 
+        self._shown: Controls | None = None  # what the widgets show (`sync`)
         self._connect()
         self.sync()
         self.doc.controlsChanged.connect(self.sync)
@@ -344,8 +355,36 @@ class ControlsPanel(QWidget):
 
     # ------------------------------------------------------------------ showing the document
     def sync(self) -> None:
-        """Show the document's controls (no signals back to it)."""
+        """Show the document's controls (no signals back to it).
+
+        Called on every change of the controls, up to a thousand a second (a dragged slider,
+        a scripted sweep): a change of one control made by that control's own widget, which
+        shows it already, costs only the enabled states, and those only when a control they
+        depend on moved. Any other change (undo, a loaded file or example) sets every widget
+        again, typed and not entered text included."""
         c = self.doc.controls
+        shown, self._shown = self._shown, c
+        if shown is not None:
+            moved = [name for name in _NAMES if getattr(c, name) != getattr(shown, name)]
+            if len(moved) == 1 and self._shows(moved[0], getattr(c, moved[0])):
+                self._update_enabled()
+                return
+        self._set_every_widget(c)
+        self._update_enabled()
+
+    def _shows(self, name: str, value: object) -> bool:
+        """Whether the widget of control `name` shows `value` (True for a control this panel
+        has no widget for)."""
+        widget = getattr(self, _WIDGETS.get(name, ""), None)
+        if widget is None:
+            return True
+        if isinstance(widget, QCheckBox):
+            return widget.isChecked() == value
+        if isinstance(widget, QSpinBox | SliderSpin):
+            return widget.value() == value
+        return widget.currentData() == value
+
+    def _set_every_widget(self, c: Controls) -> None:
         for spin, value in (
             (self.seed, c.seed),
             (self.d_out, c.d_out),
@@ -386,93 +425,6 @@ class ControlsPanel(QWidget):
                 check.setChecked(value)
         for w in widgets:
             w.blockSignals(False)
-        self._update_enabled()
-
-    def _update_enabled(self) -> None:
-        c = self.doc.controls
-        projected = c.projection != "none"
-        self._enable(
-            self.d_out,
-            projected,
-            _tr("With projection “none”, Q, K and V are X itself: there is no d_out."),
-        )
-        # Enabled while it is more than 1 with "none": the problem shown under it is fixed there.
-        self._enable(
-            self.heads,
-            projected or c.num_heads != 1,
-            _tr("With projection “none”, Q = K = V = X: there is one head."),
-        )
-        self._enable(self.layout_box, projected, _tr("With projection “none” there is one head."))
-        self._enable(
-            self.qkv_bias, c.projection == "linear", _tr("Only nn.Linear projections have a bias.")
-        )
-        self._enable(
-            self.mask_method,
-            c.causal or c.padding,
-            _tr("No mask is active: the method only matters with a causal or padding mask."),
-        )
-        masked = c.causal or c.padding
-        divided = c.scale or c.temperature != 1
-        self._enable(
-            self.mask_before_scaling,
-            mask_order_matters(masked, c.mask_method, divided),
-            _tr("No mask is active: there is nothing to mask before or after scaling.")
-            if not masked
-            else _tr(
-                "Method 1 masks softmax's output, not the scores: the order of mask and "
-                "scaling does not arise."
-            )
-            if c.mask_method != "neg_inf"
-            else _tr("Nothing divides the scores (√d_k off, T = 1): there is no scaling."),
-        )
-        self._enable(
-            self.valid_len, c.padding, _tr("Tick “Padding” to mask keys after this length.")
-        )
-        dropping = c.training and c.dropout > 0
-        reseeded = dropping and c.reseed_dropout
-        self._enable(
-            self.seed,
-            seed_draws(c.projection, c.out_proj, dropping, reseeded),
-            _tr(
-                "Nothing is drawn from this seed: with projection “none” there are no weights "
-                "(and no output projection), and the dropout mask is drawn from its own seed "
-                "(“Reseed first”)."
-            )
-            if reseeded
-            else _tr(
-                "Nothing is drawn at random: with projection “none” there are no weights "
-                "(and no output projection), and no dropout acts."
-            ),
-        )
-        self._enable(
-            self.training,
-            c.dropout > 0,
-            _tr("p is 0: nothing is dropped, so training and evaluation mode compute the same."),
-        )
-        no_dropout = (  # p first: at p = 0 training mode is disabled too
-            _tr("No dropout to reseed: p is 0.")
-            if c.dropout == 0
-            else _tr("No dropout to reseed: training mode is off.")
-        )
-        self._enable(self.reseed_dropout, dropping, no_dropout)
-        self._enable(
-            self.dropout_seed,
-            dropping and c.reseed_dropout,
-            no_dropout
-            if not dropping
-            else _tr("Tick “Reseed first” to draw the dropout mask from this seed."),
-        )
-
-    def _enable(self, widget: QWidget, enabled: bool, why: str) -> None:
-        if widget.isEnabled() != enabled:
-            widget.setEnabled(enabled)
-        base = widget.property("baseTip")
-        if base is None:
-            base = widget.toolTip()
-            widget.setProperty("baseTip", base)
-        tip = base if enabled else _tr("{0}\n\nDisabled: {1}").format(base, why)
-        if widget.toolTip() != tip:  # every move passes here: an unchanged tip costs an event
-            widget.setToolTip(tip)
 
     def show_problems(self, problems: list[Problem]) -> None:
         """Show each problem under its control; clear the others."""

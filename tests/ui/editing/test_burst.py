@@ -1,0 +1,53 @@
+"""A burst of changes (a scripted sweep, 1,000 a second) as the controls and the undo history
+show it: each change costs the window little (benchmarks/soak.py times the burst), and what
+the learner sees and undoes is what one change at a time gave."""
+
+from PySide6.QtCore import Qt
+
+from tests.ui.conftest import assert_shows
+
+
+def test_a_burst_of_seed_changes_is_undone_by_one_ctrl_z(window, wait_settled, qtbot):
+    spin = window.controls.seed.spin
+    assert spin.value() == 123
+    for seed in range(2000, 2300):  # one turn of the event loop, as a late benchmark tick
+        spin.setValue(seed)
+    assert window.doc.controls.seed == 2299
+    assert window.controls.seed.slider.value() == 2299
+    wait_settled(window)
+    assert window.trace.config.seed == 2299
+    assert_shows(window)
+    qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.doc.controls.seed == 123
+    assert spin.value() == 123 and window.controls.seed.slider.value() == 123
+    assert not window.doc.undo_stack.canUndo()
+    wait_settled(window)
+    assert window.trace.config.seed == 123
+    assert_shows(window)
+
+
+def test_a_change_not_made_by_its_widget_is_shown_by_it(window):
+    """The document changed by another way (a script, the heads panel): the widget follows."""
+    window.doc.set_control("seed", 77)
+    assert window.controls.seed.value() == 77
+    window.doc.set_control("padding", False)
+    window.doc.set_control("causal", False)
+    assert not window.controls.causal.isChecked()
+    assert not window.controls.mask_method.isEnabled()  # no mask: the method is moot
+    window.doc.undo_stack.undo()  # (the window's example has a causal mask)
+    assert window.controls.causal.isChecked() and window.controls.mask_method.isEnabled()
+
+
+def test_the_enabled_states_follow_a_sweep_through_zero(window):
+    """p swept down to 0 and up again: training mode is disabled at 0 only, and its tooltip
+    says why, though most moves of p leave the enabled states as they were."""
+    controls = window.controls
+    controls.training.setChecked(True)
+    for p in (0.5, 0.3, 0.1, 0.0):
+        controls.dropout.spin.setValue(p)
+    assert not controls.training.isEnabled()
+    assert "p is 0: nothing is dropped" in controls.training.toolTip()
+    assert not controls.reseed_dropout.isEnabled()
+    controls.dropout.spin.setValue(0.2)
+    assert controls.training.isEnabled() and controls.reseed_dropout.isEnabled()
+    assert "Disabled" not in controls.training.toolTip()
