@@ -2,8 +2,12 @@
 show it: each change costs the window little (benchmarks/soak.py times the burst), and what
 the learner sees and undoes is what one change at a time gave."""
 
+import random
+
 from PySide6.QtCore import Qt
 
+from attn_explorer.ui.editing.controls import ControlsPanel
+from benchmarks.soak import soak_actions
 from tests.ui.conftest import assert_shows
 
 
@@ -51,3 +55,55 @@ def test_the_enabled_states_follow_a_sweep_through_zero(window):
     controls.dropout.spin.setValue(0.2)
     assert controls.training.isEnabled() and controls.reseed_dropout.isEnabled()
     assert "Disabled" not in controls.training.toolTip()
+
+
+SHOWN = {
+    "seed": "value",
+    "d_out": "value",
+    "heads": "value",
+    "dropout": "value",
+    "temperature": "value",
+    "valid_len": "value",
+    "dropout_seed": "value",
+    "projection": "currentData",
+    "layout_box": "currentData",
+    "mask_method": "currentData",
+    "qkv_bias": "isChecked",
+    "out_proj": "isChecked",
+    "scale": "isChecked",
+    "causal": "isChecked",
+    "padding": "isChecked",
+    "training": "isChecked",
+    "cross": "isChecked",
+    "reseed_dropout": "isChecked",
+    "mask_before_scaling": "isChecked",
+}
+
+
+def shown(panel) -> dict:
+    """What every control shows: its value, whether it is enabled, and its tooltip."""
+    return {
+        name: (
+            getattr(getattr(panel, name), reader)(),
+            getattr(panel, name).isEnabled(),
+            getattr(panel, name).toolTip(),
+        )
+        for name, reader in SHOWN.items()
+    }
+
+
+def test_after_random_edits_every_control_shows_what_a_new_panel_shows(window, qtbot):
+    """Random edits of every kind (the soak's): the panel, which sets only what changed,
+    shows what a panel built from the document at that moment shows."""
+    rng = random.Random(29)
+    actions = soak_actions(window, rng)
+    for i in range(300):
+        rng.choice(actions)()
+        if i % 30 == 29:
+            fresh = ControlsPanel(window.doc)
+            try:
+                assert shown(window.controls) == shown(fresh), f"after edit {i + 1}"
+            finally:
+                window.doc.controlsChanged.disconnect(fresh.sync)
+                fresh.deleteLater()
+        qtbot.wait(0)
