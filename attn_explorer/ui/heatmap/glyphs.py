@@ -25,17 +25,24 @@ class _Glyphs:
     def __init__(self, font: QFont) -> None:
         self.raw = QRawFont.fromFont(font)
         self._known: dict[str, tuple[int, float] | None] = {}
+        # The glyph index and advance of each character the font has (`of` fills them).
+        self._index: dict[str, int] = {}
+        self._advance: dict[str, float] = {}
         self._offsets: dict[tuple[float, ...], tuple[float, ...]] = {}  # by glyph advances
         self.baseline = (self.raw.ascent() - self.raw.descent()) / 2
 
     def place(self, text: str) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
         """`text`'s glyphs and their x offsets, centred on x = 0 (each glyph's baseline is
         `baseline` below the centre), or None if the font lacks a character."""
-        shaped = self.of(text)
-        if not shaped:
+        if not text:
             return None
-        glyphs, advances = zip(*shaped, strict=True)
-        return glyphs, self._offsets_of(advances)
+        try:  # the characters met before, mapped in C: a few hundred values on every move
+            glyphs = tuple(map(self._index.__getitem__, text))
+        except KeyError:
+            if self.of(text) is None:
+                return None
+            glyphs = tuple(map(self._index.__getitem__, text))
+        return glyphs, self._offsets_of(tuple(map(self._advance.__getitem__, text)))
 
     def _offsets_of(self, advances: tuple[float, ...]) -> tuple[float, ...]:
         offsets = self._offsets.get(advances)
@@ -56,7 +63,9 @@ class _Glyphs:
         known = self._known
         for char in text:
             if char not in known:
-                known[char] = self._glyph(char)
+                known[char] = glyph = self._glyph(char)
+                if glyph is not None:
+                    self._index[char], self._advance[char] = glyph
         shaped = [known[char] for char in text]
         return None if None in shaped else shaped
 
