@@ -7,7 +7,7 @@ The text is its own item, over the coloured cells, because it is laid out in dev
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -46,7 +46,10 @@ class CellTextItem(QGraphicsItem):
     def __init__(self, parent: QGraphicsItem | None = None) -> None:
         super().__init__(parent)
         self._rows = self._cols = 0
-        self._texts: tuple[list[str], list[str]] = ([], [])
+        # The texts are written when first needed (see `set_cells_later`), then kept.
+        self._made: tuple[list[str], list[str]] = ([], [])
+        self._make: Callable[[], tuple[list[str], list[str]]] | None = None
+        self._has_texts = False
         # The glyph runs of the texts last drawn, their font and place, and the texts they
         # leave to drawText: kept for repaints only, so memory follows the cells on screen.
         self._runs: tuple | None = None
@@ -87,22 +90,42 @@ class CellTextItem(QGraphicsItem):
             metrics = QFontMetricsF(font)
             gap = max(3.0, metrics.horizontalAdvance(" "))
             self._measures.append((font, metrics, gap, metrics.height() * 0.9))
+        self._least_height = min(measure[3] for measure in self._measures)
         self._measured: list[tuple[list[str], QFont, float, float]] = []
         self._runs = None
         self.update()
 
     def set_cells(self, fine: list[str], coarse: list[str], dark: np.ndarray, shape: tuple) -> None:
         """Row-major texts at two precisions, and which cells are dark (white text)."""
+        self._set(lambda: (fine, coarse), bool(fine), dark, shape)
+
+    def set_cells_later(
+        self, make: Callable[[], tuple[list[str], list[str]]], dark: np.ndarray, shape: tuple
+    ) -> None:
+        """As `set_cells`, the texts made by `make` when first needed: cells shorter than
+        the smallest font's line write nothing, and a 64-token Q or context (1,024 cells
+        3 px tall) would otherwise format 2,048 numbers on every move for no pixel."""
+        self._set(make, shape[0] * shape[1] > 0, dark, shape)
+
+    def _set(self, make: Callable, has_texts: bool, dark: np.ndarray, shape: tuple) -> None:
         self.prepareGeometryChange()
         self._rows, self._cols = shape
-        self._texts = (fine, coarse)
+        self._make, self._has_texts = make, has_texts
         self._runs = None
         self._measured = []
-        # Measuring every text on every paint costs more than drawing them; the longest few
-        # strings decide whether a precision fits.
-        self._longest = tuple(sorted(set(t), key=len)[-3:] for t in (fine, coarse))
         self._dark = dark.ravel().tolist()  # Python bools: indexed per cell on every paint
         self.update()
+
+    @property
+    def _texts(self) -> tuple[list[str], list[str]]:
+        """The values at two precisions (made now if they were left for later)."""
+        if self._make is not None:
+            fine, coarse = self._made = self._make()
+            self._make = None
+            # Measuring every text on every paint costs more than drawing them; the longest
+            # few strings decide whether a precision fits.
+            self._longest = tuple(sorted(set(t), key=len)[-3:] for t in (fine, coarse))
+        return self._made
 
     def clear(self) -> None:
         self.set_cells([], [], np.zeros(0, bool), (0, 0))
@@ -135,7 +158,7 @@ class CellTextItem(QGraphicsItem):
     def written(self, cell: QRectF) -> tuple[list[str], QFont] | None:
         """The texts and the font the values are written in when a cell is `cell` in device
         pixels: the first way of `_choices` that fits; None when none does."""
-        if not self._texts[0]:
+        if not self._has_texts or cell.height() < self._least_height:
             return None
         for texts, font, width, height in self._choices():
             if width <= cell.width() and height <= cell.height():
@@ -146,19 +169,19 @@ class CellTextItem(QGraphicsItem):
         """How the values are written in cells `cell` big: "whole" (in their finer
         precision), "rounded" (two decimals, the finer did not fit), "hidden" (no way
         fits), or "" where there are no values to write (none set, or too many cells)."""
-        fine, coarse = self._texts
-        if not fine:
+        if not self._has_texts:
             return ""
         chosen = self.written(cell)
         if chosen is None:
             return "hidden"
+        fine, coarse = self._texts
         return "rounded" if chosen[0] is coarse and coarse != fine else "whole"
 
     def widths_needed(self, height: float) -> tuple[float, float]:
         """For cells `height` tall: the least width in which values are written at all, and
         the least in which they are written as in a cell of any width; infinite for none.
         (The stage figure shares its room by these, on every redraw.)"""
-        if not self._texts[0]:
+        if not self._has_texts or height < self._least_height:
             return math.inf, math.inf
         fitting = [width for _, _, width, least in self._choices() if least <= height]
         if not fitting:
@@ -299,13 +322,17 @@ def cell_strings(
 def _cell_texts(values: np.ndarray) -> tuple[list[str], list[str]]:
     """Each value as `_fine` and as `_coarse` write it.
 
-    The usual matrix (finite, every value zero or between 1e-4 and 1000 in size) takes one
-    format per precision, half the cost of deciding value by value on every move.
+    The usual matrix (finite, every value below 1000 in size) takes one format per
+    precision, half the cost of deciding value by value on every move; only its values
+    under 1e-4 (a few in a random Q, written "6e-05") are decided one by one.
     """
     numbers = values.tolist()
     size = np.abs(values)
-    if np.isfinite(values).all() and ((size >= 1e-4) | (size == 0)).all() and size.max() < 1000:
-        return [f"{v:.4f}" for v in numbers], [f"{v:.2f}" for v in numbers]
+    if np.isfinite(values).all() and size.max() < 1000:
+        fine = [f"{v:.4f}" for v in numbers]
+        for i in np.flatnonzero((size < 1e-4) & (size != 0)).tolist():
+            fine[i] = _fine(numbers[i])
+        return fine, [f"{v:.2f}" for v in numbers]
     return [_fine(v) for v in numbers], [_coarse(v) for v in numbers]
 
 

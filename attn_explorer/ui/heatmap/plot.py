@@ -356,12 +356,14 @@ class MatrixPlot(pg.GraphicsLayout):
             self.cells.clear()
             return
         blank = "−∞" if self._neg_inf_text else ""
-        fine, coarse = cell_strings(matrix, self.kind, self.hidden, blank)
+        kind, hidden = self.kind, self.hidden
         dark = np.take(self._dark_lut, index)
         if nan is not None:
             # A transparent cell (hidden, or not a finite number) shows the white page.
             dark[nan] = False
-        self.cells.set_cells(fine, coarse, dark, matrix.shape)
+        self.cells.set_cells_later(
+            lambda: cell_strings(matrix, kind, hidden, blank), dark, matrix.shape
+        )
 
     # ------------------------------------------------------------------ labels
     def set_labels(self, rows: tuple[str, ...], cols: tuple[str, ...]) -> None:

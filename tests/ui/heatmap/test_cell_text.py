@@ -296,3 +296,41 @@ def test_one_tiny_weight_does_not_cut_the_others_to_two_decimals(qapp):
     cell = QRectF(0, 0, metrics.horizontalAdvance("0.3125") + metrics.horizontalAdvance(" "), 40)
     texts, font = item.written(cell)
     assert texts == ["0.3125", "6e-05", "0.6874"] and font.pointSizeF() == 10
+
+
+def test_a_matrix_with_tiny_values_writes_each_value_as_one_by_one():
+    """The quick formats take every value below 1000; the tiny ones ("6e-05") and the
+    rounding edges still read as `_fine` and `_coarse` write each value."""
+    from attn_explorer.ui.heatmap.cell_text import _cell_texts, _coarse, _fine
+
+    rng = np.random.default_rng(0)
+    values = (rng.normal(size=400) * 10.0 ** rng.integers(-7, 3, size=400)).astype(np.float32)
+    values[:6] = [0.0, -0.0, 0.000099996, -0.00009999, 999.99, 6.038e-05]
+    fine, coarse = _cell_texts(values)
+    numbers = values.tolist()
+    assert fine == [_fine(v) for v in numbers]
+    assert coarse == [_coarse(v) for v in numbers]
+    assert fine[5] == "6e-05" and fine[2] == "0.0001" and fine[4] == "999.9900"
+
+
+def test_values_in_cells_too_short_for_any_font_are_never_formatted(qapp):
+    """A 64-token Q has cells 3 px tall: no value can be written there, and formatting its
+    numbers on every move would be work for no pixel. They are made when a cell is tall
+    enough, once."""
+    item = CellTextItem()
+    made = []
+
+    def make():
+        made.append(True)
+        return ["0.1234", "-0.5678"] * 2, ["0.12", "-0.57"] * 2
+
+    item.set_cells_later(make, np.zeros(4, bool), (2, 2))
+    short = QRectF(0, 0, 200, 3)
+    assert item.written(short) is None
+    assert item.how_written(short) == "hidden"
+    assert item.widths_needed(3) == (np.inf, np.inf)
+    assert made == []
+    texts, font = item.written(QRectF(0, 0, 200, 40))
+    assert texts == ["0.1234", "-0.5678"] * 2 and font.pointSizeF() == 10
+    assert item.how_written(QRectF(0, 0, 200, 40)) == "whole"
+    assert made == [True]

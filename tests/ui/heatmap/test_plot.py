@@ -84,6 +84,15 @@ def test_the_widest_label_is_the_widest_token_shown_however_often_tokens_repeat(
     widest = max(metrics.horizontalAdvance(t) for t in shown)
     assert _widest(tokens, font) == pytest.approx(widest + 6)
     assert _widest([], font) == 6
+    # Measured once per font and labels: asked again, the same; in a larger font (200 %
+    # text), or for other tokens, measured anew.
+    assert _widest(tokens, font) == pytest.approx(widest + 6)
+    larger = QFont(font)
+    larger.setPointSizeF(font.pointSizeF() * 2)
+    wider = max(QFontMetricsF(larger).horizontalAdvance(t) for t in shown)
+    assert wider > widest
+    assert _widest(tokens, larger) == pytest.approx(wider + 6)
+    assert _widest(["the", "cat"], font) < _widest(tokens, font)
 
 
 def test_a_plot_redrawn_with_the_same_or_another_mask_draws_what_a_new_plot_draws(qapp):
