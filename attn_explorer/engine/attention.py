@@ -337,7 +337,9 @@ def _rows_tensor(rows: tuple) -> torch.Tensor:
     if isinstance(array, np.ndarray):
         return torch.from_numpy(array.astype(np.float32))
     last = _last_rows
-    if last is not None and (last[0] is rows or last[0] == rows):
+    # The same object only: tuples compare -0.0 equal to 0.0, and a cell typed "-0" must
+    # reach the trace as −0.0 (a seed, temperature or mask move hands the same rows object).
+    if last is not None and last[0] is rows:
         return last[1].clone()
     with np.errstate(over="ignore"):  # beyond float32: ±inf, as torch.tensor gives
         tensor = torch.from_numpy(np.array(rows, dtype=np.float32))

@@ -94,3 +94,12 @@ def test_embeddings_become_the_same_float32_numbers_each_their_own():
     other = compute(long_config(5, embeddings=values))
     np.testing.assert_array_equal(other.x, values.astype(np.float32))
     assert one.x[0, 0] != other.x[0, 0]
+
+
+def test_a_zero_typed_negative_reaches_the_trace_after_the_positive_one():
+    """Tuples compare −0.0 equal to 0.0: the rows converted last are kept by identity, so a
+    cell edited from 0 to "-0" is written −0.0000 in X, as its session and export say."""
+    positive = compute(AttentionConfig(tokens=("a", "b"), embeddings=((0.0, 1.0), (1.0, 0.0))))
+    negative = compute(AttentionConfig(tokens=("a", "b"), embeddings=((-0.0, 1.0), (1.0, 0.0))))
+    assert not np.signbit(positive.x[0, 0])
+    assert np.signbit(negative.x[0, 0])

@@ -126,6 +126,7 @@ class ModelWindow(QWidget):
         self.rest = QTimer(self, singleShot=True, interval=POINTER_REST_MS)
         self.rest.timeout.connect(self._prepare_pointed)
         self.pointed: tuple[int, int] | None = None  # (layer, head) under the pointer
+        self.head_prepared: tuple | None = None  # (run, layer, head) last computed ahead
         self.beside: tuple[ModelRun | None, tuple[int, int] | None] = (None, None)
         lab.traceShown.connect(self._prepare_beside)
         self.plot.scene().sigMouseMoved.connect(self._hovered)
@@ -162,6 +163,7 @@ class ModelWindow(QWidget):
         if self.model_run is not None and self.model_run is not result[0]:
             forget(self.model_run)  # its layers' rows, freed off this thread
             self.beside = (None, None)
+            self.head_prepared = None
         self.shown = result
         self.model_run, self.model_grid = result
         self.image.setImage(self.model_grid.image, autoLevels=False)
@@ -210,7 +212,11 @@ class ModelWindow(QWidget):
         if self.pointed is not None and self.model_run is not None:
             layer, head = self.pointed
             prepare(self.model_run, [layer])
-            if self.opened != self.pointed:
+            # Once per head pointed at: a pointer nudged within the head's tile rests again,
+            # and computing it again would push another ready trace out.
+            key = (self.model_run, layer, head)
+            if self.opened != self.pointed and key != self.head_prepared:
+                self.head_prepared = key
                 prepare_head(self.model_run, layer, head)
 
     def _prepare_beside(self, _trace: object = None) -> None:

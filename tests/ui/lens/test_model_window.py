@@ -73,6 +73,21 @@ def test_the_layer_under_a_resting_pointer_and_those_beside_an_opened_head_are_m
     [cache[layer].result(timeout=30) for layer in (0, 2)]
 
 
+def test_a_head_rested_on_again_is_not_computed_again(model_view, monkeypatch):
+    """A pointer nudged within a head's tile rests again: that head's trace is computed ahead
+    once, and the ready traces (two kept) are not filled with copies of it."""
+    computed = []
+    monkeypatch.setattr(
+        "attn_explorer.ui.lens.model_window.prepare_head",
+        lambda _run, layer, head: computed.append((layer, head)),
+    )
+    model_view.head_prepared = None
+    for pointed in [(0, 1), (0, 1), (2, 3), (0, 1)]:
+        model_view.pointed = pointed
+        model_view._prepare_pointed()
+    assert computed == [(0, 1), (2, 3), (0, 1)]
+
+
 def test_open_head_from_the_command_line_counts_from_one_and_leaves_nothing_to_save(
     model_view, window, wait_settled
 ):
