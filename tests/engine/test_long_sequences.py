@@ -6,7 +6,12 @@ import pytest
 import torch
 
 from attn_explorer.engine import AttentionConfig, compute
-from attn_explorer.engine.attention import CAUSAL_BLOCK, _rows_tensor, _weighted_values
+from attn_explorer.engine.attention import (
+    CAUSAL_BLOCK,
+    NARROW_VALUES,
+    _rows_tensor,
+    _weighted_values,
+)
 
 
 def long_config(n: int, **fields) -> AttentionConfig:
@@ -33,9 +38,12 @@ def long_config(n: int, **fields) -> AttentionConfig:
         {"causal": True, "dropout": 0.3, "training": True},
         {"causal": True, "mask_before_scaling": True},
         {"causal": True, "head_layout": "split", "out_proj": True},
+        {},  # no mask: narrow heads are still multiplied block by block, every key seen
+        {"causal": True, "d_out": 32},  # heads wider than NARROW_VALUES: the plain product
+        {"valid_len": 150, "d_out": 32},
     ],
 )
-def test_context_of_a_long_masked_sequence_is_the_whole_product(fields):
+def test_context_of_a_long_sequence_is_the_whole_product(fields):
     """Leaving out the keys a block of queries may not see changes no context value beyond
     float32's rounding: the weights it leaves out are exactly 0."""
     n = 2 * CAUSAL_BLOCK + 37  # blocks, and a last block shorter than the others
@@ -44,7 +52,10 @@ def test_context_of_a_long_masked_sequence_is_the_whole_product(fields):
     assert np.all(hidden_weights == 0)
     whole = trace.weights_dropped @ trace.values  # (heads, n, d_head), every key
     np.testing.assert_allclose(trace.head_contexts, whole, rtol=1e-5, atol=1e-6)
-    assert trace.head_contexts.shape == (2, n, 4 if fields.get("head_layout") else 8)
+    d_out = fields.get("d_out", 8)
+    d_head = d_out // 2 if fields.get("head_layout") else d_out
+    assert trace.head_contexts.shape == (2, n, d_head)
+    assert (d_head <= NARROW_VALUES) == (d_out <= 8)  # both ways of multiplying are checked
 
 
 def test_a_row_that_sees_nothing_stays_nan_by_blocks():
