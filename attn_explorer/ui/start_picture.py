@@ -196,9 +196,13 @@ class StartPicture(QObject):
         these settings, where there is one, until they are drawn; build them before any
         input reaches the window."""
         self._waiting = self._later = True
-        app = QApplication.instance()
-        if app is not None:
-            app.installEventFilter(self)
+        # Until the window's first paint only the window itself is watched: a filter on the
+        # application makes PySide6 wrap every object an event reaches, and to name their
+        # classes it creates about a hundred Qt classes with their enums (QProcess's,
+        # QFile's ...), 8 % of the instructions before the first paint. No input reaches a
+        # window not yet exposed; from its first paint until the views are built (the turn
+        # after it) the application's filter sees every press and key.
+        self.window.installEventFilter(self)
         if not self.enabled or not self.settings:
             return
         self.cover = _Cover(self.window.tabs)
@@ -208,6 +212,7 @@ class StartPicture(QObject):
 
     def building(self) -> None:
         """The views are being built: input goes to the window as usual."""
+        self.window.removeEventFilter(self)
         app = QApplication.instance()
         if app is not None:
             app.removeEventFilter(self)
@@ -320,6 +325,11 @@ class StartPicture(QObject):
         kind = event.type()
         if kind in _INPUT and not self.window.views_built:
             self.window.build_views()
+        elif kind == QEvent.Type.Paint and watched is self.window:
+            self.window.removeEventFilter(self)
+            app = QApplication.instance()
+            if app is not None and not self.window.views_built:
+                app.installEventFilter(self)
         elif kind in (QEvent.Type.Resize, QEvent.Type.Move) and watched is self._page():
             if not self.window.views_built:
                 self._fit()

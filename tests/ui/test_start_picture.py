@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt
-from PySide6.QtGui import QColor, QImage, QKeyEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtGui import QColor, QImage, QKeyEvent, QMouseEvent, QPaintEvent
+from PySide6.QtWidgets import QApplication, QToolButton
 
 from attn_explorer.io import trace_cache
 from attn_explorer.model.state import default_state
@@ -171,6 +171,28 @@ def test_input_before_the_views_builds_them_first(pictures, qtbot):
     assert window.views_built
     assert window.tabs.widget(0) is window.board
     assert [a.text() for a in window.menuBar().actions()].count("&Compare") == 1
+
+
+def test_a_click_on_any_widget_after_the_first_paint_builds_the_views_first(pictures, qtbot):
+    # Until its first paint only the window itself is watched (a key the controls leave goes
+    # up to it, as above); from then on a press that a button takes for itself is seen too.
+    window = MainWindow(default_state(), views_later=True)
+    qtbot.addWidget(window, before_close_func=lambda w: w.doc.undo_stack.setClean())
+    button = window.editor.findChild(QToolButton)
+    QApplication.sendEvent(window, QPaintEvent(window.rect()))  # as the window's first paint
+    assert not window.views_built
+    inside = QPoint(2, 2)
+    press = QMouseEvent(
+        QEvent.Type.MouseButtonPress,
+        inside,
+        button.mapToGlobal(inside),
+        Qt.MouseButton.LeftButton,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(button, press)
+    assert window.views_built
+    assert window.tabs.widget(0) is window.board
 
 
 def test_a_cache_folder_that_cannot_be_written_keeps_nothing_and_breaks_nothing(
