@@ -195,7 +195,7 @@ def gui_main(argv: list[str]) -> int:
 
             return save_when_drawn(app, window, args.screenshot)
         if args.report_startup:
-            from attn_explorer.ui.screenshot import report_startup
+            from attn_explorer.ui.startup_report import report_startup
 
             return report_startup(app, window)
         return app.exec()
