@@ -16,19 +16,9 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from attn_explorer.cli.arguments import (
-    UsageError,
-    add_state_arguments,
-    brief,
-    glue_values,
-    language_from,
-    language_metavar,
-    refuse_blank,
-    state_from_args,
-    whole,
-)
+from attn_explorer.cli import blas_threads
 from attn_explorer.cli.parser import OneLineParser
-from attn_explorer.engine import STEP_KEYS
+from attn_explorer.cli.values import UsageError, brief, whole
 from attn_explorer.text import i18n
 from attn_explorer.text.i18n import _
 
@@ -40,8 +30,15 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
 
+# Importing this module imports neither numpy nor Qt (cli/arguments.py and the engine, which
+# need numpy, are imported where used): `main` limits numpy's threads before it is imported.
+
+
 def parser() -> argparse.ArgumentParser:
     """The window's command line, its help in the current language."""
+    from attn_explorer.cli.arguments import add_state_arguments, language_metavar
+    from attn_explorer.engine import STEP_KEYS
+
     parser = OneLineParser(
         prog=PROG,
         description=_(
@@ -115,6 +112,13 @@ def window_language() -> str:
 
 
 def gui_main(argv: list[str]) -> int:
+    from attn_explorer.cli.arguments import (
+        glue_values,
+        language_from,
+        refuse_blank,
+        state_from_args,
+    )
+
     i18n.set_language(window_language())  # what a refused --lang is said in
     try:
         language = language_from(argv, PROG)
@@ -169,7 +173,12 @@ def gui_main(argv: list[str]) -> int:
     if args.all_heads:
         window.board.show_all_heads(True)
     window.show()
+    # numpy's threads, one while the window started (see `main`), all again once it has
+    # computed its first picture (or cannot), or before a model's matrix products.
+    for done in (window.firstPicture, window.problemsShown, window.bridge.failed):
+        done.connect(lambda *_: blas_threads.restore())
     if args.model:
+        blas_threads.restore()
         from attn_explorer.lens.errors import LensError
         from attn_explorer.ui.lens.open_model import open_model
 
@@ -290,7 +299,11 @@ def main(argv: list[str] | None = None) -> int:
     if command in COMMANDS:
         run = importlib.import_module(COMMANDS[command]).main
         return run(argv[:first] + argv[first + 1 :])
-    return gui_main(argv)
+    blas_threads.limit()  # the window's start: numpy on one thread until its first picture
+    try:
+        return gui_main(argv)
+    finally:
+        blas_threads.restore()
 
 
 if __name__ == "__main__":
