@@ -315,7 +315,7 @@ class MatrixPlot(pg.GraphicsLayout):
         argb = np.take(self._lut, index)  # (h, w) uint32 = BGRA bytes on little-endian
         if has_nan:
             argb[nan] = 0  # premultiplied transparent
-        self.image.set_cells(argb, QRectF(0, 0, matrix.shape[1], matrix.shape[0]))
+        self.image.set_cells(argb, QRectF(0, 0, matrix.shape[1], matrix.shape[0]), not has_nan)
         self.levels = (lo, hi)
         # Weights are scaled to a percentile: the largest may lie beyond the bar's end.
         self.over = kind == "weights" and bool(np.fmax.reduce(display, axis=None) > hi)

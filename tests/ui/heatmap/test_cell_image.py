@@ -1,0 +1,94 @@
+"""The cells drawn at device resolution are the very pixels Qt's own scaling writes."""
+
+import random
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QImage, QPainter, QTransform
+
+from attn_explorer.ui.heatmap import MatrixView
+from attn_explorer.ui.heatmap.cell_image import CellImage, device_grid
+
+PREMULTIPLIED = QImage.Format.Format_ARGB32_Premultiplied
+
+
+def _cells(rng: random.Random, rows: int, cols: int, hidden: bool) -> np.ndarray:
+    argb = np.array([0xFF000000 | rng.getrandbits(24) for _ in range(rows * cols)], np.uint32)
+    if hidden:  # masked cells are transparent
+        argb[[rng.random() < 0.3 for _ in range(rows * cols)]] = 0
+    return argb.reshape(rows, cols)
+
+
+def _painted(argb, transform, antialiased, clip, fast, destination):
+    """The picture `drawImage(rect, image)` paints under `transform`, or (`fast`) the
+    device pixels of `device_grid` blitted unscaled."""
+    image = QImage(420, 380, destination)
+    image.fill(QColor("#e8e8e8"))
+    rows, cols = argb.shape
+    rect = QRectF(0, 0, cols, rows)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, antialiased)
+    if clip is not None:
+        painter.setClipRect(clip)
+    if fast:
+        place, xs, ys = device_grid(argb.shape, rect, transform, antialiased, clip)
+        pixels = np.ascontiguousarray(argb.take(xs, axis=1).take(ys, axis=0))
+        if pixels.size:
+            height, width = pixels.shape
+            painter.drawImage(place, QImage(pixels.data, width, height, 4 * width, PREMULTIPLIED))
+    else:
+        source = QImage(argb.data, cols, rows, 4 * cols, PREMULTIPLIED)
+        painter.setTransform(transform)
+        painter.drawImage(rect, source)
+    painter.end()
+    return image
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_cells_at_device_resolution_are_the_pixels_qt_scales_them_to(qapp, seed):
+    """Qt's nearest-neighbour scaling walks each row in 16.16 fixed point and, for an
+    aliased painter, first rounds the target's edges; any slip would move a cell's edge by a
+    pixel (it did: an aliased view's last column, a clip that starts inside the cells)."""
+    rng = random.Random(seed)
+    for case in range(150):
+        rows, cols = rng.randint(1, 12), rng.randint(1, 12)
+        big = case % 15 == 0
+        if big:  # a pooled 1024-token matrix, shrunk or stretched a little
+            rows, cols = rng.randint(100, 512), rng.randint(100, 512)
+        argb = _cells(rng, rows, cols, hidden=case % 3 == 0)
+        low, high = (0.2, 2.0) if big else (0.3, 80.0)
+        transform = QTransform(
+            rng.uniform(low, high), 0, 0, rng.uniform(low, high), rng.uniform(0, 60),
+            rng.uniform(0, 60),
+        )  # fmt: skip
+        clip = None
+        if case % 4 < 2:
+            clip = QRectF(*(rng.uniform(0, 40) for _ in range(2)), rng.uniform(100, 400), 300.7)
+        antialiased = case % 2 == 0
+        destination = PREMULTIPLIED if case % 5 else QImage.Format.Format_RGB32
+        expected = _painted(argb, transform, antialiased, clip, False, destination)
+        got = _painted(argb, transform, antialiased, clip, True, destination)
+        assert got == expected, (case, argb.shape, transform, antialiased, clip)
+
+
+@pytest.mark.parametrize("size", [(420, 360), (391, 435), (253, 290), (1000, 700)])
+@pytest.mark.parametrize("masked", [False, True])
+def test_a_view_paints_the_same_pixels_as_with_qts_scaling(qtbot, monkeypatch, size, masked):
+    view = MatrixView()
+    qtbot.addWidget(view)
+    view.resize(*size)
+    values = np.random.default_rng(7).normal(size=(6, 6)).astype(np.float32)
+    hidden = np.triu(np.ones((6, 6), bool), 1) if masked else None
+    view.plot.set_matrix(values, kind="signed", rows="abcdef", cols="uvwxyz", hidden=hidden)
+    view.show()
+    qtbot.waitExposed(view)
+    blits = []
+    blit = CellImage._blit
+    monkeypatch.setattr(CellImage, "_blit", lambda *a: blits.append(blit(*a)) or blits[-1])
+    fast = view.viewport().grab().toImage()
+    assert blits == [True]  # drawn at device resolution
+    monkeypatch.setattr(CellImage, "_blit", lambda *a: False)
+    view.plot.image.update()
+    scaled = view.viewport().grab().toImage()
+    assert fast == scaled
