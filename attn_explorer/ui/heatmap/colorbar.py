@@ -11,8 +11,19 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QLinearGradient, QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QImage,
+    QLinearGradient,
+    QPainter,
+    QPen,
+    QPixmap,
+    QTransform,
+)
+from PySide6.QtWidgets import QGraphicsItem, QSizePolicy
 
 from attn_explorer.text.i18n import N_
 from attn_explorer.ui.i18n import tr as _tr
@@ -39,6 +50,10 @@ CATEGORY_LABELS = {
 }
 
 
+_PREMULTIPLIED = QImage.Format.Format_ARGB32_Premultiplied
+_IDENTITY = QTransform()
+
+
 class ColorBar(pg.GraphicsWidget):
     """A colour scale with labelled ticks, painted in one pass.
 
@@ -50,6 +65,7 @@ class ColorBar(pg.GraphicsWidget):
 
     BAR_PX = 10  # any wider takes room the cells need for their values at 1024 px
     BANDS = 64
+    PICTURES = 8  # pictures kept per bar (see `_paint_into_cache`): 90 kB each at 1500x940
 
     def __init__(self, cmap: pg.ColorMap = SIGNED_CMAP, follow_text_size: bool = True) -> None:
         super().__init__()
@@ -63,6 +79,8 @@ class ColorBar(pg.GraphicsWidget):
         self.compact = False
         self._gradient: tuple[QRectF, QBrush] | None = None
         self._widths: dict[tuple, float] = {}  # see `_width_for`
+        self._pictures: dict[tuple, QImage] = {}  # see `_paint_into_cache`, oldest first
+        self._colours = 0  # counts the colour maps set: part of a picture's key
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
         self.set_colormap(cmap)
         self._set_font(text_size.points(1.0, follow_text_size))
@@ -90,6 +108,7 @@ class ColorBar(pg.GraphicsWidget):
         lut = cmap.getLookupTable(nPts=self.BANDS, alpha=False)
         self._colors = [QColor(int(r), int(g), int(b)) for r, g, b in lut]
         self._gradient = None
+        self._colours += 1
         self.update()
 
     def set_levels(
@@ -194,6 +213,58 @@ class ColorBar(pg.GraphicsWidget):
         return self._gradient[1]
 
     def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
+        if (
+            widget is None
+            and self.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache
+            and isinstance(painter.device(), QPixmap)
+            and self._paint_into_cache(painter)
+        ):
+            return
+        self._draw(painter)
+
+    def _paint_into_cache(self, painter: QPainter) -> bool:
+        """Paint Qt's cache of the bar (a transparent pixmap) with a picture kept from an
+        earlier paint of the same bar, labels and place; False where it cannot.
+
+        The levels change on most seed moves, and come back: a matrix's scale is one of a
+        few round numbers (levels.nice_ceiling), and each new one made Qt paint the bar
+        again, its gradient and five labels (0.5 M instructions). Painted once into a
+        transparent image like Qt's pixmap, with the same transform and hints, a picture
+        copied into that pixmap gives its very pixels.
+        """
+        device = painter.device()
+        if painter.hasClipping() or device.devicePixelRatio() != 1:
+            return False  # a part of the cache, or a high-DPI one: painted as it is
+        t = painter.worldTransform()
+        hints = painter.renderHints()
+        key = (
+            (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy()),
+            (device.width(), device.height(), int(hints.value)),
+            self.rect().getRect(),
+            (self._line, self.font.key(), self._colours, self.levels, tuple(self.ticks)),
+        )
+        picture = self._pictures.pop(key, None)
+        if picture is None:
+            picture = QImage(device.width(), device.height(), _PREMULTIPLIED)
+            picture.fill(0)
+            own = QPainter(picture)
+            own.setRenderHints(own.renderHints(), False)
+            own.setRenderHints(hints, True)
+            own.setWorldTransform(t)
+            self._draw(own)
+            own.end()
+            if len(self._pictures) >= self.PICTURES:
+                del self._pictures[next(iter(self._pictures))]
+        self._pictures[key] = picture
+        painter.save()
+        painter.setWorldTransform(_IDENTITY)
+        # Onto Qt's transparent pixmap: the same pixels as painting over it, as a copy.
+        painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Source)
+        painter.drawImage(0, 0, picture)
+        painter.restore()
+        return True
+
+    def _draw(self, painter: QPainter) -> None:
         bar = self.bar_rect()
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)

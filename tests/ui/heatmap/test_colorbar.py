@@ -81,3 +81,41 @@ def test_the_bar_paints_nothing_beyond_its_own_width(qapp):
         if image.pixelColor(x, y).lightness() < 250
     ]
     assert beyond == []
+
+
+def test_a_bar_painted_from_a_kept_picture_has_the_pixels_qt_paints(qtbot, monkeypatch):
+    """The levels change on most seed moves and come back (a scale is one of a few round
+    numbers): the bar keeps its pictures and copies one into Qt's cache instead of painting
+    its gradient and labels again. A view's pixels must not tell the two apart."""
+    import numpy as np
+
+    from attn_explorer.ui.heatmap import MatrixView
+
+    view = MatrixView()
+    qtbot.addWidget(view)
+    view.resize(391, 435)
+    view.show()
+    qtbot.waitExposed(view)
+    rng = np.random.default_rng(3)
+    scales = [0.3, 0.12, 0.3, 2.5, 0.12, 0.3]
+    matrices = [rng.uniform(-1, 1, (6, 6)).astype(np.float32) * s for s in scales]
+    bar = view.plot.colorbar
+    drawn, kept = [], []
+    paint_into_cache = ColorBar._paint_into_cache
+    monkeypatch.setattr(
+        ColorBar, "_paint_into_cache", lambda *a: kept.append(paint_into_cache(*a)) or kept[-1]
+    )
+    draw = ColorBar._draw
+    monkeypatch.setattr(ColorBar, "_draw", lambda *a: drawn.append(1) or draw(*a))
+    with_pictures = []
+    for matrix in matrices:
+        view.plot.set_matrix(matrix, kind="signed")
+        with_pictures.append(view.viewport().grab().toImage())
+    assert kept and all(kept)
+    assert len(drawn) == len({round(s, 2) for s in scales})  # each scale painted once
+    assert len(bar._pictures) == len(drawn)
+    monkeypatch.setattr(ColorBar, "_paint_into_cache", lambda *a: False)
+    for matrix, expected in zip(matrices, with_pictures, strict=True):
+        view.plot.set_matrix(matrix, kind="signed")  # each unlike the one before
+        assert view.viewport().grab().toImage() == expected
+    assert len(drawn) > len(bar._pictures)  # painted by Qt's own way this time
