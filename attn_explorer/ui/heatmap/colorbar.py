@@ -23,7 +23,7 @@ from PySide6.QtGui import (
     QPixmap,
     QTransform,
 )
-from PySide6.QtWidgets import QGraphicsItem, QSizePolicy
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget, QSizePolicy
 
 from attn_explorer.text.i18n import N_
 from attn_explorer.ui.i18n import tr as _tr
@@ -62,6 +62,11 @@ class ColorBar(pg.GraphicsWidget):
     slider move. This bar paints bands and a handful of labels; as bands of colour rather
     than a bitmap it stays vector in SVG and PDF.
     """
+
+    # Qt's own bounds and shape: the item has no transform, so pyqtgraph's (its geometry
+    # mapped from the parent) are the same rectangle, computed in Python on every repaint.
+    boundingRect = QGraphicsWidget.boundingRect
+    shape = QGraphicsWidget.shape
 
     BAR_PX = 10  # any wider takes room the cells need for their values at 1024 px
     BANDS = 64

@@ -11,7 +11,7 @@ import re
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget
 
 from attn_explorer.text.tokens import label_token
 
@@ -32,6 +32,11 @@ class ShrinkingLabel(pg.LabelItem):
     the matrix's."""
 
     LEAST_SCALE = 0.75
+
+    # Qt's own bounds and shape: the item has no transform, so pyqtgraph's (its geometry
+    # mapped from the parent) are the same rectangle, computed in Python on every repaint.
+    boundingRect = QGraphicsWidget.boundingRect
+    shape = QGraphicsWidget.shape
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         self._cut = False  # words left out of the text shown (see `_cut_to`)
