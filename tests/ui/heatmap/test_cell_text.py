@@ -334,3 +334,22 @@ def test_values_in_cells_too_short_for_any_font_are_never_formatted(qapp):
     assert texts == ["0.1234", "-0.5678"] * 2 and font.pointSizeF() == 10
     assert item.how_written(QRectF(0, 0, 200, 40)) == "whole"
     assert made == [True]
+
+
+@pytest.mark.parametrize("points", [8, 10, 12.5, 20])
+def test_a_value_measures_what_qt_measures_however_its_width_was_found(qapp, points):
+    """The widest values decide the precision written, and are measured once per shape of
+    text ("0.1234" as "0.0000"): only where the font's digits measure alike, so every
+    measure must stay Qt's own."""
+    import random
+
+    from attn_explorer.ui.heatmap.cell_text import _width
+
+    font = QFont()
+    font.setPointSizeF(points)
+    metrics = QFontMetricsF(font)
+    rng = random.Random(points)
+    for _ in range(400):
+        value = rng.uniform(-1500, 1500) * rng.choice([1, 1e-3, 1e-6])
+        for text in (f"{value:.4f}", f"{value:.2f}", f"{value:.0e}", _coarse(value), "−∞"):
+            assert _width(font.key(), metrics, text) == metrics.horizontalAdvance(text), text
