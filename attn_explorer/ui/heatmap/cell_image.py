@@ -161,6 +161,10 @@ class CellImage(QGraphicsItem):
                 and transform.m11() > 0
                 and transform.m22() > 0
                 and painter.paintEngine().type() == QPaintEngine.Type.Raster
+                # The grid is worked out in the painter's pixels; on a scaled screen (200 %)
+                # the device has more, and Qt's scaling puts cell edges a device pixel apart
+                # from a blit of the logical picture.
+                and painter.deviceTransform() == transform
                 and self._blit(painter, transform)
             ):
                 return

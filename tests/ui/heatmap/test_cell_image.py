@@ -92,3 +92,29 @@ def test_a_view_paints_the_same_pixels_as_with_qts_scaling(qtbot, monkeypatch, s
     view.plot.image.update()
     scaled = view.viewport().grab().toImage()
     assert fast == scaled
+
+
+def test_a_scaled_screen_keeps_qts_own_scaling(qtbot, monkeypatch):
+    """At 200 % the device has two pixels for each of the painter's: the cells are scaled
+    by Qt, which puts their edges on device pixels, never blitted from the logical grid
+    (that put a cell's edge one device pixel off)."""
+    view = MatrixView()
+    qtbot.addWidget(view)
+    view.resize(420, 360)
+    values = np.random.default_rng(7).normal(size=(6, 6)).astype(np.float32)
+    view.plot.set_matrix(values, kind="signed", rows="abcdef", cols="uvwxyz")
+    view.show()
+    qtbot.waitExposed(view)
+    blits = []
+    blit = CellImage._blit
+    monkeypatch.setattr(CellImage, "_blit", lambda *a: blits.append(blit(*a)) or blits[-1])
+    viewport = view.viewport()
+    pictures = []
+    for ratio in (1.0, 2.0):
+        size = viewport.size() * ratio
+        image = QImage(size.width(), size.height(), QImage.Format.Format_ARGB32_Premultiplied)
+        image.setDevicePixelRatio(ratio)
+        image.fill(0)
+        viewport.render(image)
+        pictures.append(len(blits))
+    assert pictures == [1, 1]  # blitted on the plain device only
