@@ -85,7 +85,7 @@ class ColorBar(pg.GraphicsWidget):
         self._gradient: tuple[QRectF, QBrush] | None = None
         self._widths: dict[tuple, float] = {}  # see `_width_for`
         self._pictures: dict[tuple, QImage] = {}  # see `_paint_into_cache`, oldest first
-        self._colours = 0  # counts the colour maps set: part of a picture's key
+        self._colours: tuple[int, ...] = ()  # the bands' colours: part of a picture's key
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
         self.set_colormap(cmap)
         self._set_font(text_size.points(1.0, follow_text_size))
@@ -113,7 +113,7 @@ class ColorBar(pg.GraphicsWidget):
         lut = cmap.getLookupTable(nPts=self.BANDS, alpha=False)
         self._colors = [QColor(int(r), int(g), int(b)) for r, g, b in lut]
         self._gradient = None
-        self._colours += 1
+        self._colours = tuple(colour.rgb() for colour in self._colors)
         self.update()
 
     def set_levels(
