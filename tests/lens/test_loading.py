@@ -40,6 +40,29 @@ def test_the_layer_weights_are_split_into_heads_in_x_at_w_orientation(gpt2, bert
         assert b_v.shape == (loaded.heads, loaded.d_head)
 
 
+def test_gpt2s_activation_is_the_fused_kernel_and_its_attention_stays_the_models(gpt2, gpt2_folder):
+    """The lens runs GPT-2's gelu_new as torch's fused tanh GELU (a third of the forward
+    pass at 512 tokens); every layer's and head's attention stays within 1e-5 of the model
+    as transformers builds it, with its five-operation gelu_new."""
+    import torch
+    from transformers import AutoModel
+    from transformers.activations import NewGELUActivation
+
+    from attn_explorer.lens.loading import _TanhGELU
+
+    assert all(type(block.mlp.act) is _TanhGELU for block in gpt2.model.h)
+    original = AutoModel.from_pretrained(str(gpt2_folder), attn_implementation="eager").eval()
+    assert type(original.h[0].mlp.act) is NewGELUActivation
+    # Scores far from 0, as tiny.py's weights give: the activations meet both branches.
+    ids = torch.tensor([list(range(5, 45))])
+    with torch.inference_mode():
+        ours = gpt2.model(input_ids=ids, output_attentions=True).attentions
+        theirs = original(input_ids=ids, output_attentions=True).attentions
+    assert len(ours) == gpt2.layers
+    for mine, model_own in zip(ours, theirs, strict=True):
+        torch.testing.assert_close(mine, model_own, atol=1e-5, rtol=0)
+
+
 def test_a_missing_folder_is_refused_in_one_sentence(tmp_path):
     with pytest.raises(LensError) as caught:
         load(str(tmp_path / "nothing"))
