@@ -46,3 +46,23 @@ def test_after_tokens_added_at_the_end_only_the_new_block_rows_are_pooled_again(
         fresh = grid(new, tile=96)
         np.testing.assert_array_equal(again.maps, fresh.maps, err_msg=f"{before} → {after}")
         np.testing.assert_array_equal(again.image, fresh.image)
+
+
+def test_each_cell_is_the_largest_weight_of_its_block_of_tokens():
+    """Against the definition, one block at a time: whole blocks, and the short last row and
+    column of blocks where the length is not a multiple of the block."""
+    from attn_explorer.lens.grid import pooled
+
+    for n in (97, 190, 301, 512):
+        weights = np.random.default_rng(n).random((2, 3, n, n)).astype(np.float16)
+        maps, block = pooled(weights, 96)
+        t = -(-n // block)
+        assert maps.shape == (2, 3, t, t) and maps.dtype == np.float32
+        expected = np.empty_like(maps)
+        for row in range(t):
+            for column in range(t):
+                square = weights[..., row * block : (row + 1) * block, column * block :][
+                    ..., :block
+                ]
+                expected[..., row, column] = square.max(axis=(-2, -1))
+        np.testing.assert_array_equal(maps, expected, err_msg=f"{n} tokens")
