@@ -31,6 +31,7 @@ from attn_explorer.lens.lab import forget, prepare, prepare_head
 from attn_explorer.lens.loading import LoadedModel
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.lens.figure import title
+from attn_explorer.ui.lens.grid_keys import GridKeys
 from attn_explorer.ui.lens.runner import ModelRunner
 
 # The main window (ui/main_window.py), not imported: it builds the menus that import this.
@@ -40,14 +41,23 @@ TYPING_PAUSE_MS = 200
 POINTER_REST_MS = 60  # the pointer resting on a head this long: its layer is made ready
 
 
-def head_summary(model_run: ModelRun, layer: int, head: int) -> str:
-    """One line about a head (from 0), with its numbers, in the learner's language."""
+def head_summary(model_run: ModelRun, layer: int, head: int, by_keys: bool = False) -> str:
+    """One line about a head (from 0), with its numbers, in the learner's language; how to open
+    it by the pointer, or by the keys for a head the keyboard's frame is on (`by_keys`)."""
     s = model_run.summaries
-    return _tr(
-        "Layer {layer}, head {head}: entropy {entropy:.2f} bits, looks back {back:.2f} tokens "
-        "on average, weight on the previous token {previous:.2f}, on the first {first:.2f}. "
-        "Click to open it in the lab."
-    ).format(
+    if by_keys:
+        sentence = _tr(
+            "Layer {layer}, head {head}: entropy {entropy:.2f} bits, looks back {back:.2f} "
+            "tokens on average, weight on the previous token {previous:.2f}, on the first "
+            "{first:.2f}. Press Enter to open it in the lab."
+        )
+    else:
+        sentence = _tr(
+            "Layer {layer}, head {head}: entropy {entropy:.2f} bits, looks back {back:.2f} "
+            "tokens on average, weight on the previous token {previous:.2f}, on the first "
+            "{first:.2f}. Click to open it in the lab."
+        )
+    return sentence.format(
         layer=layer + 1,
         head=head + 1,
         entropy=float(s.entropy[layer, head]),
@@ -131,6 +141,12 @@ class ModelWindow(QWidget):
         lab.traceShown.connect(self._prepare_beside)
         self.plot.scene().sigMouseMoved.connect(self._hovered)
         self.plot.scene().sigMouseClicked.connect(self._clicked)
+        # The keyboard's frame: its head is made ready as a pointed one is (`_aim`).
+        self.keys = GridKeys(self.plot, self.view)
+        self.keys.focusMoved.connect(self._framed)
+        self.keys.chosen.connect(self.open_in_lab)
+        self.retranslate()
+        lab.languageChanged.connect(self.retranslate)
         self.resize(1000, 760)
         self.runner = ModelRunner(self._work, self)
         self.runner.done.connect(self.show_run)
@@ -156,7 +172,10 @@ class ModelWindow(QWidget):
 
         close_importance(self)
         self.timer.stop()
+        self.rest.stop()  # no head of a closed view made ready after it
         self.runner.stop()
+        if self.model_run is not None:
+            forget(self.model_run)  # its layers' rows and any head computed ahead
         super().closeEvent(event)  # type: ignore[arg-type]
 
     def show_run(self, result: tuple[ModelRun, Grid]) -> None:
@@ -169,10 +188,33 @@ class ModelWindow(QWidget):
         self.image.setImage(self.model_grid.image, autoLevels=False)
         self._label_axes(self.model_grid)
         self.view.autoRange(padding=0.01)
+        self.keys.show_grid(self.model_grid)
         self.heading.setText(title(self.model_run))
-        self.summary.setText(
-            _tr("Point at a head to read its summary; click it to open it in the lab.")
+        self.summary.setText(self.hint())
+
+    @staticmethod
+    def hint() -> str:
+        return _tr(
+            "Point at a head to read its summary; click it to open it in the lab. Or press Tab "
+            "and move between the heads with the arrow keys; Enter opens the framed head."
         )
+
+    def retranslate(self, _language: str = "") -> None:
+        """The words this window says of its grid, in the language now chosen."""
+        self.plot.setToolTip(
+            _tr(
+                "Click a head to open it in the lab. Keys: the arrows move the frame from head "
+                "to head, Enter or Space opens the framed head, Home and End go to the first "
+                "and last head of its layer, Page Up and Page Down to the first and last "
+                "layer, Ctrl+Home and Ctrl+End to the first and last head of all."
+            )
+        )
+        if self.model_run is None:
+            return
+        if self.plot.hasFocus():
+            self._framed(*self.keys.focus)
+        else:
+            self.summary.setText(self.hint())
 
     def _label_axes(self, model_grid: Grid) -> None:
         """Layers down the left, heads along the top, at the middle of their maps."""
@@ -197,14 +239,25 @@ class ModelWindow(QWidget):
     def _hovered(self, scene_pos: object) -> None:
         found = self._head_under(scene_pos)
         if found is not None and self.model_run is not None:
-            layer, head = found
-            self.pointed = found
-            self.rest.start()
-            self.summary.setText(
-                head_summary(self.model_run, layer, head)
-                + "\n"
-                + layer_summary(self.model_run, layer)
-            )
+            self._aim(*found)
+
+    def _framed(self, layer: int, head: int) -> None:
+        """The keyboard's frame moved onto a head: prepared and summed up as a pointed one."""
+        if self.model_run is not None:
+            self._aim(layer, head, by_keys=True)
+
+    def _aim(self, layer: int, head: int, by_keys: bool = False) -> None:
+        """A head pointed at or framed: its summary now, and once the pointer or the frame
+        rests on it `POINTER_REST_MS`, its layer and trace made ready (`_prepare_pointed`);
+        a frame walked over many heads by a held key prepares only the one it stops on."""
+        assert self.model_run is not None
+        self.pointed = (layer, head)
+        self.rest.start()
+        self.summary.setText(
+            head_summary(self.model_run, layer, head, by_keys)
+            + "\n"
+            + layer_summary(self.model_run, layer)
+        )
 
     def _prepare_pointed(self) -> None:
         """The layer and the head under the resting pointer: its rows made and its trace
@@ -246,6 +299,7 @@ class ModelWindow(QWidget):
         )
         self.lab.doc.load_state(state, label)
         self.opened = (layer, head)
+        self.keys.put(layer, head)
         self.save_script.setEnabled(True)
         self.lab.show_tab(0)
         self.lab.notify(label)
