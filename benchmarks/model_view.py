@@ -171,6 +171,7 @@ def _switch_in_the_window(app, loaded, model_run) -> None:
     # opened above: what the keyed head opens with is what the keys made ready.
     view.model_run.rows_cache.clear()
     loaded._weights.clear()
+    loaded.given_cache.clear()
     ready.clear()
     QApplication.sendEvent(
         view.plot, QFocusEvent(QEvent.Type.FocusIn, Qt.FocusReason.TabFocusReason)
@@ -191,6 +192,7 @@ def _switch_in_the_window(app, loaded, model_run) -> None:
     # head opened as soon as the one before is drawn, so nothing is prepared meanwhile.
     view.model_run.rows_cache.clear()
     loaded._weights.clear()
+    loaded.given_cache.clear()
     ready.clear()
     cold = [opened(layer, 3) for layer in (6, 10, 3, 8, 1)]
     print("  opening a head in the lab window, until drawn:")

@@ -28,6 +28,7 @@ NAMES = ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value")
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 HASH_STRIDE = 61  # GivenWeights.__hash__ reads every 61st number (a prime: no row's pattern)
 ROWS_AT_A_TIME = 64  # rows turned into tuples at a time when an ArrayRows is walked
+EARLY = 64  # numbers of each array GivenWeights.__eq__ compares before all of them
 
 
 def _frozen(value: Any, depth: int) -> np.ndarray:
@@ -60,7 +61,11 @@ class ArrayRows(Sequence):
         self.array = array
         # Every number finite and within float32 (the config's check), found where the rows
         # are made: on lens.lab.prepare's thread for a layer made ready before its click.
-        self.bounded = bool(np.all(np.abs(array) <= FLOAT32_MAX))
+        # Two reductions, no temporary array (np.abs and a comparison made two of 393,216
+        # numbers: 2.7 ms of a GPT-2 layer); a NaN makes both NaN, and NaN is not bounded.
+        self.bounded = bool(
+            not array.size or (array.min() >= -FLOAT32_MAX and array.max() <= FLOAT32_MAX)
+        )
         self.converted = 0
         self._hash: int | None = None
 
@@ -199,11 +204,17 @@ class GivenWeights:
         if not isinstance(other, GivenWeights):
             return NotImplemented
         mine, theirs = self._present(), other._present()
-        return all(
-            (a is None and b is None)
-            or (a is not None and b is not None and a.shape == b.shape and bool((a == b).all()))
+        if any(
+            (a is None) != (b is None) or (a is not None and a.shape != b.shape)
             for a, b in zip(mine, theirs, strict=True)
-        )
+        ):
+            return False
+        # Another head's weights differ in their first numbers, mostly: those are compared
+        # first, then every number (a GPT-2 head's 147,456 of them, 0.2-0.7 ms).
+        return all(
+            a is None or bool((a.reshape(-1)[:EARLY] == b.reshape(-1)[:EARLY]).all())
+            for a, b in zip(mine, theirs, strict=True)
+        ) and all(a is None or bool((a == b).all()) for a, b in zip(mine, theirs, strict=True))
 
     def __hash__(self) -> int:
         # Equal arrays must hash alike: -0.0 == 0.0, so -0.0 is hashed as 0.0 (adding 0.0

@@ -65,7 +65,7 @@ def check_head(run: ModelRun, layer: int, head: int) -> None:
 def head_arrays(run: ModelRun, layer: int, head: int) -> HeadArrays:
     """The arrays of head `head` of layer `layer` (both from 0) for the run's text."""
     loaded = run.loaded
-    w_q, w_k, w_v, b_q, b_k, b_v = (a[head] for a in loaded.layer_weights(layer))
+    w_q, w_k, w_v, b_q, b_k, b_v = loaded.head_weights(layer, head)
     x = torch.from_numpy(run.inputs[layer])
     q, k, v = (
         x @ torch.from_numpy(w) + torch.from_numpy(b)

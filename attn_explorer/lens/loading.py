@@ -15,6 +15,7 @@ lab's computation, so they are refused rather than shown wrong.
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,8 @@ class LoadedModel:
     max_tokens: int
     causal: bool
     _weights: dict[int, tuple[np.ndarray, ...]] = field(default_factory=dict, repr=False)
+    # (layer, head) → the head's GivenWeights, the last few opened (`lens.lab.head_given`)
+    given_cache: OrderedDict = field(default_factory=OrderedDict, repr=False)
 
     @property
     def d_head(self) -> int:
@@ -113,6 +116,17 @@ class LoadedModel:
             self._weights[layer] = _split_heads(self, self.attention_modules()[layer])
         return self._weights[layer]
 
+    def head_weights(self, layer: int, head: int) -> tuple[np.ndarray, ...]:
+        """One head's W_q, W_k, W_v (d_model, d_head) and biases (d_head,), float32: a layer
+        split already gives its head; otherwise only this head's columns are read from the
+        parameters (as arrays that may view them: copy before changing one). Splitting all
+        12 heads of a GPT-2 small layer to open one took 5-7 ms of the window's thread."""
+        if layer in self._weights:
+            return tuple(a[head] for a in self._weights[layer])
+        ws, bs = _head_views(self, self.attention_modules()[layer])
+        with torch.no_grad():
+            return tuple(part[..., head, :].detach().float().cpu().numpy() for part in (*ws, *bs))
+
     def scale_temperature(self, layer: int) -> tuple[bool, float]:
         """How the layer divides its scores: by √d_head (or not), times a temperature (GPT-2's
         `scale_attn_by_inverse_layer_idx` divides layer l's by l + 1 too)."""
@@ -123,21 +137,26 @@ class LoadedModel:
         return True, 1.0
 
 
-def _split_heads(loaded: LoadedModel, module: torch.nn.Module) -> tuple[np.ndarray, ...]:
+def _head_views(loaded: LoadedModel, module: torch.nn.Module) -> tuple[list, list]:
+    """The layer's W_q, W_k, W_v as (d_model, heads, d_head) and biases as (heads, d_head),
+    views of its parameters (nothing copied), in `x @ W` orientation."""
     heads, d, d_head = loaded.heads, loaded.d_model, loaded.d_head
+    if loaded.family == "gpt2":
+        # Conv1D keeps its weight as (d_in, 3 d_model), already `x @ W`; columns: q | k | v.
+        ws = module.c_attn.weight.split(d, dim=1)
+        bs = module.c_attn.bias.split(d)
+    else:
+        parts = (module.query, module.key, module.value)
+        ws = [p.weight.T for p in parts]  # nn.Linear: (out, in)
+        bs = [p.bias for p in parts]
+    return [w.reshape(d, heads, d_head) for w in ws], [b.reshape(heads, d_head) for b in bs]
+
+
+def _split_heads(loaded: LoadedModel, module: torch.nn.Module) -> tuple[np.ndarray, ...]:
+    ws, bs = _head_views(loaded, module)
     with torch.no_grad():
-        if loaded.family == "gpt2":
-            # Conv1D keeps its weight as (d_in, 3 d_model), already `x @ W`; columns: q | k | v.
-            weight = module.c_attn.weight.detach().float().cpu()
-            bias = module.c_attn.bias.detach().float().cpu()
-            ws = weight.split(d, dim=1)
-            bs = bias.split(d)
-        else:
-            parts = (module.query, module.key, module.value)
-            ws = [p.weight.detach().float().cpu().T for p in parts]  # nn.Linear: (out, in)
-            bs = [p.bias.detach().float().cpu() for p in parts]
-    out = [w.reshape(d, heads, d_head).permute(1, 0, 2).contiguous().numpy() for w in ws]
-    out += [b.reshape(heads, d_head).contiguous().numpy() for b in bs]
+        out = [w.detach().float().cpu().permute(1, 0, 2).contiguous().numpy() for w in ws]
+        out += [b.detach().float().cpu().contiguous().numpy() for b in bs]
     return tuple(out)
 
 

@@ -73,3 +73,33 @@ def test_what_a_session_writes_is_the_numbers_as_plain_floats():
 def test_weights_of_the_wrong_shape_or_kind_are_refused(bad):
     with pytest.raises(ValueError):
         _given(**bad)
+
+
+def test_weights_differing_only_after_the_numbers_compared_first_are_another_head():
+    from attn_explorer.engine.given import EARLY
+
+    big = rng.normal(size=(1, 48, 8))  # 384 numbers: more than EARLY
+    changed = big.copy()
+    changed.reshape(-1)[EARLY + 100] += 1e-3
+    assert GivenWeights(big, big, big) == GivenWeights(big.copy(), big.copy(), big.copy())
+    assert GivenWeights(big, big, changed) != GivenWeights(big, big, big)
+
+
+@pytest.mark.parametrize(
+    ("value", "bounded"),
+    [
+        (0.5, True),
+        (-3.4e38, True),
+        (3.5e38, False),
+        (-3.5e38, False),
+        (np.inf, False),
+        (np.nan, False),
+    ],
+)
+def test_a_table_is_bounded_only_when_every_number_fits_a_float32(value, bounded):
+    from attn_explorer.engine.given import ArrayRows
+
+    rows = np.zeros((5, 3))
+    rows[3, 1] = value
+    assert ArrayRows.of(rows).bounded is bounded
+    assert ArrayRows.of(np.zeros((0, 3))).bounded

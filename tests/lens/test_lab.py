@@ -129,12 +129,13 @@ def test_a_layer_made_ready_on_its_thread_is_the_one_its_heads_open_with(gpt2):
     from attn_explorer.lens.lab import layer_rows, prepare
 
     model_run = run(gpt2, TEXT)
+    gpt2._weights.clear()
     prepare(model_run, [2, 5, -1])  # layers the model lacks are left alone
     ready = model_run.rows_cache[2].result(timeout=30)
     assert sorted(model_run.rows_cache) == [2]
     assert head_config(model_run, 2, 1).embeddings is ready is layer_rows(model_run, 2)
     assert ready == tuple(map(tuple, model_run.inputs[2].astype(np.float64).tolist()))
-    assert 2 in gpt2._weights  # the layer's weights split into heads there too
+    assert not gpt2._weights  # a head's weights are read from its own columns instead
 
 
 def test_a_run_keeps_the_rows_of_its_newest_layers_only(gpt2, monkeypatch):
@@ -220,3 +221,30 @@ def test_a_heads_trace_computed_before_the_click_is_taken_once_for_its_own_confi
     assert ready.take(config, True) is None  # taken once
     ready.offer(trace, False, seconds)  # computed without the masking comparison
     assert ready.take(config, True) is None and ready.take(config, False)[0] is trace
+
+
+def test_a_heads_given_weights_are_one_object_read_from_its_own_columns(gpt2, bert):
+    """head_config reads one head's columns without splitting the layer, the same numbers
+    as the layer split into heads; the object is kept per head (the last KEPT_HEADS), so the
+    config computed ahead and the one a click loads hold the same weights object."""
+    from attn_explorer.lens import lab
+
+    for loaded in (bert, gpt2):
+        model_run = run(loaded, TEXT)
+        loaded._weights.clear()
+        loaded.given_cache.clear()
+        given = head_config(model_run, 1, 2).given
+        assert not loaded._weights  # the layer was not split
+        split = loaded.layer_weights(1)
+        for name, whole in zip(
+            ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value"), split, strict=True
+        ):
+            np.testing.assert_array_equal(getattr(given, name)[0], whole[2], err_msg=name)
+        assert head_config(model_run, 1, 2).given is given
+    others = [(layer, head) for layer in range(3) for head in range(4) if (layer, head) != (1, 2)]
+    assert len(others) > lab.KEPT_HEADS
+    for layer, head in others:  # the tiny GPT-2's 11 other heads: (1, 2) is let go
+        head_config(model_run, layer, head)
+    assert len(gpt2.given_cache) == lab.KEPT_HEADS
+    again = head_config(model_run, 1, 2).given
+    assert again is not given and again == given
