@@ -47,6 +47,9 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 RowMap = Callable[[int], int]  # a row's number on one side of an edit, from the other side's
 
 
+NUMBER_ALIGNMENT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
+
 class EmbeddingTableModel(QAbstractTableModel):
     """Token names and embedding values of one sequence (queries, or keys/values)."""
 
@@ -111,18 +114,23 @@ class EmbeddingTableModel(QAbstractTableModel):
             if col == 0:  # edited as typed; shown with its line breaks and tabs visible
                 token = self._tokens[row]
                 return token if role == Qt.ItemDataRole.EditRole else label_token(token)
-            value = float(self._values[row, col - 1])
-            return repr(value) if role == Qt.ItemDataRole.EditRole else f"{value:.6g}"
+            if role == Qt.ItemDataRole.EditRole:
+                return repr(float(self._values[row, col - 1]))
+            return self.number_text(row, col)
         if role == Qt.ItemDataRole.TextAlignmentRole:
             if col == 0:
                 return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return int(NUMBER_ALIGNMENT)
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == 0:
                 return _tr("Token {0}: {1!r}").format(row + 1, self._tokens[row])
             value = float(self._values[row, col - 1])
             return f"x{row + 1}[{col}] = {num(value)}"
         return None
+
+    def number_text(self, row: int, col: int) -> str:
+        """The text a number cell shows (column `col` ≥ 1 of the table, the token's at 0)."""
+        return f"{float(self._values[row, col - 1]):.6g}"
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
