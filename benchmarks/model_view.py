@@ -75,6 +75,34 @@ def _cpu_timed(fn, repeats: int, setup=lambda: None) -> tuple[tuple[list, list, 
     return (walls, cpus, grids), result
 
 
+def _run_until(done, signals, deadline: float) -> None:
+    """Run the event loop until `done()` (looked at whenever one of `signals` is emitted, and
+    every 100 ms) or until `deadline` (perf_counter seconds). The window's thread sleeps
+    between events as in the application: `processEvents(WaitForMoreEvents, ms)` does not
+    wait (Qt ignores the flag when given a time), and spinning on it held the interpreter's
+    lock against the pass and the engine's thread, and counted as their CPU."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+
+    def look(*_args) -> None:
+        if done() or time.perf_counter() > deadline:
+            loop.quit()
+
+    poll = QTimer(interval=100)
+    poll.timeout.connect(look)
+    for signal in signals:
+        signal.connect(look)
+    poll.start()
+    try:
+        if not done():
+            loop.exec()
+    finally:
+        poll.stop()
+        for signal in signals:
+            signal.disconnect(look)
+
+
 def _switch_in_the_window(app, loaded, model_run) -> None:
     """Each head opened from the model view into the lab, until the lab shows its trace: the
     session loaded, the engine's computation, the views updated. Wall time, the window
@@ -86,7 +114,7 @@ def _switch_in_the_window(app, loaded, model_run) -> None:
     layers beside the head last opened. The target's figure is that case, each open after a
     pause like a learner's; the same layers opened back to back with no pointer first are
     printed too, the worst case (every layer's rows made while the learner waits)."""
-    from PySide6.QtCore import QEvent, QEventLoop, Qt
+    from PySide6.QtCore import QEvent, Qt
     from PySide6.QtGui import QFocusEvent
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
@@ -120,16 +148,14 @@ def _switch_in_the_window(app, loaded, model_run) -> None:
     window.problemsShown.connect(lambda: failed.append("the config was refused"))
 
     def until_drawn(start: float, cpu: float, work: float) -> tuple[float, float, float]:
-        """Until the head's trace is drawn and painted. The window's thread sleeps between
-        events as in the application's event loop: spinning on processEvents() held the
-        interpreter's lock against the engine's thread and counted as the window's CPU. An
-        engine that fails, or nothing drawn within `GIVE_UP_S`, ends the benchmark with the
-        reason instead of waiting for ever."""
-        while not shown:
-            if failed or time.perf_counter() - start > GIVE_UP_S:
-                reason = failed[0] if failed else f"nothing drawn in {GIVE_UP_S:.0f} s"
-                raise SystemExit(f"model_view: opening a head failed: {reason}")
-            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 100)
+        """Until the head's trace is drawn and painted. An engine that fails, or nothing
+        drawn within `GIVE_UP_S`, ends the benchmark with the reason instead of waiting for
+        ever."""
+        ends = (window.traceShown, window.bridge.failed, window.problemsShown)
+        _run_until(lambda: bool(shown or failed), ends, start + GIVE_UP_S)
+        if not shown:
+            reason = failed[0] if failed else f"nothing drawn in {GIVE_UP_S:.0f} s"
+            raise SystemExit(f"model_view: opening a head failed: {reason}")
         app.processEvents()  # the paints the drawing asked for
         return (
             time.perf_counter() - start,
@@ -169,10 +195,9 @@ def _switch_in_the_window(app, loaded, model_run) -> None:
             QTest.keyClick(view.text, Qt.Key.Key_A)
         else:
             QTest.keyClick(view.text, Qt.Key.Key_Delete)
-        while not drawn:
-            if time.perf_counter() - start > GIVE_UP_S:
-                raise SystemExit(f"model_view: no model view in {GIVE_UP_S:.0f} s")
-            app.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents, 100)
+        _run_until(lambda: bool(drawn), (view.runner.done,), start + GIVE_UP_S)
+        if not drawn:
+            raise SystemExit(f"model_view: no model view in {GIVE_UP_S:.0f} s")
         view.plot.repaint()
         typed.append((time.perf_counter() - start, time.process_time() - work))
         idle(0.3)
