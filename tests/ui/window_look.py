@@ -46,8 +46,11 @@ MADE_ON_THE_WAY = {"_trim_timer"}
 # matrix's cells, measured on paint; an axis's drawing, made again on its next paint where it
 # was dropped; pyqtgraph's outline of a graphics widget, made from its bounds when first asked
 # and dropped when they change; the height the projections' stage was last weighed to need,
-# measured again each time before it is read): a fuller one shows the same.
+# measured again each time before it is read; the glyph runs of a matrix's values, where
+# their glyphs go, and a colour bar's gradient, made on paint and dropped when what they draw
+# changes): a fuller one shows the same.
 CACHES = {"_measured", "picture", "_painterPathCache", "_weights_need"}
+CACHES |= {"_runs", "_placed", "_gradient"}
 LEFT_OUT = COUNTERS | MADE_ON_THE_WAY | CACHES
 # Qt's animations of a style (a scroll bar fading), which end and delete themselves.
 TRANSIENT = {"QPropertyAnimation"}

@@ -249,6 +249,21 @@ class WindowPool:
             return self.close(win, "patched by the test")
         if self.new is None or self.new.environment != environment():
             return self.close(win, "environment changed by the test")
+        # Nothing is painted while the window is reset and checked: each change the reset
+        # makes would be painted on the next turn of the event loop (two or three pictures
+        # of the whole window, most of a reset's time), and what `looks` reads is no
+        # painting's. Updates on again, the window paints its reset picture once, when the
+        # next test first lets the event loop run.
+        win.setUpdatesEnabled(False)
+        try:
+            self._check(win, stepped, like, reset)
+        finally:
+            if isValid(win):
+                win.setUpdatesEnabled(True)
+        return None
+
+    def _check(self, win: QWidget, stepped: NewWindow | None, like: NewWindow, reset) -> None:
+        """`give_back`'s reset of `win` and its look compared with `like`'s."""
         tidy(win)
         if stepped is not None:
             # What the step-through builds as a test goes on (its panels, plots for larger
