@@ -193,10 +193,18 @@ SLOW = (
 )
 
 
-@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+# The tests of a real model (the lens) run on one worker (`--dist loadgroup`, pyproject.toml):
+# a worker that runs one imports transformers and builds the tiny models (tests/lens/conftest.py),
+# some 5 s of CPU that the other worker then spends on other tests.
+LENS = ("tests/lens/", "tests/ui/lens/", "tests/cli/test_model_")
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects, and before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     unmatched = set(SLOW)
     for item in items:
+        if item.nodeid.startswith(LENS):
+            item.add_marker(pytest.mark.xdist_group("lens"))
         entries = {entry for entry in SLOW if item.nodeid.startswith(entry)}
         unmatched -= entries
         if entries:

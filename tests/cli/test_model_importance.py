@@ -4,6 +4,7 @@ the lens measures it (JSON, CSV) and as the window's figure, and one line for a 
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
 
@@ -12,7 +13,8 @@ import pytest
 
 from attn_explorer.cli.export import main
 
-pytest.importorskip("transformers")
+if importlib.util.find_spec("transformers") is None:  # imported by the tests that use it
+    pytest.skip("transformers is not installed", allow_module_level=True)
 
 from tests.lens import conftest as lens
 

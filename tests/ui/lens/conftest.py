@@ -1,8 +1,11 @@
 """The tiny models of tests/lens, for the window's tests."""
 
+import importlib.util
+
 import pytest
 
-pytest.importorskip("transformers")
+if importlib.util.find_spec("transformers") is None:  # imported by the tests that use it
+    pytest.skip("transformers is not installed", allow_module_level=True)
 
 from tests.lens.conftest import TEXT, bert_folder, gpt2_folder  # noqa: F401
 
