@@ -5,10 +5,18 @@ matrices got 312–374 px of the ~450 they need: no value was written. Now the b
 lines first (it scrolls), the panel under the stage goes, the colour bars give way where
 the width is short, and the stage says so."""
 
+import time
+
 import pytest
+from PySide6.QtWidgets import QApplication
+from shiboken6 import isValid
 
 from attn_explorer.engine import ARRAY_INFO, compute
+from attn_explorer.model.state import default_state
+from attn_explorer.ui.app import configure_pyqtgraph
+from attn_explorer.ui.main_window import MainWindow
 from attn_explorer.ui.text_size import text_size
+from tests.ui.conftest import settled, show_steps
 
 from .test_stage_projector import on_screen, written
 
@@ -34,6 +42,51 @@ def projector(window, steps, qtbot):
     window.controls_action.trigger()  # F9
     yield steps
     window.controls_action.trigger()
+
+
+def _wait_until(done, timeout: float = 30.0) -> None:
+    """As qtbot.waitUntil, for a fixture wider than one test."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, "timed out"
+        QApplication.processEvents()
+        time.sleep(0.005)
+
+
+@pytest.fixture(scope="module")
+def shared_projector(text_at_200_percent):
+    """One window at 1024 × 768, F9 pressed, on its step-through, for the tests below that
+    only choose a stage (and load an example) and read what it writes: each would otherwise
+    take the `window` fixture's window, lay it out at 1024 × 768 and be laid out and reset
+    back after (about 0.6 s of CPU a test). They are one xdist group, so one worker builds
+    it. Closed as the `window` fixture closes its windows."""
+    configure_pyqtgraph()
+    win = MainWindow()
+    win.resize(1024, 768)
+    win.show()
+    _wait_until(lambda: settled(win) and win.isVisible())
+    win.controls_action.trigger()  # F9
+    win.tabs.setCurrentWidget(win.stepper)
+    _wait_until(win.stepper.isVisible)
+    yield win
+    if isValid(win):
+        win.doc.undo_stack.setClean()
+        win.close()
+        win.deleteLater()
+        assert not win.bridge.is_running(), "the engine thread outlived the window"
+
+
+@pytest.fixture
+def kept_projector(shared_projector, qtbot):
+    """`shared_projector` on the default example, as the `projector` fixture gives it."""
+    win = shared_projector
+    assert text_size.factor == 2.0
+    assert not win.window_layout.side.isVisible()  # (F9)
+    if win.doc.state() != default_state():
+        win.doc.reset(default_state())
+    qtbot.waitUntil(lambda: settled(win))
+    show_steps(win, qtbot)
+    return win, win.stepper
 
 
 def assert_every_value_in_four_decimals(window, steps, plots, tokens):
@@ -67,7 +120,9 @@ def assert_every_value_in_four_decimals(window, steps, plots, tokens):
         *("softmax", "dropout", "context", "out_proj"),
     ],
 )
-def test_the_default_example_writes_four_decimals(window, projector, qtbot, stage):
+@pytest.mark.xdist_group("projector_200")
+def test_the_default_example_writes_four_decimals(kept_projector, qtbot, stage):
+    window, projector = kept_projector
     plots = on_screen(window, projector, qtbot, stage, (1024, 768))
     assert_every_value_in_four_decimals(window, projector, plots, DEFAULT)
 
@@ -76,7 +131,9 @@ def test_the_default_example_writes_four_decimals(window, projector, qtbot, stag
     "stage",
     ["embeddings", "projections", "scores", "scale", "mask", "softmax", "context", "out_proj"],
 )
-def test_the_happy_example_writes_four_decimals(window, wait_settled, projector, qtbot, stage):
+@pytest.mark.xdist_group("projector_200")
+def test_the_happy_example_writes_four_decimals(kept_projector, wait_settled, qtbot, stage):
+    window, projector = kept_projector
     window.load_preset("happy")
     wait_settled(window)
     plots = on_screen(window, projector, qtbot, stage, (1024, 768))
