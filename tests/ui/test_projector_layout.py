@@ -94,7 +94,8 @@ def test_at_150_percent_q_k_v_give_way_and_are_said_to_have(at_size, qtbot):
 
     window = at_size(1500, 940, "v1")
     text_size.set_factor(1.5)
-    qtbot.waitUntil(lambda: notice(window) != "")
+    # (the whole window laid out and painted at 150 %: over 5 s at a load of 7)
+    qtbot.waitUntil(lambda: notice(window) != "", timeout=10_000)
     qtbot.waitUntil(lambda: set(window.board.values_written()) == {"whole"})
     height = window.board.values_notice.height()
     assert notice(window).endswith(
