@@ -293,8 +293,11 @@ class MatrixRow(QGraphicsWidget):
 
     def _plot_resized(self, plot: MatrixPlot) -> None:
         """A plot re-laid out by itself (new row labels, a colour bar's new labels, column
-        labels slanted): arrange again, on the next turn, if its cells moved."""
-        if self._arranging or plot not in self.items:
+        labels slanted): arrange again, on the next turn, if its cells moved.
+
+        A row deleted by Qt with its scene (a closed step-through) leaves this connected to
+        plots that outlive it in the figure pool: such a row has nothing to arrange."""
+        if not isValid(self) or self._arranging or plot not in self.items:
             return
         view = plot.view.geometry()
         measured = (plot.size().width() - view.width(), plot.size().height() - view.height())
