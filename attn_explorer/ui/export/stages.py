@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attn_explorer.engine import STEP_KEYS, Trace, step_keys
 from attn_explorer.engine.steps import MASK_FIRST_KEYS
@@ -14,13 +15,17 @@ from attn_explorer.text.i18n import _
 from attn_explorer.text.summaries import config_summary
 from attn_explorer.ui.export.build import build_figure
 from attn_explorer.ui.export.fonts import figure_font
-from attn_explorer.ui.export.render import Canvas, export_figure, render_pdf
+from attn_explorer.ui.export.render import Canvas, render_pdf, write_figure
 from attn_explorer.ui.export.spec import (
     FIGURE_FORMATS,
     FigureError,
     FigureSpec,
     FigureTooSmallError,
+    figure_title,
 )
+
+if TYPE_CHECKING:
+    import pyqtgraph as pg
 
 
 def stage_file_names(fmt: str, keys: tuple[str, ...] = STEP_KEYS) -> list[str]:
@@ -51,21 +56,45 @@ def export_all_stages(
         raise FigureError(_("figure format must be png, svg or pdf, not {0}").format(repr(fmt)))
     specs = [FigureSpec("stage", key, head, query) for key in step_keys(trace.config)]
     size = size or specs[0].default_size(trace)
+    figures = _Figures(trace, specs, vector=fmt != "png")
     with figure_font():  # one change of the application's font for the ten figures
         try:
             if fmt == "pdf":
-                figures = [build_figure(trace, spec, vector=True) for spec in specs]
                 title = _("Attention, step by step · {0}").format(config_summary(trace.config))
-                return [render_pdf(figures, path, size, title)]
-            return _stage_files(trace, specs, path, fmt, scale, size)
+                return [render_pdf([figures[i] for i in range(len(specs))], path, size, title)]
+            return _stage_files(trace, specs, figures, path, fmt, scale, size)
         except FigureTooSmallError as small:
             # The first stage that does not fit is not the only one: advise a size all fit in.
-            needed = _size_for_all(trace, specs, small.needed, fmt)
+            needed = _size_for_all(figures, small.needed)
             raise FigureTooSmallError(needed, size, stages=True) from None
 
 
+class _Figures:
+    """Each stage's figure, built when first asked for and kept for the export: building a
+    stage costs several times laying it out, and a refused size lays every stage out again
+    (two or three times) to advise a size they all fit in."""
+
+    def __init__(self, trace: Trace, specs: list[FigureSpec], vector: bool) -> None:
+        self.trace, self.specs, self.vector = trace, specs, vector
+        self.built: dict[int, pg.GraphicsLayout] = {}
+
+    def __len__(self) -> int:
+        return len(self.specs)
+
+    def __getitem__(self, index: int) -> pg.GraphicsLayout:
+        if index not in self.built:
+            self.built[index] = build_figure(self.trace, self.specs[index], vector=self.vector)
+        return self.built[index]
+
+
 def _stage_files(
-    trace: Trace, specs: list[FigureSpec], path: Path, fmt: str, scale: int, size: tuple[int, int]
+    trace: Trace,
+    specs: list[FigureSpec],
+    figures: _Figures,
+    path: Path,
+    fmt: str,
+    scale: int,
+    size: tuple[int, int],
 ) -> list[Path]:
     """Write every stage under a temporary name, then rename them all: a stage refused
     half-way (a size too small) leaves the folder as it was, earlier stage files included.
@@ -76,9 +105,16 @@ def _stage_files(
     names = stage_file_names(fmt, step_keys(trace.config))
     temporary = [path / f".{name}.{secrets.token_hex(4)}.partial" for name in names]
     try:
-        for spec, temp, name in zip(specs, temporary, names, strict=True):
+        for index, (spec, temp, name) in enumerate(zip(specs, temporary, names, strict=True)):
             try:
-                export_figure(trace, spec, temp, fmt, scale, size)
+                write_figure(
+                    lambda _vector, index=index: figures[index],
+                    temp,
+                    fmt,
+                    size,
+                    scale,
+                    lambda spec=spec: figure_title(trace, spec),
+                )
             except OSError as error:
                 if str(error.filename) == str(temp):  # say the file the user asked for
                     error.filename = str(path / name)
@@ -100,16 +136,14 @@ def _stage_files(
     return written
 
 
-def _size_for_all(
-    trace: Trace, specs: list[FigureSpec], size: tuple[int, int], fmt: str
-) -> tuple[int, int]:
+def _size_for_all(figures: _Figures, size: tuple[int, int]) -> tuple[int, int]:
     """The least size every stage's figure is laid out in (a few passes: a stage given more
     height may want a different width)."""
     for _pass in range(3):
         grown = size
-        for spec in specs:
+        for index in range(len(figures)):
             try:
-                Canvas(build_figure(trace, spec, vector=fmt != "png"), grown).close()
+                Canvas(figures[index], grown).close()
             except FigureTooSmallError as small:
                 grown = (max(grown[0], small.needed[0]), max(grown[1], small.needed[1]))
         if grown == size:
