@@ -69,6 +69,9 @@ class ShrinkingLabel(pg.LabelItem):
             self.item.setToolTip("")
         natural = self.item.boundingRect().width()
         room = self.rect().width()
+        if room <= 0:  # not laid out yet (a new text): cut once the layout gives it room
+            super().resizeEvent(ev)
+            return
         scale = 1.0 if natural <= room else max(self.LEAST_SCALE, room / natural)
         if scale != self.item.scale():
             self.item.setScale(scale)
