@@ -72,7 +72,8 @@ def export_all_stages(
 class _Figures:
     """Each stage's figure, built when first asked for and kept for the export: building a
     stage costs several times laying it out, and a refused size lays every stage out again
-    (two or three times) to advise a size they all fit in."""
+    (two or three times) to advise a size they all fit in. A stage written to its file is let
+    go (`release`), so a folder of stages holds one figure at a time, as a PDF cannot."""
 
     def __init__(self, trace: Trace, specs: list[FigureSpec], vector: bool) -> None:
         self.trace, self.specs, self.vector = trace, specs, vector
@@ -85,6 +86,9 @@ class _Figures:
         if index not in self.built:
             self.built[index] = build_figure(self.trace, self.specs[index], vector=self.vector)
         return self.built[index]
+
+    def release(self, index: int) -> None:
+        self.built.pop(index, None)
 
 
 def _stage_files(
@@ -119,6 +123,7 @@ def _stage_files(
                 if str(error.filename) == str(temp):  # say the file the user asked for
                     error.filename = str(path / name)
                 raise
+            figures.release(index)
     except BaseException:
         for temp in temporary:
             temp.unlink(missing_ok=True)
