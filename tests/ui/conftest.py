@@ -114,6 +114,8 @@ def window(qtbot, monkeypatch, wait_settled, request):
     pool = window_reuse.pool
     uses_steps = "steps" in request.fixturenames
     new_only = request.node.get_closest_marker("new_window") is not None
+    # Patched before the window is taken: a kept one is not taken, a new one is built so.
+    pool.clean = window_reuse.only_harmless_patches(monkeypatch)
     win = pool.take(monkeypatch, new_only, uses_steps)
     if win is None:
         configure_pyqtgraph()

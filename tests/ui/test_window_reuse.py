@@ -52,6 +52,7 @@ def test_a_window_edited_and_looked_around_in_comes_back_as_new(pool, wait_settl
     win.editor.query_table.setFocus()
     win.resize(1024, 700)
     win.notify("a notice")
+    win.editor.rng.random()  # (made when random values are first asked for)
     wait_settled(win)
     pool.back()
     assert pool.window is win, pool.last_reason
@@ -59,6 +60,33 @@ def test_a_window_edited_and_looked_around_in_comes_back_as_new(pool, wait_settl
     assert state.config() == fresh.config() and state.view == fresh.view
     assert win.doc.undo_stack.count() == 0
     assert window_reuse.looks(win) == pool.new.look
+
+
+def test_a_window_whose_methods_a_test_patched_comes_back_as_new(pool, monkeypatch):
+    """A test's patches are undone before the reset, as after it; the methods of the
+    window and its parts are the classes' again, and Qt's dialogs stay refused."""
+    win = pool.win
+    notices = []
+    monkeypatch.setattr(win, "notify", notices.append)
+    monkeypatch.setattr(win.files, "update_title", lambda: None)
+    monkeypatch.setattr(window_reuse.QMessageBox, "question", lambda *args: None)
+    win.notify("a notice")
+    assert notices == ["a notice"]
+    pool.back()
+    assert pool.window is win, pool.last_reason
+    assert "notify" not in vars(win) and "update_title" not in vars(win.files)
+    assert window_reuse.QMessageBox.question(None, "", "") is None  # until the test's end
+    assert window_reuse.looks(win) == pool.new.look
+
+
+def test_a_window_built_under_a_fixtures_patch_is_not_kept(pool, monkeypatch):
+    """Built while a fixture's patch stood (the `window` fixture says so in `clean`), a
+    window may hold what the patch made: it is not used again."""
+    pool.clean = False
+    monkeypatch.setattr(pool.win, "notify", lambda text: None)
+    pool.back()
+    assert pool.window is None
+    assert pool.closed == {"built under the test's patches": 1}
 
 
 @pytest.mark.parametrize(

@@ -11,10 +11,11 @@ does not undo (a lazily built panel or grid, a stage drawn, a dialog kept, an at
 method replaced, a lambda left connected, text at another size) shows up there, and the
 window is then closed as before and a new one built for the next test.
 
-A window is also built anew where the test before it failed, where a test patched anything
-(monkeypatch) but Qt's dialogs, where the language, the text size, the locale or the layout
-direction differ from when it was built, and where the next test does not use it: no other
-test ever sees it.
+A test's patches (monkeypatch) are undone before its window is reset, and what they left
+there shows in the look. A window is built anew where the test before it failed, where it was
+built while anything but Qt's dialogs was patched (a fixture's patch before the window), where
+the language, the text size, the locale or the layout direction differ from when it was built,
+and where the next test does not use it: no other test ever sees it.
 
 A test that uses the step-through (the `steps` fixture) gets a window on which it was
 shown, as the fixture shows it; such a window is kept only for another such test, and
@@ -106,6 +107,31 @@ def only_harmless_patches(monkeypatch: object) -> bool:
     )
 
 
+def undo_patches(monkeypatch: object) -> None:
+    """Undo a test's patches before its window is reset, as they would be after it; what
+    they left in the window, the look finds. Qt's dialogs stay refused or answered (the
+    `no_modal_dialogs` fixture's way) until the test's end."""
+    dialogs = [
+        (target, name, vars(target)[name] if name in vars(target) else getattr(target, name))
+        for target, name, _value in monkeypatch._setattr
+        if _a_dialog(target, name)
+    ]
+    # An object's method patched is put back as the method bound to it, in its own
+    # attributes: gone, the class's method is found again, as in a new window.
+    methods = [
+        (target, name)
+        for target, name, value in monkeypatch._setattr
+        if not isinstance(target, type)
+        and getattr(value, "__self__", None) is target
+        and hasattr(type(target), name)
+    ]
+    monkeypatch.undo()
+    for target, name in methods:
+        vars(target).pop(name, None)
+    for target, name, value in dialogs:
+        monkeypatch.setattr(target, name, value)
+
+
 def overflow_menu(win: QWidget) -> QMenu:
     """The menu of the menu bar's "»" button, which lists the menus a narrow bar leaves out.
     Qt fills it when the bar lays out with menus left out and leaves it so when they all fit
@@ -186,6 +212,9 @@ class WindowPool:
         self.reused = 0
         self.closed: dict[str, int] = {}
         self.last_reason = ""
+        # Whether the window was built with nothing patched but dialogs: the patches of a
+        # test that took it are then undone before its reset (`give_back`).
+        self.clean = True
 
     def take(
         self, monkeypatch: object, new_only: bool = False, steps: bool = False
@@ -246,7 +275,9 @@ class WindowPool:
         if not isValid(win) or not win.isVisible():
             return self.close(win, "closed by the test")
         if not only_harmless_patches(monkeypatch):
-            return self.close(win, "patched by the test")
+            if not self.clean:
+                return self.close(win, "built under the test's patches")
+            undo_patches(monkeypatch)
         if self.new is None or self.new.environment != environment():
             return self.close(win, "environment changed by the test")
         # Nothing is painted while the window is reset and checked: each change the reset
@@ -276,8 +307,7 @@ class WindowPool:
         if kept != now:
             self.last_reason = "\n".join(differences(kept, now)[:20])
             return self.close(win, "attributes replaced")
-        now = skeleton(win)
-        if stepped is None and now != self.new.skeleton:
+        if stepped is None and (now := skeleton(win)) != self.new.skeleton:
             (old_objects, old_items), (objects, items) = self.new.skeleton, now
             self.last_reason = f"{len(objects - old_objects)} objects made, "
             drawn = {view: n for view, n in items.items() if old_items.get(view) != n}
@@ -464,6 +494,7 @@ def reset(win: QWidget, new: NewWindow, settled, wait_settled) -> None:
     settle()
     win.stepper.play_button.setChecked(False)
     win.stepper.column = None  # the cell a test chose at a stage
+    win.editor._rng = None  # made when random values are first asked for, as in a new window
     if win.isFullScreen():
         win.set_full_screen(False)
     if not win.window_layout.side.isVisible():
