@@ -149,6 +149,20 @@ def steps(window, qtbot):
     return window.stepper
 
 
+@pytest.fixture
+def stepped_window(window, steps, qtbot):
+    """The window back on its Matrices tab after the `steps` fixture showed the step-through
+    on it, for a test that goes to the step-through itself or has a stage drawn while it is
+    hidden (a session opened at a stage, an example that starts at one). Such a test leaves
+    its window with a stage drawn and panels built, which a new window has not: the window
+    was not kept, and the next test built one (0.6-1.1 s of CPU). A window the step-through
+    was shown on is kept for the next test that uses it (see window_reuse.WindowPool), and
+    draws its stage anew when shown, from the trace it then has. Named after `window`."""
+    window.tabs.setCurrentIndex(0)
+    qtbot.waitUntil(window.board.isVisible)
+    return window
+
+
 def settled(win) -> bool:
     """The window shows the trace of the document's current config, with nothing pending."""
     return (

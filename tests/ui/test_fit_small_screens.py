@@ -150,7 +150,9 @@ def test_the_shapes_have_room_where_the_bar_has_it(window, wait_settled, qtbot):
     assert label.text() == "X 4×3 → Q 2×4×2, K,V 2×6×2 → α 2×4×6 → out 4×4"
 
 
-def test_a_stage_title_too_wide_is_cut_at_a_word_with_an_ellipsis(window, wait_settled, qtbot):
+def test_a_stage_title_too_wide_is_cut_at_a_word_with_an_ellipsis(
+    window, stepped_window, wait_settled, qtbot
+):
     """At 1024 px the projections' title ended at "· seed", its number cut off."""
     window.load_preset("dropout")
     wait_settled(window)
@@ -170,7 +172,7 @@ def test_a_stage_title_too_wide_is_cut_at_a_word_with_an_ellipsis(window, wait_s
     assert width <= title.rect().width() + 1
 
 
-def test_stage_tabs_shorten_to_something_shorter(window, qtbot):
+def test_stage_tabs_shorten_to_something_shorter(window, stepped_window, qtbot):
     """At 1024 × 768 the tabs read "3 ...", "8 ...": as long as "3 Q·Kᵀ" and "8 α·V"."""
     window.resize(1024, 740)
     window.tabs.setCurrentWidget(window.stepper)
@@ -192,7 +194,7 @@ def test_stage_tabs_shorten_to_something_shorter(window, qtbot):
     assert "3 Q·Kᵀ" in short and "8 α·V" in short  # short names are never shortened first
 
 
-def test_softmax_bars_labels_and_title_fit(window, wait_settled, qtbot):
+def test_softmax_bars_labels_and_title_fit(window, stepped_window, wait_settled, qtbot):
     """At 1024 × 768 the keys' labels ran together ("Yourjourney") and the title was cut at
     "(row"."""
     window.resize(1024, 900)

@@ -96,7 +96,7 @@ def follow_second_token(window, wait_settled, qtbot, name):
 
 @pytest.mark.parametrize("name", ["line\nbreak", "tab\there", "a\u2028b"])
 def test_a_token_name_with_a_line_break_stays_on_one_line_of_an_explanation(
-    window, wait_settled, qtbot, name
+    window, stepped_window, wait_settled, qtbot, name
 ):
     """The hover text and the step-through broke their sentences at the name's line break:
     "Following query 2 “line" on one line, "break”:" on the next."""
@@ -112,7 +112,7 @@ def test_a_token_name_with_a_line_break_stays_on_one_line_of_an_explanation(
 
 
 def test_a_thousand_character_token_name_leaves_the_followed_numbers_in_view(
-    window, wait_settled, qtbot
+    window, stepped_window, wait_settled, qtbot
 ):
     """A 1000-letter name was written whole: the step-through's panel, which cannot wrap a
     word, showed the name and cut the numbers off at its right edge."""
@@ -131,7 +131,7 @@ def test_a_thousand_character_token_name_leaves_the_followed_numbers_in_view(
     "name", ["\u202eabc", "שלום", "مرحبا بالعالم"], ids=["override", "hebrew", "arabic"]
 )
 def test_a_right_to_left_token_name_does_not_reorder_the_sentence_around_it(
-    window, wait_settled, qtbot, name
+    window, stepped_window, wait_settled, qtbot, name
 ):
     """A right-to-left override in a name reversed the rest of the sentence ("may attend to
     key 1" drawn backwards); Hebrew or Arabic letters pulled the numbers after them into
@@ -148,7 +148,9 @@ def test_a_right_to_left_token_name_does_not_reorder_the_sentence_around_it(
     [("line\nbreak", "line↵br…"), ("tab\there", "tab⇥here"), ("a" * 300, "a" * 7 + "…")],
     ids=["newline", "tab", "long"],
 )
-def test_the_softmax_bars_label_a_key_as_the_matrices_do(window, wait_settled, qtbot, name, label):
+def test_the_softmax_bars_label_a_key_as_the_matrices_do(
+    window, stepped_window, wait_settled, qtbot, name, label
+):
     """The softmax stage's bars cut a key's name at 8 characters, line break and all: a
     two-line label ("line", "bre"), and "aaaaaaaa" with no sign that the name goes on."""
     steps = follow_second_token(window, wait_settled, qtbot, name)

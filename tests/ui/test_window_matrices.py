@@ -152,7 +152,7 @@ def test_the_scores_title_names_a_mask_only_when_there_is_one(window, wait_settl
     assert "Scores fed to softmax (no mask)" in plot.title.text
 
 
-def test_mask_keys_navigate_heads(window, wait_settled, qtbot):
+def test_mask_keys_navigate_heads(window, stepped_window, wait_settled, qtbot):
     window.controls.heads.spin.setValue(3)
     wait_settled(window)
     window.activateWindow()
@@ -312,7 +312,7 @@ def test_the_all_heads_grid_outlines_the_followed_query_only_where_rows_are_quer
     assert all(p._row_box.rect().top() == 4 for p in board.grid_plots)
 
 
-def test_undo_brings_back_the_head_that_was_chosen(window, wait_settled, qtbot):
+def test_undo_brings_back_the_head_that_was_chosen(window, stepped_window, wait_settled, qtbot):
     """Fewer heads show the last one, as fewer tokens show the last query; an undo that
     restores the heads restores the head chosen, on the board and in the step-through."""
     window.controls.heads.spin.setValue(4)
@@ -336,7 +336,9 @@ def test_undo_brings_back_the_head_that_was_chosen(window, wait_settled, qtbot):
     assert window.board.head == window.stepper.head == 1
 
 
-def test_a_head_picked_from_the_list_is_drawn_once(window, wait_settled, monkeypatch):
+def test_a_head_picked_from_the_list_is_drawn_once(
+    window, stepped_window, wait_settled, monkeypatch
+):
     """Qt reports a pick twice (the index changed, then activated), and the board and the
     step-through each drew the new head twice, the step-through's figure included."""
     window.load_preset("wrapper")

@@ -51,6 +51,9 @@ MADE_ON_THE_WAY = {"_trim_timer"}
 # changes): a fuller one shows the same.
 CACHES = {"_measured", "picture", "_painterPathCache", "_weights_need"}
 CACHES |= {"_runs", "_placed", "_gradient"}
+# pyqtgraph's weak reference to the view an item is drawn in, found when first asked for
+# (GraphicsItem.getViewWidget) and found again when dropped.
+CACHES |= {"_viewWidget"}
 LEFT_OUT = COUNTERS | MADE_ON_THE_WAY | CACHES
 # Qt's animations of a style (a scroll bar fading), which end and delete themselves.
 TRANSIENT = {"QPropertyAnimation"}

@@ -183,7 +183,9 @@ def test_ctrl_k_on_a_matrix_opens_on_its_array(window, qtbot, wait_settled):
     dialog.close()
 
 
-def test_opened_on_a_stage_it_checks_what_the_stage_computes(window, qtbot, wait_settled):
+def test_opened_on_a_stage_it_checks_what_the_stage_computes(
+    window, stepped_window, qtbot, wait_settled
+):
     window.load_preset("happy")
     wait_settled(window)
     window.show_tab(1)

@@ -4,7 +4,7 @@ they were drawn on the Matrices tab only."""
 from .test_dialog import open_on_happy, paste_day_43
 
 
-def test_day_43s_verdicts_are_outlined_on_the_stage(window, qtbot, wait_settled):
+def test_day_43s_verdicts_are_outlined_on_the_stage(window, stepped_window, qtbot, wait_settled):
     dialog = open_on_happy(window, qtbot, wait_settled)
     paste_day_43(dialog, qtbot)
     marks = window.menus.check_marks

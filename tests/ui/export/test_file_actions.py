@@ -23,7 +23,7 @@ def edit_something(window, wait_settled):
     wait_settled(window)
 
 
-def test_save_and_open_round_trip(window, wait_settled, tmp_path, dialogs):
+def test_save_and_open_round_trip(window, stepped_window, wait_settled, tmp_path, dialogs):
     edit_something(window, wait_settled)
     window.tabs.setCurrentWidget(window.stepper)
     window.stepper.set_stage("softmax")
@@ -51,7 +51,7 @@ def test_save_and_open_round_trip(window, wait_settled, tmp_path, dialogs):
     assert not window.doc.undo_stack.canUndo()
 
 
-def test_new_starts_over_with_the_default_view(window, wait_settled, dialogs):
+def test_new_starts_over_with_the_default_view(window, stepped_window, wait_settled, dialogs):
     window.board.querySelected.emit(4)  # following "one"
     window.tabs.setCurrentWidget(window.stepper)
     window.stepper.set_stage("softmax")
@@ -194,7 +194,7 @@ def test_opening_a_session_in_a_missing_folder_names_the_folder(window, tmp_path
 
 
 def test_a_session_naming_a_head_it_does_not_have_shows_the_last_one(
-    window, wait_settled, tmp_path, dialogs
+    window, stepped_window, wait_settled, tmp_path, dialogs
 ):
     path = tmp_path / "edited.json"
     assert window.files.save_to(path)
@@ -249,7 +249,9 @@ def test_a_refused_session_naming_a_head_the_picture_lacks_keeps_the_boxes_worki
     assert window.board.shown_head == 1 and window.board.head_box.currentIndex() == 1
 
 
-def test_a_session_following_a_token_the_open_window_lacks(window, wait_settled, tmp_path):
+def test_a_session_following_a_token_the_open_window_lacks(
+    window, stepped_window, wait_settled, tmp_path
+):
     """Opened from 6 tokens, a session of 8 following the 8th at the softmax stage: the
     step-through drew the new view with the old trace (an IndexError) before its own came."""
     state = window.doc.state()
