@@ -135,7 +135,7 @@ def test_the_edit_menu_shows_table_keys_as_keys_of_the_table(window):
     assert window.doc.queries.rowCount() == rows + 1
 
 
-def test_ctrl_1_and_2_put_the_keyboard_in_the_tab(window, qtbot):
+def test_ctrl_1_and_2_put_the_keyboard_in_the_tab(window, stepped_window, qtbot):
     """Ctrl+1 while the matrices already showed left the keyboard in the table."""
     window.activateWindow()
     window.editor.query_table.setFocus()

@@ -150,7 +150,9 @@ def test_the_example_box_loads_only_what_is_chosen_in_its_list(window, wait_sett
     assert window.doc.undo_stack.undoText() == f"Load example “{example_text('mha').title}”"
 
 
-def test_the_loaded_example_is_named_and_its_lesson_read_whole(window, wait_settled):
+def test_the_loaded_example_is_named_and_its_lesson_read_whole(
+    window, stepped_window, wait_settled
+):
     """The dropout example's lesson was only in the status bar, cut in the middle ("kept
     cell…starts”"), and the examples' box always read "Load a tutorial example…"."""
     combo, help_pane = window.controls.preset, window.board.explanation

@@ -16,7 +16,9 @@ def test_status_bar_summarises_config_shapes_and_time(window, wait_settled):
     assert window.time_text.text().startswith("engine ")
 
 
-def test_the_shapes_show_whole_or_elided_never_cut_at_their_start(window, wait_settled, qtbot):
+def test_the_shapes_show_whole_or_elided_never_cut_at_their_start(
+    window, stepped_window, wait_settled, qtbot
+):
     """After "Why √dₖ? Show me" the shapes read "‹ 8×16 → Q,K,V …": a text a few pixels wider
     than its fixed-width, right-aligned label lost its leading "X" with no sign of it.
 
@@ -112,7 +114,9 @@ def test_an_engine_failure_after_a_notice_clears_the_notice(window):
     assert window.status_text.text() == "Scores overflowed float32."
 
 
-def test_a_long_notice_takes_the_shapes_room_and_a_longer_one_is_cut_in_the_middle(window):
+def test_a_long_notice_takes_the_shapes_room_and_a_longer_one_is_cut_in_the_middle(
+    window, stepped_window
+):
     bar = window.statusBar()
     assert window.shape_text.x() - 8 == window.time_text.x() - 8 - window.shape_text.width() - 6
     window.notify("Saved a.json")  # fits: the shapes stay, no tooltip

@@ -60,7 +60,7 @@ def test_a_head_switched_off_in_the_window_gives_the_engine_s_and_the_command_li
     np.testing.assert_array_equal(mha.trace.context, compute(MHA).context)
 
 
-def test_b_minus_a_in_the_matrices_and_the_first_stage_marked(mha, wait_settled):
+def test_b_minus_a_in_the_matrices_and_the_first_stage_marked(mha, stepped_window, wait_settled):
     mha.compare.pin()
     _switch_head_2_off(mha, wait_settled)
     tools = mha.compare
@@ -233,7 +233,7 @@ def test_too_many_weights_to_compare_on_every_change_is_said(mha, wait_settled, 
     ]
 
 
-def test_the_step_through_shows_b_minus_a_too(mha, wait_settled, qtbot):
+def test_the_step_through_shows_b_minus_a_too(mha, stepped_window, wait_settled, qtbot):
     mha.compare.pin()
     _switch_head_2_off(mha, wait_settled)
     mha.show_tab(1)
