@@ -92,7 +92,9 @@ def shown(panel) -> dict:
     }
 
 
-def test_after_random_edits_every_control_shows_what_a_new_panel_shows(window, qtbot):
+def test_after_random_edits_every_control_shows_what_a_new_panel_shows(
+    window, stepped_window, qtbot
+):
     """Random edits of every kind (the soak's): the panel, which sets only what changed,
     shows what a panel built from the document at that moment shows."""
     rng = random.Random(29)
