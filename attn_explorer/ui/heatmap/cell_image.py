@@ -18,7 +18,6 @@ _SCALING = (
     QTransform.TransformationType.TxScale,
 )
 _DEVICE_MAX = 4096 * 4096  # pixels; a larger picture is left to Qt's scaling
-_IDENTITY = QTransform()
 
 
 def device_grid(
@@ -155,17 +154,23 @@ class CellImage(QGraphicsItem):
             return
         if not self.vector_cells or self.image.size > self.VECTOR_LIMIT:
             transform = painter.transform()
+            # The grid is worked out in the device's pixels, where Qt's scaling sums: on a
+            # scaled screen (200 %) the device has more than the painter, and a blit of the
+            # logical picture would put cell edges a device pixel apart from Qt's, so only a
+            # device transform of the painter's own scale blits. It differs from the
+            # painter's by where the view sits in its window (Qt paints every widget into
+            # the window's one backing store), a whole number of pixels.
+            device = painter.deviceTransform()
             if (
                 widget is not None
                 and transform.type() in _SCALING
+                and device.type() in _SCALING
                 and transform.m11() > 0
                 and transform.m22() > 0
+                and device.m11() == transform.m11()
+                and device.m22() == transform.m22()
                 and painter.paintEngine().type() == QPaintEngine.Type.Raster
-                # The grid is worked out in the painter's pixels; on a scaled screen (200 %)
-                # the device has more, and Qt's scaling puts cell edges a device pixel apart
-                # from a blit of the logical picture.
-                and painter.deviceTransform() == transform
-                and self._blit(painter, transform)
+                and self._blit(painter, transform, device)
             ):
                 return
             # Cells are blocks: nearest-neighbour scaling, sharper and cheaper than smoothing.
@@ -188,19 +193,24 @@ class CellImage(QGraphicsItem):
                     painter.fillRect(rect, QColor(red, green, blue))
         painter.restore()
 
-    def _blit(self, painter: QPainter, transform: QTransform) -> bool:
+    def _blit(self, painter: QPainter, transform: QTransform, device: QTransform) -> bool:
         """On screen: the cells as the device pixels that Qt's scaling would write, made once
-        per set of cells (their place worked out once per transform), copied on each repaint
-        (a seed move repaints six views); False where they would be too large to keep."""
+        per set of cells (their place worked out once per device transform), copied on each
+        repaint (a seed move repaints six views); False where they would be too large to
+        keep. `transform` is the painter's, `device` its device transform (the same scale,
+        moved by the view's place in its window)."""
+        moved_x, moved_y = device.dx() - transform.dx(), device.dy() - transform.dy()
+        if abs(moved_x - round(moved_x)) > 1e-6 or abs(moved_y - round(moved_y)) > 1e-6:
+            return False  # not a widget's place in its window: left to Qt's scaling
         antialiased = bool(painter.renderHints() & QPainter.RenderHint.Antialiasing)
-        key = (transform.m11(), transform.m22(), transform.dx(), transform.dy(), antialiased)
+        key = (device.m11(), device.m22(), device.dx(), device.dy(), antialiased)
         grid = self._grid
         where = (key, self.image.shape, self._rect.getRect())
         if grid is None or grid[0] != where:
             # The clip is the view box's, whose edges are the cells' own: it cuts nothing on
             # screen, but where it would, Qt starts its sums at its edge.
-            clip = transform.mapRect(painter.clipBoundingRect()) if painter.hasClipping() else None
-            found = device_grid(self.image.shape, self._rect, transform, antialiased, clip)
+            clip = device.mapRect(painter.clipBoundingRect()) if painter.hasClipping() else None
+            found = device_grid(self.image.shape, self._rect, device, antialiased, clip)
             if found is None or found[1].size * found[2].size > _DEVICE_MAX:
                 return False
             self._grid = grid = (where, *found)
@@ -213,10 +223,11 @@ class CellImage(QGraphicsItem):
             height, width = pixels.shape
             kind = QImage.Format.Format_RGB32 if self._opaque else self._PREMULTIPLIED
             self._device = (pixels, QImage(pixels.data, width, height, 4 * width, kind))
-        world = painter.worldTransform()
-        painter.setWorldTransform(_IDENTITY)
+        # Drawn in device pixels: the painter's transform undoes the view's place in its
+        # window, which the painter adds (whole pixels: the blit lands where `place` says).
+        painter.setWorldTransform(QTransform.fromTranslate(-round(moved_x), -round(moved_y)))
         painter.drawImage(place, self._device[1])
-        painter.setWorldTransform(world)
+        painter.setWorldTransform(transform)
         return True
 
     def _cell(self, pos: QPointF) -> tuple[int, int] | None:

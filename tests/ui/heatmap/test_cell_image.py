@@ -118,3 +118,34 @@ def test_a_scaled_screen_keeps_qts_own_scaling(qtbot, monkeypatch):
         viewport.render(image)
         pictures.append(len(blits))
     assert pictures == [1, 1]  # blitted on the plain device only
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_a_view_inside_a_window_blits_its_cells_where_qt_would_scale_them(
+    qtbot, monkeypatch, masked
+):
+    """In a window Qt paints every widget into the window's one backing store: the
+    painter's device transform is its own moved by where the view sits. The cells are still
+    blitted (they were not: a seed move scaled six views' cells, 2.9 M instructions), and
+    land on the very pixels Qt's scaling writes."""
+    from PySide6.QtWidgets import QWidget
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    window.resize(500, 460)
+    view = MatrixView(window)
+    view.setGeometry(37, 23, 391, 405)
+    values = np.random.default_rng(7).normal(size=(6, 6)).astype(np.float32)
+    hidden = np.triu(np.ones((6, 6), bool), 1) if masked else None
+    view.plot.set_matrix(values, kind="signed", rows="abcdef", cols="uvwxyz", hidden=hidden)
+    window.show()
+    qtbot.waitExposed(window)
+    blits = []
+    blit = CellImage._blit
+    monkeypatch.setattr(CellImage, "_blit", lambda *a: blits.append(blit(*a)) or blits[-1])
+    fast = window.grab().toImage()
+    assert blits == [True]  # drawn at device resolution
+    monkeypatch.setattr(CellImage, "_blit", lambda *a: False)
+    view.plot.image.update()
+    scaled = window.grab().toImage()
+    assert fast == scaled
