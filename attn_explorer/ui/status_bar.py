@@ -2,14 +2,17 @@
 timings, and notices that say what an action just did.
 
 The three labels' widths follow the bar's width, never their texts: a label that grew or
-shrank with its text would re-lay out the whole window on every slider move.
+shrank with its text would re-lay out the whole window on every slider move. Once laid out,
+the labels a move rewrites (the summary, the time) are held at their sizes (`_hold`): a new
+text in a label of free size asks the bar and the window for a new layout, however wide the
+text, and the bar then repaints itself whole; in a held one it repaints the label alone.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QApplication, QLabel, QSizePolicy, QStatusBar
+from PySide6.QtWidgets import QApplication, QLabel, QSizePolicy, QStatusBar, QWidget
 
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.text_size import text_size
@@ -21,6 +24,13 @@ NOTICE_MS = 15_000  # the longest a notice stays, if no edit comes first
 USUAL_SHAPES = "X 6×3 → Q,K,V 2×6×2 → α 2×6×6 → out 6×2"
 # The time's usual numbers: its least width is theirs, written in the current language.
 USUAL_SECONDS = (0.0099, 0.0999)
+_FREE = 16_777_215  # QWIDGETSIZE_MAX: no largest size
+# Changes after which a held label's size may be wrong: its font, style or direction.
+_RESIZING = (
+    QEvent.Type.FontChange,
+    QEvent.Type.StyleChange,
+    QEvent.Type.LayoutDirectionChange,
+)
 
 
 def times_text(engine_seconds: float, drawn_seconds: float) -> str:
@@ -53,7 +63,9 @@ class StatusLine(QObject):
         self.shape_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.time_text = ElidedLabel(mode=Qt.TextElideMode.ElideRight, words=True)
         self.time_text.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+        self.time_text.installEventFilter(self)
         self._shapes_need = 0
+        self._held: tuple[QWidget, ...] = ()
         bar.installEventFilter(self)
         self.size_labels()
         self.time_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -63,11 +75,14 @@ class StatusLine(QObject):
         bar.messageChanged.connect(self._notice_changed)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Resize:
+        kind = event.type()
+        if kind == QEvent.Type.Resize:
             if watched is self.status_text:
                 self._elide_summary()
             elif watched is self.bar:
                 self.size_labels()
+        elif kind in _RESIZING:
+            self._release()
         return super().eventFilter(watched, event)
 
     def show_summary(self, text: str, error: bool = False) -> None:
@@ -105,7 +120,36 @@ class StatusLine(QObject):
         event loop, that came after the window's paint pass and cost a second pass over
         the bar on every move; laid out now, the bar is painted once, in the same pass as
         the matrices."""
+        if self._held:
+            return  # nothing to lay out: the labels keep their sizes
         QApplication.sendPostedEvents(self.bar, QEvent.Type.LayoutRequest.value)
+        self._hold()
+
+    def _hold(self) -> None:
+        """Hold the summary and the time at the sizes the bar's layout gave them.
+
+        Qt asks a widget's parent for a new layout when its text changes, unless the widget's
+        least and largest sizes are one: held so, a move's new texts repaint the two labels
+        and nothing else (unheld, the bar laid itself and the window out again and repainted
+        the whole bar, its grip and the shapes, on every move). Released whenever their sizes
+        may have to change (`_release`), and held again at the next move.
+        """
+        labels = (self.status_text, self.time_text)
+        if not self.bar.isVisible() or any(
+            label.testAttribute(Qt.WidgetAttribute.WA_PendingResizeEvent) for label in labels
+        ):
+            return  # not laid out yet
+        for label in labels:
+            label.setFixedSize(label.size())
+        self._held = labels
+
+    def _release(self) -> None:
+        """Let the labels' sizes follow the bar's layout again (a new width of the bar, of the
+        shapes, a new text size)."""
+        held, self._held = self._held, ()
+        for label in held:
+            label.setMinimumSize(0, 0)
+            label.setMaximumSize(_FREE, _FREE)
 
     def clear_notice(self) -> None:
         """Take away a notice (an edit came: it was about the state before)."""
@@ -168,6 +212,7 @@ class StatusLine(QObject):
         fifth of the bar and the shapes at most what the summary leaves, at least 30 %: the
         summary keeps at least half. Each can be made as narrow as "…", so at a large text
         size the window still fits a 1024-pixel projector."""
+        self._release()
         # The application's font, not the window's: at startup a remembered text size has
         # not reached the window yet (it comes in a posted event), and the labels would be
         # cut.

@@ -91,7 +91,8 @@ def test_a_seed_change_repaints_the_views_and_the_status_bar_once_and_nothing_el
     again on every trace, and the values' notice, which seeds 8 to 10 change ("rounded to
     2 decimals" comes and goes with a minus sign), re-laid out the window up to the tab
     widget, which repainted the whole page. The status bar, whose labels say the new seed
-    and times, is painted once, not again in a pass of its own after its layout."""
+    and times, is painted once, not again in a pass of its own after its layout, and only
+    under the labels that changed."""
     from PySide6.QtWidgets import QStatusBar
 
     board, pin = window.board, window.compare.pin_button
@@ -120,6 +121,11 @@ def test_a_seed_change_repaints_the_views_and_the_status_bar_once_and_nothing_el
             # The board itself only where the notice changed: its line, not its page.
             assert paints.tallest.get(board, 0) <= board.values_notice.height()
             assert paints.painted[window.findChild(QStatusBar)] == 1
+            # Under the two labels whose texts changed: the shapes, the same on a seed
+            # move, are not repainted (they were, with the whole bar, when the new texts
+            # re-laid it out).
+            assert window.shape_text not in paints.painted
+            assert paints.painted[window.time_text] == 1
     finally:
         paints.stop()
     assert len(notices) == 2  # the notice did change meanwhile
