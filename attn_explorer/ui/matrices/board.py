@@ -47,6 +47,7 @@ from attn_explorer.ui.matrices.choices import (
     SCORE_VARIANTS,
     WEIGHT_VARIANTS,
     name_items,
+    naming_key,
 )
 from attn_explorer.ui.matrices.choices import choice_text as choice_text  # where tests find it
 from attn_explorer.ui.matrices.context_menu import install_matrix_menu
@@ -94,6 +95,7 @@ class MatrixBoard(HeadChoice, QWidget):
         self.heads_array = choice_box(HEAD_ARRAYS, shrink_to=7)
         # Each box's tooltip: what it chooses, then what its current item holds under this
         # configuration (`choice_text`, as its item's own tooltip in the list).
+        self._named: tuple | None = None  # the `naming_key` the boxes' items were named for
         self._box_help = {
             self.score_box: N_("Which scores the left matrix shows"),
             self.weight_box: N_("Which weights the right matrix shows"),
@@ -194,6 +196,7 @@ class MatrixBoard(HeadChoice, QWidget):
         self.head_box.setToolTip(_tr("Which head the matrices show (Ctrl+[ and Ctrl+] step)"))
         self.all_heads.set_texts(_tr("All heads side by side"), _tr("All heads"))
         self.all_heads.setToolTip(_tr("Show one matrix for every head in a grid"))
+        self._named = None  # the items are written again, in the words of now
         if self.trace is not None:
             self._name_items(self.trace.config)
         else:
@@ -351,7 +354,13 @@ class MatrixBoard(HeadChoice, QWidget):
 
     def _name_items(self, config: AttentionConfig) -> None:
         """The boxes' items say what this configuration computes (see `choice_text`); the
-        chosen items stay chosen."""
+        chosen items stay chosen. Named once per `naming_key`: a seed move's trace names
+        them as the last did (written again, the fifteen items' texts and tooltips cost a
+        sixth of the move's update)."""
+        key = naming_key(config)
+        if key == self._named:
+            return
+        self._named = key
         name_items(self.score_box, config)
         name_items(self.weight_box, config)
         name_items(self.heads_array, config, grid=True)

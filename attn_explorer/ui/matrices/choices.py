@@ -160,6 +160,24 @@ def choice_text(name: str, config: AttentionConfig, grid: bool = False) -> tuple
     return "", ""
 
 
+def naming_key(config: AttentionConfig) -> tuple:
+    """What `choice_text` reads of a configuration, and the words of now: items named for
+    one key are named alike for another with the same (a seed or an embedding moved), so a
+    box need not be named again."""
+    return (
+        config.mask_first,
+        config.has_mask,
+        config.method_1,
+        config.scale,
+        config.temperature,
+        config.d_head,
+        config.training,
+        config.dropout,
+        config.heads,
+        _tr(_HEAD_LABELS["weights"]),  # the language, or a test's pseudo-translation
+    )
+
+
 def name_items(box: QComboBox, config: AttentionConfig, grid: bool = False) -> None:
     """Write `box`'s items as `choice_text` says for `config`, in the language of now (an
     item whose text does not depend on the configuration, Q, K, V, as its table names it).

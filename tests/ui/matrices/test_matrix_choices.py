@@ -163,3 +163,36 @@ def test_the_all_heads_box_names_what_is_computed(window, board, wait_settled, q
     assert box.currentData() == "scaled_scores" and board.chosen == []
     # What Export Figure calls the grid it saves.
     assert window.current_figure()[1] == "Scores (not scaled), all heads"
+
+
+def test_a_seed_move_leaves_the_items_named_and_a_new_language_names_them_again(
+    window, board, wait_settled, monkeypatch
+):
+    """The items depend on the settings `choice_text` reads, not on the seed: a seed move
+    does not write them again (it did, fifteen texts and tooltips on every move). A language
+    chosen meanwhile is written at the next trace."""
+    from attn_explorer.text import i18n
+    from attn_explorer.ui.matrices import board as board_module
+    from attn_explorer.ui.matrices.choices import choice_text
+
+    named = []
+    real = board_module.name_items
+    monkeypatch.setattr(
+        board_module, "name_items", lambda box, *a, **k: named.append(box) or real(box, *a, **k)
+    )
+    english = items(board.score_box)
+    set_controls(window, wait_settled, seed=window.trace.config.seed + 1)
+    assert named == [] and items(board.score_box) == english
+    set_controls(window, wait_settled, scale=False)
+    assert len(named) == 3 and board.score_box.currentText() == "Scores ω (not scaled)"
+    try:
+        i18n.set_language("vi")
+        set_controls(window, wait_settled, seed=window.trace.config.seed + 1)
+        scaled = choice_text("scaled_scores", window.trace.config)[0]
+        assert scaled != "Scores ω (not scaled)"  # the Vietnamese words
+        assert board.score_box.currentText() == scaled
+    finally:
+        i18n.set_language("en")
+        set_controls(window, wait_settled, seed=window.trace.config.seed + 1)
+    assert board.score_box.currentText() == "Scores ω (not scaled)"
+    assert board.chosen == []
