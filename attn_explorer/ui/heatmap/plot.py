@@ -22,6 +22,7 @@ from attn_explorer.ui.heatmap.axis import TokenAxis, _slanted_fits, _widest, lef
 from attn_explorer.ui.heatmap.cell_image import CellHover, CellImage
 from attn_explorer.ui.heatmap.cell_text import MAX_TEXT_CELLS, CellTextItem, cell_strings
 from attn_explorer.ui.heatmap.colorbar import CATEGORY_LABELS, CMAPS, ColorBar
+from attn_explorer.ui.heatmap.containers import Layout, draw_nothing
 from attn_explorer.ui.heatmap.hatching import HatchItem
 from attn_explorer.ui.heatmap.labels import ShrinkingLabel, display_token
 from attn_explorer.ui.heatmap.levels import _same, display_grid, levels_for
@@ -31,7 +32,7 @@ from attn_explorer.ui.text_size import text_size
 LABEL_PX = 15  # minimum pixels per tick label before labels are thinned out
 
 
-class MatrixPlot(pg.GraphicsLayout):
+class MatrixPlot(Layout):
     """One matrix: title, token-labelled axes, colour bar, values, masked cells hatched."""
 
     cellHovered = Signal(object)  # CellHover, or None when the mouse leaves
@@ -66,6 +67,7 @@ class MatrixPlot(pg.GraphicsLayout):
         self.plot.showAxis("top")
         self.plot.hideAxis("bottom")
         self.view: pg.ViewBox = self.plot.getViewBox()
+        draw_nothing(self, self.plot, self.view)  # no border, no background
         self.view.setMouseEnabled(False, False)
         self.view.invertY(True)
         self.view.setDefaultPadding(0)
@@ -173,9 +175,8 @@ class MatrixPlot(pg.GraphicsLayout):
             item.setCacheMode(mode)
 
     def set_device_pens(self, on: bool) -> None:
-        """Draw the outlines and the hatching with plain pens in device pixels rather than
-        cosmetic ones: for exported figures, which SVG renderers and PNG scales must draw
-        alike (see OutlineItem). The window keeps its cosmetic pens."""
+        """Outlines and hatching in plain device-pixel pens, not cosmetic ones: exported
+        figures, drawn alike by SVG renderers and PNG scales (see OutlineItem)."""
         for item in (self._row_box, self._hover_box, self._hatch):
             if item.device_pen != on:
                 item.device_pen = on
@@ -322,8 +323,7 @@ class MatrixPlot(pg.GraphicsLayout):
         if self.colorbar is not None and (lo, hi, self.over) != self._levels:
             self.colorbar.set_levels(lo, hi, CATEGORY_LABELS.get(kind), self.over)
         self._levels = (lo, hi, self.over)
-        n_rows, n_cols = matrix.shape
-        frame = QRectF(0, 0, n_cols, n_rows)
+        frame = QRectF(0, 0, matrix.shape[1], matrix.shape[0])
         if frame != self._hatch.rect():
             self._hatch.setRect(frame)
             self.view.setRange(frame, padding=0)

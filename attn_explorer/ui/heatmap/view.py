@@ -37,6 +37,13 @@ class MatrixView(pg.GraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.key_cell: tuple[int, int] | None = None  # the keyboard's cell, while focused
 
+    def paintEvent(self, event: object) -> None:
+        # What pyqtgraph's view does before it paints, without its scene's signal: the one
+        # item that listens to it here is the plot's view box, which brings its transform
+        # up to date (after a resize or a new range) and otherwise returns at once.
+        self.plot.view.prepareForPaint()
+        QGraphicsView.paintEvent(self, event)
+
     # The keyboard does what the mouse does: arrows move over the cells as hovering does
     # (outline, explanation), Enter or Space clicks (follows the cell's query). Without it a
     # keyboard user could not follow a query nor read how a cell was computed.

@@ -1,0 +1,27 @@
+"""The graphics items of a matrix plot that only hold others: what Qt asks of them on every
+paint, answered in C++.
+
+A seed move repaints six views, and Qt asks every item of each for its bounds, shape and
+paint. pyqtgraph answers for its layouts, plots and view boxes in Python (a call from C++
+into Python each time), though they draw nothing themselves.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget
+
+
+class Layout(pg.GraphicsLayout):
+    """pyqtgraph's layout with Qt's own bounds and shape: it has no transform, so
+    pyqtgraph's (its geometry mapped from its parent, in Python) are the same rectangle."""
+
+    boundingRect = QGraphicsWidget.boundingRect
+    shape = QGraphicsWidget.shape
+
+
+def draw_nothing(*items: QGraphicsItem) -> None:
+    """Mark items that paint nothing themselves (no border, no background): Qt then neither
+    paints them nor asks their bounds to do so; their children are drawn as before."""
+    for item in items:
+        item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
