@@ -97,6 +97,7 @@ class ColorBar(pg.GraphicsWidget):
         self.font = QFont()
         self.font.setPointSizeF(8.5 * factor)
         self._line = QFontMetricsF(self.font).height()
+        self._font_key = self.font.key()  # asked on every move; QFont.key() costs 20k
 
     def _text_size_changed(self) -> None:
         self._set_font(text_size.factor)
@@ -158,7 +159,7 @@ class ColorBar(pg.GraphicsWidget):
     def _width_for(self, texts: Iterator[str]) -> float:
         # The usual scales (±0.5, ±1, 0..0.6) come back move after move: measured once per
         # set of labels and font.
-        key = (tuple(texts), self.font.key())
+        key = (tuple(texts), self._font_key)
         width = self._widths.get(key)
         if width is None:
             metrics = QFontMetricsF(self.font)
@@ -246,7 +247,7 @@ class ColorBar(pg.GraphicsWidget):
             (t.m11(), t.m12(), t.m21(), t.m22(), t.dx(), t.dy()),
             (device.width(), device.height(), int(hints.value)),
             self.rect().getRect(),
-            (self._line, self.font.key(), self._colours, self.levels, tuple(self.ticks)),
+            (self._line, self._font_key, self._colours, self.levels, tuple(self.ticks)),
         )
         picture = self._pictures.pop(key, None)
         if picture is None:

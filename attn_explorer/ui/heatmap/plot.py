@@ -310,9 +310,9 @@ class MatrixPlot(Layout):
             # levels given, shared with other matrices): ±inf, clipped to that end's colour,
             # which is the cell's colour. A NaN cell's index is left as the cast makes it:
             # its colour and its ink are both overwritten below.
-            index = display - lo
-            np.multiply(index, scale, out=index)
-            index = np.clip(index, 0, 255, out=index).astype(np.uint8)
+            index = display - lo  # clipped as np.clip does, without its Python wrappers:
+            np.maximum(np.multiply(index, scale, out=index), 0, out=index)
+            index = np.minimum(index, 255, out=index).astype(np.uint8)
         argb = np.take(self._lut, index)  # (h, w) uint32 = BGRA bytes on little-endian
         if has_nan:
             argb[nan] = 0  # premultiplied transparent
