@@ -46,6 +46,7 @@ class CellTextItem(QGraphicsItem):
     def __init__(self, parent: QGraphicsItem | None = None) -> None:
         super().__init__(parent)
         self._rows = self._cols = 0
+        self._bounds = QRectF()
         # The texts are written when first needed (see `set_cells_later`), then kept.
         self._made: tuple[list[str], list[str]] = ([], [])
         self._make: Callable[[], tuple[list[str], list[str]]] | None = None
@@ -109,8 +110,10 @@ class CellTextItem(QGraphicsItem):
         self._set(make, shape[0] * shape[1] > 0, dark, shape)
 
     def _set(self, make: Callable, has_texts: bool, dark: np.ndarray, shape: tuple) -> None:
-        self.prepareGeometryChange()
-        self._rows, self._cols = shape
+        if shape != (self._rows, self._cols):  # a new shape: new bounds, for Qt to index
+            self.prepareGeometryChange()
+            self._rows, self._cols = shape
+            self._bounds = QRectF(0, 0, self._cols, self._rows)
         self._make, self._has_texts = make, has_texts
         self._runs = None
         self._measured = []
@@ -132,7 +135,7 @@ class CellTextItem(QGraphicsItem):
         self.set_cells([], [], np.zeros(0, bool), (0, 0))
 
     def boundingRect(self) -> QRectF:
-        return QRectF(0, 0, self._cols, self._rows)
+        return self._bounds
 
     def _choices(self) -> Iterator[tuple[list[str], QFont, float, float]]:
         """In the order they are preferred, each way of writing the values: texts, font, and
