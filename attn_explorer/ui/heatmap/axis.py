@@ -10,14 +10,45 @@ import math
 from collections.abc import Sequence
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget
 
 from attn_explorer.ui.heatmap.labels import display_token
 
 
-class TokenAxis(pg.AxisItem):
+class RowAxis(pg.AxisItem):
+    """pyqtgraph's axis with its bounds answered by Qt, not in Python: Qt asks for them
+    several times in each paint of each view (nine calls into Python a view, with the
+    column axis). The room pyqtgraph's bounds leave around the axis for labels reaching
+    past its ends is held as the widget's frame margins, which Qt's bounds add; `_right`
+    more on the right."""
+
+    boundingRect = QGraphicsWidget.boundingRect
+    _right = 0.0
+
+    def hold_bounds(self) -> None:
+        """Margins from pyqtgraph's own bounds, which depend on the style alone (not on a
+        grid: these axes draw none)."""
+        rect, theirs = self.rect(), pg.AxisItem.boundingRect(self)
+        self.setWindowFrameMargins(
+            rect.left() - theirs.left(),
+            rect.top() - theirs.top(),
+            theirs.right() - rect.right() + self._right,
+            theirs.bottom() - rect.bottom(),
+        )
+
+    def setStyle(self, **options: object) -> None:
+        super().setStyle(**options)
+        self.hold_bounds()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)  # a new style takes the margins away
+        if event.type() == QEvent.Type.StyleChange:
+            self.hold_bounds()
+
+
+class TokenAxis(RowAxis):
     """The column axis: token labels horizontal when they fit, else slanted or vertical.
 
     pyqtgraph's axis only writes horizontal text, which forces thinning the moment a word is
@@ -28,7 +59,7 @@ class TokenAxis(pg.AxisItem):
         super().__init__(orientation)
         self.labels: list[tuple[float, str]] = []
         self.angle = 0
-        self._overhang = 0.0  # how far slanted labels reach right of the axis (pixels)
+        self.hold_bounds()
 
     def set_labels(
         self, labels: list[tuple[float, str]], angle: int, widest: float | None = None
@@ -45,16 +76,13 @@ class TokenAxis(pg.AxisItem):
             height = widest * math.sin(radians) + metrics.height() * math.cos(radians) + 8
         self.setHeight(min(int(height), 140))
         overhang = widest * math.cos(math.radians(angle)) + metrics.height() if angle else 0
-        if overhang != self._overhang:
-            self.prepareGeometryChange()  # before boundingRect() changes, as Qt requires
-            self._overhang = overhang
+        # A slanted label leans right, past the last column: its end is part of the axis,
+        # or a repaint of the axis's own rectangle alone would cut it off ("ste" for "step").
+        if overhang != self._right:
+            self._right = overhang  # how far slanted labels reach right of the axis (pixels)
+            self.hold_bounds()
         self.picture = None
         self.update()
-
-    def boundingRect(self) -> QRectF:
-        # A slanted label leans right, past the last column: its end is part of the axis, or
-        # a repaint of the axis's own rectangle alone would cut it off ("ste" for "step").
-        return super().boundingRect().adjusted(0, 0, self._overhang, 0)
 
     def drawPicture(
         self, p: QPainter, axisSpec: object, tickSpecs: object, textSpecs: object

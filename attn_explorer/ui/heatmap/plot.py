@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPen
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy
 
 from attn_explorer.engine.config import FLOAT32_MAX
-from attn_explorer.ui.heatmap.axis import TokenAxis, _slanted_fits, _widest, left_to_right
+from attn_explorer.ui.heatmap.axis import RowAxis, TokenAxis, _slanted_fits, _widest, left_to_right
 from attn_explorer.ui.heatmap.cell_image import CellHover, CellImage
 from attn_explorer.ui.heatmap.cell_text import MAX_TEXT_CELLS, CellTextItem, cell_strings
 from attn_explorer.ui.heatmap.colorbar import CATEGORY_LABELS, CMAPS, ColorBar
@@ -52,7 +52,7 @@ class MatrixPlot(Layout):
         self.title = ShrinkingLabel("", size=self._title_size)
         self.addItem(self.title, row=0, col=0, colspan=2)
         self.top_axis = TokenAxis("top")
-        axes = {"top": self.top_axis, "left": pg.AxisItem("left")}
+        axes = {"top": self.top_axis, "left": RowAxis("left")}
         # The axes write tokens, never a unit: pyqtgraph would otherwise write each one's
         # (hidden, empty) unit label again on every change of its range, hundreds of times
         # while a window lays itself out.
