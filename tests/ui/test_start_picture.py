@@ -98,8 +98,8 @@ def test_the_saved_picture_is_drawn_first_and_the_views_take_its_place_with_the_
     qtbot.waitUntil(lambda: window.views_built)
     with qtbot.waitSignal(window.firstPicture, timeout=60_000):
         pass
-    qtbot.waitUntil(lambda: any(pictures.glob("*.png")))
-    saved = QImage(str(next(pictures.glob("*.png"))))
+    qtbot.waitUntil(lambda: any(pictures.glob("*" + start_picture.SUFFIX)))
+    saved = start_picture.read(next(pictures.glob("*" + start_picture.SUFFIX)))
     window.close()
 
     # The next start draws it before its views are built, marked as restored; held there
@@ -224,4 +224,25 @@ def test_no_picture_is_saved_of_settings_edited_since_the_start(pictures, qtbot)
     with qtbot.waitSignal(window.start_picture.considered, timeout=60_000):
         pass
     assert window.trace.config.seed == 5
-    assert not list(pictures.glob("*.png"))
+    assert not list(pictures.glob("*" + start_picture.SUFFIX))
+
+
+def test_a_kept_picture_reads_back_pixel_for_pixel_and_only_whole_and_under_its_key(pictures, qapp):
+    image = QImage(37, 23, QImage.Format.Format_RGB32)
+    for y in range(23):
+        for x in range(37):
+            image.setPixelColor(x, y, QColor(7 * x % 256, 11 * y % 256, (x * y) % 256))
+    key = "1" * 64
+    path = start_picture.save(key, image)
+    assert path is not None and path.suffix == start_picture.SUFFIX
+    assert start_picture.read(path, key) == image
+    scale = 1.0
+    pixmap = start_picture.load(key, image.size(), scale)
+    assert pixmap is not None and pixmap.toImage().convertToFormat(image.format()) == image
+    assert start_picture.read(path, "2" * 64) is None  # a renamed file is not trusted
+    assert start_picture.load(key, image.size() * 2, scale) is None  # another size
+    whole = path.read_bytes()
+    path.write_bytes(whole[:-1])  # cut short
+    assert start_picture.read(path, key) is None
+    path.write_bytes(b"\x89PNG" + whole[4:])  # not a kept picture
+    assert start_picture.read(path, key) is None
