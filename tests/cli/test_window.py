@@ -58,3 +58,32 @@ def test_a_number_of_thousands_of_digits_is_refused_naming_the_field_and_its_ran
     assert words in err and len(err) < 250, err[:300]
     assert " characters)" in err  # how long the value was
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_garbage_collector_held_through_the_start_is_on_again_after_the_first_paint(
+    qtbot, capsys
+):
+    """`main` holds Python's collector off while the window starts; the window's first
+    paint gives it back, and so does a refused start."""
+    import gc
+
+    from PySide6.QtWidgets import QWidget
+
+    from attn_explorer.cli.window import _collect_after_first_paint
+
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    gc.disable()
+    try:
+        _collect_after_first_paint(widget)
+        assert not gc.isenabled()
+        widget.show()
+        qtbot.waitUntil(gc.isenabled, timeout=900)  # before the fallback's second
+    finally:
+        gc.enable()
+    gc.disable()
+    try:
+        refused(capsys, "--bogus")
+        assert gc.isenabled()
+    finally:
+        gc.enable()
