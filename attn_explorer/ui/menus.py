@@ -3,8 +3,10 @@
 The File menu is `FileActions`'. Each action calls a method of the window: the window decides
 what an action does, this module only what the menus hold and which keys reach them.
 
-A dialog's module (Check my numbers, Lessons, Keyboard Shortcuts' list) is imported when the
-dialog is first opened: the window's first paint needs none of them (tests/ui/test_startup.py).
+A dialog's module (Check my numbers, Lessons, Keyboard Shortcuts' list, About's message box)
+is imported when the dialog is first opened: the window's first paint needs none of them, and
+PySide6 makes a Qt class with its enums where it is first imported
+(tests/ui/test_startup.py).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QMessageBox
+from PySide6.QtWidgets import QApplication, QMenu, QMenuBar
 
 from attn_explorer.engine import PRESETS
 from attn_explorer.text.examples import example_text
@@ -22,12 +24,7 @@ from attn_explorer.ui.editing.embedding_editor import table_entry
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import commit_typed_edits
 from attn_explorer.ui.language_menu import language_menu
-from attn_explorer.ui.shortcuts_dialog import (
-    ShortcutsDialog,
-    action_rows,
-    menu_sections,
-    name_for_shortcuts,
-)
+from attn_explorer.ui.shortcut_rows import action_rows, menu_sections, name_for_shortcuts
 from attn_explorer.ui.text_size import text_size
 
 if TYPE_CHECKING:
@@ -37,6 +34,7 @@ if TYPE_CHECKING:
     from attn_explorer.ui.editing.embedding_editor import EmbeddingEditor
     from attn_explorer.ui.lessons_dialog import LessonsDialog
     from attn_explorer.ui.matrices.board import MatrixBoard
+    from attn_explorer.ui.shortcuts_dialog import ShortcutsDialog
     from attn_explorer.ui.steps.stepper import StepThrough
 
 
@@ -228,6 +226,7 @@ class WindowMenus(QObject):
         """The keys of the menus, the step-through and the tables, in a window beside this one
         (not modal: the keys can be tried while it is open)."""
         from attn_explorer.ui.heatmap import MatrixView  # pyqtgraph's: not before the views
+        from attn_explorer.ui.shortcuts_dialog import ShortcutsDialog
 
         window = self.window
         if self.shortcuts_dialog is None:
@@ -299,6 +298,8 @@ class WindowMenus(QObject):
         return self.check_dialog
 
     def _about(self) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
         QMessageBox.about(
             self.window,
             _tr("About attn_explorer"),

@@ -54,6 +54,7 @@ LATER = (
     "attn_explorer.ui.export.worksheet_pdf",
     "attn_explorer.ui.lens.model_window",
     "attn_explorer.ui.lessons_dialog",
+    "attn_explorer.ui.shortcuts_dialog",
 )
 
 # The end of a start script: shows `window` and keeps in `seen[0]` what the script's own

@@ -41,7 +41,7 @@ from attn_explorer.ui.editing.embedding_model import (
 )
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import commit_typed_edits
-from attn_explorer.ui.shortcuts_dialog import action_rows, keys_text, name_for_shortcuts
+from attn_explorer.ui.shortcut_rows import action_rows, keys_text, name_for_shortcuts
 from attn_explorer.ui.text_size import text_size
 from attn_explorer.ui.widgets import ErrorLabel
 
