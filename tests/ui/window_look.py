@@ -54,6 +54,10 @@ CACHES |= {"_runs", "_placed", "_gradient"}
 # pyqtgraph's weak reference to the view an item is drawn in, found when first asked for
 # (GraphicsItem.getViewWidget) and found again when dropped.
 CACHES |= {"_viewWidget"}
+# A matrix's cells as the device pixels they are blitted as, made on paint for the place the
+# view is painted at; the status bar's labels held at the size they were laid out at, let go
+# on the next resize or change of font.
+CACHES |= {"_device", "_held"}
 LEFT_OUT = COUNTERS | MADE_ON_THE_WAY | CACHES
 # Qt's animations of a style (a scroll bar fading), which end and delete themselves.
 TRANSIENT = {"QPropertyAnimation"}

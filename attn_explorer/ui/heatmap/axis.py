@@ -59,6 +59,7 @@ class TokenAxis(RowAxis):
         super().__init__(orientation)
         self.labels: list[tuple[float, str]] = []
         self.angle = 0
+        self._right = 0.0  # its own from the start: a view used again reads as a new one
         self.hold_bounds()
 
     def set_labels(
