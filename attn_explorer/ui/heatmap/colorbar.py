@@ -86,6 +86,7 @@ class ColorBar(pg.GraphicsWidget):
         self._widths: dict[tuple, float] = {}  # see `_width_for`
         self._pictures: dict[tuple, QImage] = {}  # see `_paint_into_cache`, oldest first
         self._colours: tuple[int, ...] = ()  # the bands' colours: part of a picture's key
+        self.revision = 0  # counts the changes of what the bar draws (see MatrixPlot)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Expanding)
         self.set_colormap(cmap)
         self._set_font(text_size.points(1.0, follow_text_size))
@@ -115,6 +116,7 @@ class ColorBar(pg.GraphicsWidget):
         self._colors = [QColor(int(r), int(g), int(b)) for r, g, b in lut]
         self._gradient = None
         self._colours = tuple(colour.rgb() for colour in self._colors)
+        self.revision += 1
         self.update()
 
     def set_levels(
@@ -154,6 +156,7 @@ class ColorBar(pg.GraphicsWidget):
         if width > self.minimumWidth():
             self.setMinimumWidth(width)
             self.setMaximumWidth(width)
+        self.revision += 1
         self.update()
 
     def _width_for(self, texts: Iterator[str]) -> float:

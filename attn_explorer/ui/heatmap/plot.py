@@ -104,31 +104,28 @@ class MatrixPlot(Layout):
         self.shown: object = None  # set by the owner: which trace array this plot shows
         self.hidden: np.ndarray | None = None
         self._request: tuple | None = None
+        self._levels: tuple[float, float, bool] | None = None  # the colour bar's, as set
         self._hidden_given: np.ndarray | None = None
         self._hidden_pooled: np.ndarray | None = None  # the hidden cells at screen resolution
-        self.kind = ""  # no colour map yet
+        self.kind = self.name = ""  # kind: no colour map yet
         self.levels: tuple[float, float] = (0.0, 1.0)  # the colour scale of the cells shown
-        self._lut = np.zeros(256, np.uint32)
-        self._dark_lut = np.zeros(256, bool)
-        self._levels: tuple[float, float, bool] | None = None
-        self.over = False  # values beyond the colour scale's top (see ColorBar.set_levels)
-        self.name = ""
+        self._lut, self._dark_lut = np.zeros(256, np.uint32), np.zeros(256, bool)
         self._row_labels: tuple[str, ...] = ()
         self._col_labels: tuple[str, ...] = ()
         self._tick_state: tuple | None = None
         self._label_widths: tuple = (None, 0.0, 0.0)  # (labels and font measured, rows, columns)
         self._shown_ticks: tuple[list[str], list[str]] = ([], [])
         self._highlight: int | None = None
-        self._neg_inf_text = False
+        self._neg_inf_text = self.over = False  # over: see ColorBar.set_levels
         # A row of matrices (MatrixRow) may leave the row labels to the matrix on the left,
         # and the colour bar to the one on the right, where they would say the same.
-        self.row_labels_shown = True
-        self.colorbar_shown = colorbar
+        self.row_labels_shown, self.colorbar_shown = True, colorbar
         # Counts the changes that set_matrix, set_title, set_highlight, clear and a new text
         # size make: a view that paints several plots at once (OnePaintPass) repaints those
         # whose count moved. New tick labels do not count: they re-lay out the plot, which
-        # OnePaintPass notices through layout_key().
-        self.revision = 0
+        # OnePaintPass notices through layout_key(). `frame_revision` counts those drawn
+        # around the cells (title, tick labels, colour map, bar shown): see OnePaintPass.
+        self.revision = self.frame_revision = 0
         self.view.sigResized.connect(self._refresh_ticks)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         if follow_text_size:
@@ -153,7 +150,7 @@ class MatrixPlot(Layout):
         self.title.setText(self.title.text, size=self._title_size)
         self._tick_state = None
         self._refresh_ticks()
-        self.revision += 1
+        self.revision, self.frame_revision = self.revision + 1, self.frame_revision + 1
         self.update()
 
     def set_caching(self, on: bool) -> None:
@@ -189,7 +186,7 @@ class MatrixPlot(Layout):
             self.row_labels_shown = on
             self._tick_state = None
             self._refresh_ticks()
-            self.revision += 1
+            self.revision, self.frame_revision = self.revision + 1, self.frame_revision + 1
 
     def show_colorbar(self, on: bool) -> None:
         """Show the colour bar, or leave its room to the cells: for a matrix beside one on
@@ -204,7 +201,7 @@ class MatrixPlot(Layout):
         else:
             self.layout.removeItem(bar)  # a hidden item keeps its room in a graphics layout
             bar.setVisible(False)
-        self.revision += 1
+        self.revision, self.frame_revision = self.revision + 1, self.frame_revision + 1
 
     @property
     def labels(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -221,7 +218,7 @@ class MatrixPlot(Layout):
     def set_title(self, html: str) -> None:
         if html != self.title.text:  # setting a label re-lays out the whole figure
             self.title.setText(html, size=self._title_size)
-            self.revision += 1
+            self.revision, self.frame_revision = self.revision + 1, self.frame_revision + 1
 
     def set_matrix(
         self,
@@ -295,6 +292,7 @@ class MatrixPlot(Layout):
                 self.colorbar.set_colormap(CMAPS[kind])
             self.kind = kind
             self._levels = None
+            self.frame_revision += 1
         # One LUT lookup colours the cells (BGRA, masked cells transparent over the hatching)
         # and tells the cell text which background it sits on.
         span = hi - lo if hi > lo else 1.0
@@ -316,14 +314,14 @@ class MatrixPlot(Layout):
         argb = np.take(self._lut, index)  # (h, w) uint32 = BGRA bytes on little-endian
         if has_nan:
             argb[nan] = 0  # premultiplied transparent
-        self.image.set_cells(argb, QRectF(0, 0, matrix.shape[1], matrix.shape[0]), not has_nan)
+        frame = QRectF(0, 0, matrix.shape[1], matrix.shape[0])
+        self.image.set_cells(argb, frame, not has_nan)
         self.levels = (lo, hi)
         # Weights are scaled to a percentile: the largest may lie beyond the bar's end.
         self.over = kind == "weights" and bool(np.fmax.reduce(display, axis=None) > hi)
         if self.colorbar is not None and (lo, hi, self.over) != self._levels:
             self.colorbar.set_levels(lo, hi, CATEGORY_LABELS.get(kind), self.over)
         self._levels = (lo, hi, self.over)
-        frame = QRectF(0, 0, matrix.shape[1], matrix.shape[0])
         if frame != self._hatch.rect():
             self._hatch.setRect(frame)
             self.view.setRange(frame, padding=0)
@@ -336,7 +334,7 @@ class MatrixPlot(Layout):
 
     def clear(self) -> None:
         """Show nothing, and let go of every array shown (they may be views of a whole trace)."""
-        self.revision += 1
+        self.revision, self.frame_revision = self.revision + 1, self.frame_revision + 1
         self.matrix = None
         self.hidden = self._hidden_given = self._hidden_pooled = None
         self._request = None
@@ -419,6 +417,7 @@ class MatrixPlot(Layout):
         if state == self._tick_state:
             return
         self._tick_state = state
+        self.frame_revision += 1
         left_ticks = [
             (i + 0.5, display_token(t)) for i, t in enumerate(rows) if i % row_stride == 0
         ]
@@ -483,7 +482,8 @@ class MatrixPlot(Layout):
     def layout_key(self) -> tuple:
         """Where the matrix sits: a re-layout (new labels, title or colour-bar width) moves or
         resizes the cells' box, so it changes when one happened."""
-        return self.view.sceneBoundingRect().getRect()
+        # Not sceneBoundingRect: that asks pyqtgraph's Python bounds (the same, 0.5 px wider).
+        return self.view.mapRectToScene(self.view.rect()).getRect()
 
     def values_written(self) -> str:
         """How the cells' values are written at the plot's size on screen (see
