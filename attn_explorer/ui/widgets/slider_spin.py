@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QSlider, QSpinBox, QWidget
+from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtGui import QPaintEvent
+from PySide6.QtWidgets import (
+    QAbstractSlider,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QSlider,
+    QSpinBox,
+    QStyle,
+    QStyleOptionSlider,
+    QWidget,
+)
 
 from attn_explorer.ui.widgets.range_spin import (
     PointDoubleSpinBox,
@@ -13,6 +23,39 @@ from attn_explorer.ui.widgets.range_spin import (
     RangeDoubleSpinBox,
     RangeSpinBox,
 )
+
+
+class HandleSlider(QSlider):
+    """A slider repainted for a new value only where its handle moves.
+
+    The seed's slider spans 10,000 values over about 180 pixels: most seed moves leave
+    its handle, and so its pixels, where they are, yet Qt repainted it and, beneath it,
+    the group box that holds it (0.7 M instructions a move). The handle's place is the
+    one it was last painted at, so a move after a resize or a new style still repaints.
+    """
+
+    def __init__(self, orientation: Qt.Orientation) -> None:
+        super().__init__(orientation)
+        self._painted: QRect | None = None
+
+    def _handle(self) -> QRect:
+        option = QStyleOptionSlider()
+        self.initStyleOption(option)
+        control = QStyle.ComplexControl.CC_Slider
+        return self.style().subControlRect(control, option, QStyle.SubControl.SC_SliderHandle, self)
+
+    def sliderChange(self, change: QAbstractSlider.SliderChange) -> None:
+        if (
+            change == QAbstractSlider.SliderChange.SliderValueChange
+            and self._painted is not None
+            and self._handle() == self._painted
+        ):
+            return  # the handle stays: every pixel of the slider stays
+        super().sliderChange(change)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        self._painted = self._handle()
 
 
 class SliderSpin(QWidget):
@@ -41,7 +84,7 @@ class SliderSpin(QWidget):
         super().__init__(parent)
         self._min, self._max, self._step, self._log = minimum, maximum, step, log
         self._is_int = decimals == 0 and not log and float(step).is_integer()
-        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider = HandleSlider(Qt.Orientation.Horizontal)
         if self._is_int:
             self.spin: QSpinBox | QDoubleSpinBox = (
                 PointSpinBox() if what is None else RangeSpinBox(what)
