@@ -38,7 +38,7 @@ from attn_explorer.engine import Trace
 
 # Attributes that count what happened (computations, pictures drawn): a test reads them only
 # as differences, and they go on counting in a window used again.
-COUNTERS = {"_pictures", "_generation", "computations", "trims", "revision"}
+COUNTERS = {"_pictures", "_generation", "computations", "trims", "revision", "frame_revision"}
 # The engine's timer that hands freed memory back, made when the first trace is dropped
 # (every window's second picture).
 MADE_ON_THE_WAY = {"_trim_timer"}
