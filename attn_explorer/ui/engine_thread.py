@@ -37,7 +37,8 @@ TRIM_DELAY_MS = 1000
 RELEASE_IDLE_MS = 250
 
 
-_startup_frozen = False
+_startup_frozen = False  # the objects alive at the first result are set aside now
+_thawed = False  # they were handed back once: collect before setting them aside again
 
 
 def freeze_startup_objects() -> None:
@@ -47,14 +48,34 @@ def freeze_startup_objects() -> None:
     objects that live as long as the process. A full collection walks all of them, about
     150 ms of CPU on the busy two-core machine, holding the interpreter lock, so the window
     stalls (one comes now and then as the moves allocate). Frozen, they are never walked
-    again; a collection looks at what was made since. (Reference counting still frees a
-    frozen object; only a cycle among them would stay.) Once per process: a second window
-    (the tests build many) leaves the first's objects to the collector.
+    again; a collection looks at what was made since. Reference counting still frees a
+    frozen object, but a cycle among them stays: see `thaw_startup_objects`. Called on the
+    UI thread as a result arrives, so after the deletions a language change queued before
+    asking for it.
     """
     global _startup_frozen
     if not _startup_frozen:
         _startup_frozen = True
+        if _thawed:
+            gc.collect()  # what was discarded since the thaw, before it is set aside
         gc.freeze()
+
+
+def thaw_startup_objects() -> None:
+    """Hand the frozen objects back to the collector: a window is discarding pieces built
+    before the freeze (it closes, or a language change replaces its views).
+
+    The window, its board and pyqtgraph's items are held in cycles (the items and their
+    views, Python attributes of Qt objects) that only the collector frees, and it never
+    walks frozen objects: frozen, a closed window and its traces stayed alive for the rest
+    of the process, and so did the views a language change replaced. The next result
+    sets the objects aside again, after one full collection has freed them.
+    """
+    global _startup_frozen, _thawed
+    if _startup_frozen:
+        _startup_frozen = False
+        _thawed = True
+        gc.unfreeze()
 
 
 @dataclass(frozen=True)
@@ -135,7 +156,6 @@ class _Worker(QObject):
             seconds = time.perf_counter() - start
             self.chooser.measured(config.attention_cells, seconds, threads)
             self.done.emit(Result(generation, trace, seconds, threads))
-            freeze_startup_objects()
 
 
 class EngineBridge(QObject):
@@ -222,6 +242,8 @@ class EngineBridge(QObject):
     def _on_done(self, outcome: Result | Failure) -> None:
         self._in_flight = False
         self._dispatch()
+        if isinstance(outcome, Result):
+            freeze_startup_objects()  # by the first result, torch is imported
         if outcome.generation != self._generation:
             return  # stale: a newer request exists
         if isinstance(outcome, Result):
@@ -230,7 +252,9 @@ class EngineBridge(QObject):
             self.failed.emit(outcome)
 
     def shutdown(self) -> None:
-        """Stop the engine thread, waiting for a running computation to finish."""
+        """Stop the engine thread, waiting for a running computation to finish. Its window is
+        closing: the objects frozen with it go back to the collector, which frees it."""
+        thaw_startup_objects()
         self._pending = None
         self._release_timer.stop()
         self._released = []

@@ -36,7 +36,7 @@ from attn_explorer.ui import view_state, window_views
 from attn_explorer.ui.editing.controls import ControlsPanel
 from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.editing.embedding_editor import EmbeddingEditor
-from attn_explorer.ui.engine_thread import EngineBridge, Failure, Result
+from attn_explorer.ui.engine_thread import EngineBridge, Failure, Result, thaw_startup_objects
 from attn_explorer.ui.i18n import remember_language, use_language
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.keys import commit_typed_edits, send_undo_to_document
@@ -154,6 +154,7 @@ class MainWindow(QMainWindow):
         self._sync_view()
         old_layout, old_files, old_menus = self.window_layout, self.files, self.menus
         old_actions = self.findChildren(QAction, options=Qt.FindChildOption.FindDirectChildrenOnly)
+        thaw_startup_objects()  # or the old views stay alive (ui/engine_thread.py)
         use_language(code)
         remember_language(code)
         # A new menu bar and status bar: the old ones go with their widgets and words.

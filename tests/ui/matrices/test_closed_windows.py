@@ -1,5 +1,7 @@
 """A closed window is freed: nothing pending in the event loop keeps it, its matrix views or
-its trace alive."""
+its trace alive. Nor does the garbage collector's freeze of startup's objects
+(ui/engine_thread.py): each test makes its first window's first result freeze them, as the
+first window of a process does, whichever tests ran before."""
 
 import gc
 import weakref
@@ -7,6 +9,7 @@ import weakref
 from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication
 
+from attn_explorer.ui import engine_thread
 from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.main_window import MainWindow
 
@@ -18,8 +21,9 @@ def close_and_free(window: MainWindow) -> None:
     QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
-def test_closed_windows_are_freed(qapp, qtbot):
+def test_closed_windows_are_freed(qapp, qtbot, monkeypatch):
     configure_pyqtgraph()
+    monkeypatch.setattr(engine_thread, "_startup_frozen", False)
     boards = []
     for _ in range(3):
         window = MainWindow()
@@ -38,3 +42,24 @@ def test_closed_windows_are_freed(qapp, qtbot):
     gc.collect()
     alive = sum(board() is not None for board in boards)
     assert alive == 0, f"{alive} of 3 closed windows stayed alive"
+
+
+def test_the_views_a_language_change_replaced_are_freed(qapp, qtbot, monkeypatch):
+    """Frozen with startup's objects, the board the Vietnamese one replaced stayed alive."""
+    configure_pyqtgraph()
+    monkeypatch.setattr(engine_thread, "_startup_frozen", False)
+    window = MainWindow()
+    try:
+        with qtbot.waitSignal(window.firstPicture, timeout=30_000):
+            window.show()
+        qtbot.waitUntil(lambda: gc.get_freeze_count() > 0, timeout=5_000)
+        english_board = weakref.ref(window.board)
+        with qtbot.waitSignal(window.traceShown, timeout=30_000):
+            window.set_language("vi")
+        assert window.board.isVisible()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        gc.collect()
+        assert english_board() is None
+    finally:
+        window.set_language("en")
+        close_and_free(window)
