@@ -39,6 +39,7 @@ RELEASE_IDLE_MS = 250
 
 _startup_frozen = False  # the objects alive at the first result are set aside now
 _thawed = False  # they were handed back once: collect before setting them aside again
+_spent = False  # a window closed: the objects stay with the collector for the process
 
 
 def freeze_startup_objects() -> None:
@@ -54,28 +55,34 @@ def freeze_startup_objects() -> None:
     asking for it.
     """
     global _startup_frozen
-    if not _startup_frozen:
+    if not _startup_frozen and not _spent:
         _startup_frozen = True
         if _thawed:
             gc.collect()  # what was discarded since the thaw, before it is set aside
         gc.freeze()
 
 
-def thaw_startup_objects() -> None:
+def thaw_startup_objects(again: bool = True) -> None:
     """Hand the frozen objects back to the collector: a window is discarding pieces built
     before the freeze (it closes, or a language change replaces its views).
 
     The window, its board and pyqtgraph's items are held in cycles (the items and their
     views, Python attributes of Qt objects) that only the collector frees, and it never
     walks frozen objects: frozen, a closed window and its traces stayed alive for the rest
-    of the process, and so did the views a language change replaced. The next result
-    sets the objects aside again, after one full collection has freed them.
+    of the process, and so did the views a language change replaced. With `again` (the
+    window goes on), the next result sets the objects aside again, after one full
+    collection has freed them. A closing window (`again` False) leaves them to the
+    collector for the rest of the process: the app ends with its window, and where
+    another window follows (the tests build hundreds), a full collection after each close
+    would cost more than the freeze saves.
     """
-    global _startup_frozen, _thawed
+    global _startup_frozen, _thawed, _spent
     if _startup_frozen:
         _startup_frozen = False
-        _thawed = True
         gc.unfreeze()
+        _thawed = True
+    if not again:
+        _spent = True
 
 
 @dataclass(frozen=True)
@@ -254,7 +261,7 @@ class EngineBridge(QObject):
     def shutdown(self) -> None:
         """Stop the engine thread, waiting for a running computation to finish. Its window is
         closing: the objects frozen with it go back to the collector, which frees it."""
-        thaw_startup_objects()
+        thaw_startup_objects(again=False)
         self._pending = None
         self._release_timer.stop()
         self._released = []

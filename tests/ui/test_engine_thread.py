@@ -74,6 +74,7 @@ def test_the_objects_of_startup_are_frozen_once_after_the_first_computation(
     with the interpreter lock held: they are set aside once, never by every new window."""
     frozen = []
     monkeypatch.setattr(bridge_module, "_startup_frozen", False)
+    monkeypatch.setattr(bridge_module, "_spent", False)
     monkeypatch.setattr(bridge_module.gc, "freeze", lambda: frozen.append(True))
     with qtbot.waitSignal(bridge.computed, timeout=30_000):
         bridge.request(preset("v1").config)
@@ -90,6 +91,7 @@ def test_objects_handed_back_are_collected_before_they_are_set_aside_again(
     calls = []
     monkeypatch.setattr(bridge_module, "_startup_frozen", True)
     monkeypatch.setattr(bridge_module, "_thawed", False)
+    monkeypatch.setattr(bridge_module, "_spent", False)
     for name in ("freeze", "unfreeze", "collect"):
         monkeypatch.setattr(bridge_module.gc, name, lambda *_, name=name: calls.append(name))
     bridge_module.thaw_startup_objects()
@@ -98,6 +100,24 @@ def test_objects_handed_back_are_collected_before_they_are_set_aside_again(
         with qtbot.waitSignal(bridge.computed, timeout=30_000):
             bridge.request(replace(preset("v1").config, seed=seed))
     assert calls == ["unfreeze", "collect", "freeze"]
+
+
+def test_objects_handed_back_by_a_closing_window_stay_with_the_collector(
+    bridge, qtbot, monkeypatch
+):
+    """A closing window hands them back for good: another window's results (the tests build
+    hundreds) do not walk them all again to set them aside."""
+    calls = []
+    monkeypatch.setattr(bridge_module, "_startup_frozen", True)
+    monkeypatch.setattr(bridge_module, "_thawed", False)
+    monkeypatch.setattr(bridge_module, "_spent", False)
+    for name in ("freeze", "unfreeze", "collect"):
+        monkeypatch.setattr(bridge_module.gc, name, lambda *_, name=name: calls.append(name))
+    bridge_module.thaw_startup_objects(again=False)
+    for seed in (1, 2):
+        with qtbot.waitSignal(bridge.computed, timeout=30_000):
+            bridge.request(replace(preset("v1").config, seed=seed))
+    assert calls == ["unfreeze"]
 
 
 def test_a_result_says_how_many_kernel_threads_computed_it(bridge, qtbot):

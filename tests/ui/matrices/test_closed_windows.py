@@ -24,6 +24,7 @@ def close_and_free(window: MainWindow) -> None:
 def test_closed_windows_are_freed(qapp, qtbot, monkeypatch):
     configure_pyqtgraph()
     monkeypatch.setattr(engine_thread, "_startup_frozen", False)
+    monkeypatch.setattr(engine_thread, "_spent", False)
     boards = []
     for _ in range(3):
         window = MainWindow()
@@ -48,6 +49,7 @@ def test_the_views_a_language_change_replaced_are_freed(qapp, qtbot, monkeypatch
     """Frozen with startup's objects, the board the Vietnamese one replaced stayed alive."""
     configure_pyqtgraph()
     monkeypatch.setattr(engine_thread, "_startup_frozen", False)
+    monkeypatch.setattr(engine_thread, "_spent", False)
     window = MainWindow()
     try:
         with qtbot.waitSignal(window.firstPicture, timeout=30_000):
