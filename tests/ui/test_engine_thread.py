@@ -83,41 +83,38 @@ def test_the_objects_of_startup_are_frozen_once_after_the_first_computation(
     assert frozen == [True]
 
 
-def test_objects_handed_back_are_collected_before_they_are_set_aside_again(
-    bridge, qtbot, monkeypatch
-):
-    """A closing window, or views a language change replaced, are held in cycles the collector
-    never walks while frozen: they are handed back, collected, then the rest set aside again."""
+@pytest.fixture
+def gc_calls(monkeypatch):
+    """The collector's freeze, unfreeze and collect, recorded in order instead of run, with
+    startup's objects frozen as after the first result."""
     calls = []
     monkeypatch.setattr(bridge_module, "_startup_frozen", True)
     monkeypatch.setattr(bridge_module, "_thawed", False)
     monkeypatch.setattr(bridge_module, "_spent", False)
     for name in ("freeze", "unfreeze", "collect"):
         monkeypatch.setattr(bridge_module.gc, name, lambda *_, name=name: calls.append(name))
+    return calls
+
+
+def test_objects_handed_back_are_collected_before_they_are_set_aside_again(bridge, qtbot, gc_calls):
+    """A closing window, or views a language change replaced, are held in cycles the collector
+    never walks while frozen: they are handed back, collected, then the rest set aside again."""
     bridge_module.thaw_startup_objects()
-    assert calls == ["unfreeze"]
+    assert gc_calls == ["unfreeze"]
     for seed in (1, 2):
         with qtbot.waitSignal(bridge.computed, timeout=30_000):
             bridge.request(replace(preset("v1").config, seed=seed))
-    assert calls == ["unfreeze", "collect", "freeze"]
+    assert gc_calls == ["unfreeze", "collect", "freeze"]
 
 
-def test_objects_handed_back_by_a_closing_window_stay_with_the_collector(
-    bridge, qtbot, monkeypatch
-):
+def test_objects_handed_back_by_a_closing_window_stay_with_the_collector(bridge, qtbot, gc_calls):
     """A closing window hands them back for good: another window's results (the tests build
     hundreds) do not walk them all again to set them aside."""
-    calls = []
-    monkeypatch.setattr(bridge_module, "_startup_frozen", True)
-    monkeypatch.setattr(bridge_module, "_thawed", False)
-    monkeypatch.setattr(bridge_module, "_spent", False)
-    for name in ("freeze", "unfreeze", "collect"):
-        monkeypatch.setattr(bridge_module.gc, name, lambda *_, name=name: calls.append(name))
     bridge_module.thaw_startup_objects(again=False)
     for seed in (1, 2):
         with qtbot.waitSignal(bridge.computed, timeout=30_000):
             bridge.request(replace(preset("v1").config, seed=seed))
-    assert calls == ["unfreeze"]
+    assert gc_calls == ["unfreeze"]
 
 
 def test_a_result_says_how_many_kernel_threads_computed_it(bridge, qtbot):

@@ -78,20 +78,7 @@ def test_a_view_paints_the_same_pixels_as_with_qts_scaling(qtbot, monkeypatch, s
     view = MatrixView()
     qtbot.addWidget(view)
     view.resize(*size)
-    values = np.random.default_rng(7).normal(size=(6, 6)).astype(np.float32)
-    hidden = np.triu(np.ones((6, 6), bool), 1) if masked else None
-    view.plot.set_matrix(values, kind="signed", rows="abcdef", cols="uvwxyz", hidden=hidden)
-    view.show()
-    qtbot.waitExposed(view)
-    blits = []
-    blit = CellImage._blit
-    monkeypatch.setattr(CellImage, "_blit", lambda *a: blits.append(blit(*a)) or blits[-1])
-    fast = view.viewport().grab().toImage()
-    assert blits == [True]  # drawn at device resolution
-    monkeypatch.setattr(CellImage, "_blit", lambda *a: False)
-    view.plot.image.update()
-    scaled = view.viewport().grab().toImage()
-    assert fast == scaled
+    _blitted_as_qt_scales(qtbot, monkeypatch, view, masked, view, view.viewport().grab)
 
 
 def test_a_scaled_screen_keeps_qts_own_scaling(qtbot, monkeypatch):
@@ -135,17 +122,22 @@ def test_a_view_inside_a_window_blits_its_cells_where_qt_would_scale_them(
     window.resize(500, 460)
     view = MatrixView(window)
     view.setGeometry(37, 23, 391, 405)
+    _blitted_as_qt_scales(qtbot, monkeypatch, view, masked, window, window.grab)
+
+
+def _blitted_as_qt_scales(qtbot, monkeypatch, view, masked, shown, grab) -> None:
+    """`view` given a 6 x 6 matrix and `shown` shown: its cells are blitted, once, and the
+    pixels `grab` reads are those of Qt's own scaling."""
     values = np.random.default_rng(7).normal(size=(6, 6)).astype(np.float32)
     hidden = np.triu(np.ones((6, 6), bool), 1) if masked else None
     view.plot.set_matrix(values, kind="signed", rows="abcdef", cols="uvwxyz", hidden=hidden)
-    window.show()
-    qtbot.waitExposed(window)
+    shown.show()
+    qtbot.waitExposed(shown)
     blits = []
     blit = CellImage._blit
     monkeypatch.setattr(CellImage, "_blit", lambda *a: blits.append(blit(*a)) or blits[-1])
-    fast = window.grab().toImage()
+    fast = grab().toImage()
     assert blits == [True]  # drawn at device resolution
     monkeypatch.setattr(CellImage, "_blit", lambda *a: False)
     view.plot.image.update()
-    scaled = window.grab().toImage()
-    assert fast == scaled
+    assert fast == grab().toImage()
