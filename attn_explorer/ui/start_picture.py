@@ -29,6 +29,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -129,10 +130,16 @@ def read(path: Path, key: str | None = None) -> QImage | None:
             width, height, line, kind = (int(head[k]) for k in ("w", "h", "line", "format"))
             if (key is not None and head.get("key") != key) or kind not in _FORMATS:
                 return None
-            if not (0 < width <= 32768 and 0 < height <= 32768 and line >= 4 * width):
+            # Pixels are kept in the machine's byte order; a row is 4 bytes a pixel, padded
+            # to at most 64 more (a damaged header must not ask for gigabytes).
+            if head.get("order") != sys.byteorder:
+                return None
+            if not (0 < width <= 32768 and 0 < height <= 32768):
+                return None
+            if not 4 * width <= line <= 4 * width + 64:
                 return None
             pixels = file.read(line * height + 1)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, OverflowError):
         return None
     if len(pixels) != line * height:
         return None
@@ -150,6 +157,7 @@ def save(key: str, image: QImage) -> Path | None:
         "h": image.height(),
         "line": image.bytesPerLine(),
         "format": int(image.format().value),
+        "order": sys.byteorder,
     }
     data = _MAGIC + json.dumps(head).encode() + b"\n" + bytes(image.constBits())
     target = path_for(key)

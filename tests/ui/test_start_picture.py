@@ -2,6 +2,8 @@
 settings were last drawn at the same size, only under its exact key, and the views replace it
 with the same pixels."""
 
+import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -246,3 +248,15 @@ def test_a_kept_picture_reads_back_pixel_for_pixel_and_only_whole_and_under_its_
     assert start_picture.read(path, key) is None
     path.write_bytes(b"\x89PNG" + whole[4:])  # not a kept picture
     assert start_picture.read(path, key) is None
+    magic, head, pixels = whole.split(b"\n", 2)
+    header = json.loads(head)
+    for damaged in (
+        {"line": 10**12},  # would ask for terabytes
+        {"line": 1e300},
+        {"w": float("inf")},
+        {"order": "big" if sys.byteorder == "little" else "little"},  # another machine's
+    ):
+        path.write_bytes(b"\n".join([magic, json.dumps(header | damaged).encode(), pixels]))
+        assert start_picture.read(path, key) is None, damaged
+    path.write_bytes(whole)
+    assert start_picture.read(path, key) == image
