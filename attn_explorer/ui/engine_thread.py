@@ -80,7 +80,7 @@ def thaw_startup_objects(again: bool = True) -> None:
     if _startup_frozen:
         _startup_frozen = False
         gc.unfreeze()
-        _thawed = True
+    _thawed = True  # before the first freeze too: what was discarded is collected first
     if not again:
         _spent = True
 
