@@ -17,7 +17,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from benchmarks.latency import Size, state_of
+from benchmarks.latency import Size, _Pictures, state_of
 
 # `run_soak_fresh` starts `python -c "from benchmarks.soak import ..."`: from the checkout.
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -53,10 +53,15 @@ def run_burst(size: Size, changes: int = 1000, seconds: float = 1.0) -> dict:
     # time the thread waited for a core, while the CPU it spent between two beats is the
     # window's work alone, the same quiet or loaded.
     cpu: list[float] = []
+    # And what had happened by each beat, to say what the longest stalls were made of.
+    pictures = _Pictures(window)
+    counts = _Counts(window)
+    marks: list[tuple] = []
 
     def beat() -> None:
         ticks.append(clock.elapsed())
         cpu.append(time.thread_time())
+        marks.append(counts.now(sent["n"]))
 
     heartbeat = QTimer()
     heartbeat.setInterval(2)
@@ -84,12 +89,20 @@ def run_burst(size: Size, changes: int = 1000, seconds: float = 1.0) -> dict:
     heartbeat.start()
     driver.start()
     final_seed = 2000 + changes - 1
+    # Until the last change's picture is painted, and the heartbeat has beaten once after
+    # that: the stretch that painted it is measured too.
     while not (
-        sent["n"] >= changes and window.trace.config.seed == final_seed and not window.bridge.busy
+        sent["n"] >= changes
+        and window.trace.config.seed == final_seed
+        and not window.bridge.busy
+        and pictures.on_screen(final_seed)
     ):
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
-    app.processEvents()
+    beats = len(ticks)
+    while len(ticks) == beats:
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
     heartbeat.stop()
+    counts.stop()
     cpu_spent = time.thread_time() - cpu_start
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
     cpu_gaps = [b - a for a, b in itertools.pairwise(cpu)]
@@ -111,10 +124,76 @@ def run_burst(size: Size, changes: int = 1000, seconds: float = 1.0) -> dict:
         "longest_stall_cpu_ms": max(cpu_gaps) * 1000 if cpu_gaps else 0,
         "window_cpu_ms": cpu_spent * 1000,
         "final_picture_equals_compute": equal,
+        # What ran in the longest stall, and in the one that took the most CPU: changes sent
+        # (a late tick of the burst's clock catching up), pictures set into the views, views
+        # painted, garbage collections by generation.
+        "longest_stall_held": _held(marks, gaps),
+        "longest_stall_cpu_held": _held(marks, cpu_gaps),
     }
     window.doc.undo_stack.setClean()
     window.close()
     return result
+
+
+class _Counts:
+    """What the window has done so far in a burst: pictures set, views painted and garbage
+    collections by generation, read at each beat of the heartbeat."""
+
+    def __init__(self, window: object) -> None:
+        import gc
+
+        from PySide6.QtCore import QEvent, QObject
+
+        counts = self
+
+        class Paints(QObject):
+            def eventFilter(self, obj: object, event: object) -> bool:
+                if event.type() == QEvent.Type.Paint:
+                    counts.paints += 1
+                return False
+
+        self.pictures = 0
+        self.paints = 0
+        self.collections = [0, 0, 0]
+        self.window = window
+        self.filter = Paints()
+        self.viewports = [view.viewport() for view in window.board.views.values()]
+        for viewport in self.viewports:
+            viewport.installEventFilter(self.filter)
+        window.traceShown.connect(self._shown)
+        gc.callbacks.append(self._collected)
+
+    def _shown(self, _trace: object) -> None:
+        self.pictures += 1
+
+    def _collected(self, phase: str, info: dict) -> None:
+        if phase == "stop":
+            self.collections[info["generation"]] += 1
+
+    def now(self, sent: int) -> tuple:
+        return (sent, self.pictures, self.paints, *self.collections)
+
+    def stop(self) -> None:
+        import gc
+
+        gc.callbacks.remove(self._collected)
+        self.window.traceShown.disconnect(self._shown)
+        for viewport in self.viewports:
+            viewport.removeEventFilter(self.filter)
+
+
+def _held(marks: list[tuple], gaps: list[float]) -> dict:
+    """What happened between the two beats around the longest of `gaps`."""
+    if not gaps:
+        return {}
+    i = max(range(len(gaps)), key=gaps.__getitem__)
+    done = [b - a for a, b in zip(marks[i], marks[i + 1], strict=True)]
+    return {
+        "changes": done[0],
+        "pictures_set": done[1],
+        "views_painted": done[2],
+        "collections": {f"gen{g}": n for g, n in enumerate(done[3:]) if n},
+    }
 
 
 def resident_mb() -> float:
