@@ -66,6 +66,49 @@ def test_a_slider_move_repaints_every_changed_view_in_one_pass(window, paint_log
         assert paint_log.passes() == [changing]
 
 
+def test_a_new_trace_is_painted_after_the_timers_that_were_due(window, paint_log, qtbot):
+    """Setting a trace into the views and painting it are two stretches of the event loop:
+    the timers due in between (input, animations, a burst's clock) run between them, so the
+    window never stalls for both at once. Every changed view is still painted, in one pass."""
+    from dataclasses import replace
+
+    from PySide6.QtCore import QCoreApplication, QTimer
+
+    from attn_explorer.engine import compute
+
+    # Seeds whose colour bars keep their widths (see the first test): a re-layout resizes
+    # the views, which Qt repaints at once, held or not.
+    window.controls.seed.spin.setValue(7)
+    qtbot.waitUntil(lambda: settled(window), timeout=30_000)
+    qtbot.wait(300)
+    shown = window.trace
+    board = window.board
+    changing = {"scores", "weights", "queries", "keys", "values", "context"}
+    due = QTimer()
+    due.setSingleShot(True)
+    due.setInterval(0)
+    due.timeout.connect(lambda: paint_log.events.append("due"))
+    try:
+        for seed in (8, 9):
+            paint_log.events.clear()
+            trace = compute(replace(shown.config, seed=seed))
+            due.start()  # due by the time the trace is set
+            board.set_trace(trace)
+            QCoreApplication.sendPostedEvents()  # the window's paint requests among them
+            assert not changing & set(paint_log.events)
+            qtbot.waitUntil(lambda: changing <= set(paint_log.events), timeout=10_000)
+            first_paint = min(paint_log.events.index(key) for key in changing)
+            assert "due" in paint_log.events[:first_paint]
+            assert paint_log.passes()[0] == changing
+    finally:
+        board.set_trace(shown)
+        qtbot.waitUntil(
+            lambda: all(
+                view.viewportUpdateMode() == view.UPDATE_MODE for view in board.views.values()
+            )
+        )
+
+
 class WidgetPaints(QObject):
     """Counts the paint events of every widget of the window, and the tallest area each
     painted."""
