@@ -109,3 +109,42 @@ def test_after_random_edits_every_control_shows_what_a_new_panel_shows(
                 window.doc.controlsChanged.disconnect(fresh.sync)
                 fresh.deleteLater()
         qtbot.wait(0)
+
+
+def test_changes_made_in_one_turn_ask_the_engine_twice_and_stay_undoable(
+    window, wait_settled, monkeypatch
+):
+    """A late tick of a burst makes dozens of changes in one turn of the event loop: the
+    engine is asked for the first at once and for the newest when the turn ends, never for
+    those between, while the document and the undo history keep every change (a run of one
+    control merged into one step, another control a step of its own)."""
+    wait_settled(window)
+    asked = []
+    request = window.bridge.request
+
+    def spy(config, *args):
+        asked.append((config.seed, config.d_out))
+        return request(config, *args)
+
+    monkeypatch.setattr(window.bridge, "request", spy)
+    controls, stack = window.controls, window.doc.undo_stack
+    seed, d_out, steps = window.doc.controls.seed, window.doc.controls.d_out, stack.count()
+    for value in range(500, 540):
+        controls.seed.spin.setValue(value)
+    controls.d_out.spin.setValue(d_out + 1)
+    controls.seed.spin.setValue(541)
+    assert asked == [(500, d_out)]  # the turn goes on: only its first change so far
+    wait_settled(window)
+    assert asked == [(500, d_out), (541, d_out + 1)]
+    assert window.trace.config.seed == 541
+    assert_shows(window)
+    assert stack.count() == steps + 3  # seeds, d_out, the last seed
+    stack.undo()
+    assert (window.doc.controls.seed, window.doc.controls.d_out) == (539, d_out + 1)
+    stack.undo()
+    assert (window.doc.controls.seed, window.doc.controls.d_out) == (539, d_out)
+    stack.undo()
+    assert (window.doc.controls.seed, window.doc.controls.d_out) == (seed, d_out)
+    assert controls.seed.value() == seed and controls.d_out.value() == d_out
+    wait_settled(window)
+    assert window.trace.config.seed == seed
