@@ -164,3 +164,27 @@ def test_a_cell_of_a_loaded_layer_is_edited_in_a_copy_and_undone_to_the_layer(do
     assert doc.queries.data(doc.queries.index(1, 3)) == "0.625"
     doc.undo_stack.redo()
     assert doc.config().embeddings[1] == (0.375, 0.5, 9.5)
+
+
+def test_a_control_set_by_name_is_the_value_replace_would_give(doc):
+    """`with_control` copies the fields instead of building Controls again: for every
+    control, the same frozen value as `dataclasses.replace` (equal, same hash), and the
+    controls it was made from stay as they were."""
+    from dataclasses import FrozenInstanceError, replace
+
+    from attn_explorer.model.state import Controls
+    from attn_explorer.ui.editing.document import with_control
+
+    before = doc.controls
+    others = {bool: lambda v: not v, int: lambda v: v + 1, float: lambda v: v / 2}
+    others |= {str: lambda v: v + "x", tuple: lambda v: (*v, 9)}
+    for name in Controls.names():
+        old = getattr(before, name)
+        value = others[type(old)](old)
+        made = with_control(before, name, value)
+        assert made == replace(before, **{name: value})
+        assert hash(made) == hash(replace(before, **{name: value}))
+        assert getattr(made, name) == value and getattr(before, name) == old
+        assert type(made) is Controls
+        with pytest.raises(FrozenInstanceError):
+            made.seed = 1
