@@ -68,7 +68,10 @@ class _Pictures:
 
         class Filter(QObject):
             def eventFilter(self, obj: object, event: object) -> bool:
-                if event.type() == QEvent.Type.Paint and obj in pictures.pending:
+                # Painted, or hidden before its paint (the arrangement gives the Q, K, V row's
+                # room to the scores and weights once the first picture is in).
+                kinds = (QEvent.Type.Paint, QEvent.Type.Hide)
+                if event.type() in kinds and obj in pictures.pending:
                     pictures.pending.discard(obj)
                     pictures.check()
                 return False

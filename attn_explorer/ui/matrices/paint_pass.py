@@ -99,7 +99,7 @@ class OnePaintPass:
         alive = [view for view in self.views if shiboken6.isValid(view)]  # closed meanwhile?
         waiting = set()
         for view, area in self._areas:
-            if view in alive:
+            if view in alive and view.isVisible():  # one hidden since is painted when shown
                 if area is None:
                     view.viewport().update()
                 else:
@@ -133,8 +133,12 @@ class OnePaintPass:
 PAINT_WAIT_MS = 200
 
 
+_DONE = (QEvent.Type.Paint, QEvent.Type.Hide)
+
+
 class _PaintWatch(QObject):
-    """Calls `done` once every one of `viewports` has painted, or after `PAINT_WAIT_MS`."""
+    """Calls `done` once every one of `viewports` has painted (or been hidden), or after
+    `PAINT_WAIT_MS`."""
 
     def __init__(self, viewports: set, done: Callable[[], None]) -> None:
         super().__init__(QCoreApplication.instance())
@@ -145,7 +149,9 @@ class _PaintWatch(QObject):
         QTimer.singleShot(PAINT_WAIT_MS, self, self._finish)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Paint and obj in self.waiting:
+        # Hidden before its paint (the board's arrangement gives a row's room to the others)
+        # is as good: it is painted afresh when shown.
+        if event.type() in _DONE and obj in self.waiting:
             self.waiting.discard(obj)
             if not self.waiting:
                 self._finish()

@@ -109,6 +109,40 @@ def test_a_new_trace_is_painted_after_the_timers_that_were_due(window, paint_log
         )
 
 
+def test_a_view_hidden_before_its_paint_holds_the_others_no_longer(window, qtbot, monkeypatch):
+    """The views stay held until they have painted a new trace; one hidden meanwhile (the
+    board gives the Q, K, V row's room to the others) will not paint it, and the others
+    update themselves again (hovering outlines a row) once they have painted, not after the
+    watch gives up."""
+    from dataclasses import replace
+
+    from attn_explorer.engine import compute
+    from attn_explorer.ui.matrices import paint_pass
+
+    monkeypatch.setattr(paint_pass, "PAINT_WAIT_MS", 600_000)
+    qtbot.wait(300)
+    board, shown = window.board, window.trace
+    keys = board.views["keys"]
+    try:
+        board.set_trace(compute(replace(shown.config, seed=shown.config.seed + 1)))
+        keys.hide()
+        qtbot.waitUntil(
+            lambda: all(
+                view.viewportUpdateMode() == view.UPDATE_MODE for view in board.views.values()
+            ),
+            timeout=10_000,
+        )
+    finally:
+        keys.show()
+        board.set_trace(shown)
+        qtbot.waitUntil(
+            lambda: all(
+                view.viewportUpdateMode() == view.UPDATE_MODE for view in board.views.values()
+            ),
+            timeout=10_000,
+        )
+
+
 class WidgetPaints(QObject):
     """Counts the paint events of every widget of the window, and the tallest area each
     painted."""
