@@ -153,6 +153,7 @@ class _PaintWatch(QObject):
         # is as good: it is painted afresh when shown.
         if event.type() in _DONE and obj in self.waiting:
             self.waiting.discard(obj)
+            obj.removeEventFilter(self)
             if not self.waiting:
                 self._finish()
         return False
