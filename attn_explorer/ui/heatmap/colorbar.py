@@ -26,6 +26,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget, QSizePolicy
 
 from attn_explorer.text.i18n import N_
+from attn_explorer.ui.heatmap.containers import set_attributes
 from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.text_size import text_size
 
@@ -127,36 +128,35 @@ class ColorBar(pg.GraphicsWidget):
         `over`: some values lie above `hi` (weights scaled to a percentile) and share its
         colour; the top label says "≥" so that the darkest cells are not read as equal to it.
         """
-        self.levels = (lo, hi)
-        self._labels = labels
-        self.over = over
+        set_attributes(self, levels=(lo, hi), _labels=labels, over=over)
         tip = ""
         if labels is not None:
             texts = self._category_texts(labels, self.compact)
-            self.ticks = list(zip((lo, hi), texts, strict=True))
+            ticks = list(zip((lo, hi), texts, strict=True))
             if self.compact:
                 tip = " · ".join(_tr(label) for label in labels)
         else:
             # np.linspace(lo, hi, 5)'s values, by its own sums, at a tenth of its cost.
             step = (hi - lo) / 4
             values = [lo + i * step for i in range(4)] + [hi]
-            self.ticks = [(float(v), f"{v:.3g}") for v in values]
+            ticks = [(float(v), f"{v:.3g}") for v in values]
             if over:
-                self.ticks[-1] = (hi, "≥" + self.ticks[-1][1])
+                ticks[-1] = (hi, "≥" + ticks[-1][1])
                 tip = _tr(
                     "The colour scale ends at {0:.3g}, rounded up from the 99.5th percentile "
                     "of the weights: the few larger ones share its top colour. Hover over a "
                     "cell for its value."
                 ).format(hi)
+        set_attributes(self, ticks=ticks)
         if tip != self.toolTip():  # an unchanged tooltip still costs an event per move
             self.setToolTip(tip)
-        width = self._width_for(text for _, text in self.ticks)
+        width = self._width_for(text for _, text in ticks)
         # Grow, never shrink: a width that followed every label would re-lay out the whole
         # figure on each slider move.
         if width > self.minimumWidth():
             self.setMinimumWidth(width)
             self.setMaximumWidth(width)
-        self.revision += 1
+        set_attributes(self, revision=self.revision + 1)
         self.update()
 
     def _width_for(self, texts: Iterator[str]) -> float:

@@ -3,12 +3,14 @@ paint, answered in C++.
 
 A seed move repaints six views, and Qt asks every item of each for its bounds, shape and
 paint. pyqtgraph answers for its layouts, plots and view boxes in Python (a call from C++
-into Python each time), though they draw nothing themselves.
+into Python each time), though they draw nothing themselves. `set_attributes` sets a
+QObject's Python attributes without PySide's look-up of Qt properties.
 """
 
 from __future__ import annotations
 
 import pyqtgraph as pg
+from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget
 
 
@@ -18,6 +20,15 @@ class Layout(pg.GraphicsLayout):
 
     boundingRect = QGraphicsWidget.boundingRect
     shape = QGraphicsWidget.shape
+
+
+def set_attributes(obj: QObject, **values: object) -> None:
+    """Set attributes of a Python subclass of a QObject as those of any Python object.
+
+    PySide looks up every attribute set on a QObject for a Qt property of that name (a full
+    attribute lookup, some 5,000 instructions a set), and a matrix plot sets a dozen on each
+    seed move. For names that are not Qt properties (none of a plot's own state is)."""
+    vars(obj).update(values)
 
 
 def draw_nothing(*items: QGraphicsItem) -> None:

@@ -22,7 +22,7 @@ from attn_explorer.ui.heatmap.axis import RowAxis, TokenAxis, _slanted_fits, _wi
 from attn_explorer.ui.heatmap.cell_image import CellHover, CellImage
 from attn_explorer.ui.heatmap.cell_text import MAX_TEXT_CELLS, CellTextItem, cell_strings
 from attn_explorer.ui.heatmap.colorbar import CATEGORY_LABELS, CMAPS, ColorBar
-from attn_explorer.ui.heatmap.containers import Layout, draw_nothing
+from attn_explorer.ui.heatmap.containers import Layout, draw_nothing, set_attributes
 from attn_explorer.ui.heatmap.hatching import HatchItem
 from attn_explorer.ui.heatmap.labels import ShrinkingLabel, display_token
 from attn_explorer.ui.heatmap.levels import _same, display_grid, levels_for
@@ -246,23 +246,20 @@ class MatrixPlot(Layout):
             and _same(matrix, self.matrix)
         ):
             return  # unchanged (the mask on a seed move): no update, no repaint
-        self.revision += 1
-        self._request, self._hidden_given = request, hidden
-        self.matrix = matrix
-        self.hidden = hidden if hidden is not None and hidden.any() else None
-        self.name = name
+        shown = hidden if hidden is not None and hidden.any() else None
+        set_attributes(self, revision=self.revision + 1, _request=request, _hidden_given=hidden)
+        set_attributes(self, matrix=matrix, hidden=shown, name=name)
         values = matrix.astype(np.float32, copy=False)
         # Everything below runs at screen resolution: a 1024-token matrix is pooled first.
-        display = display_grid(values, kind, infinite=self.hidden is not None)
+        display = display_grid(values, kind, infinite=shown is not None)
         pooled = display is not values
-        hidden_display = self.hidden
+        hidden_display = shown
         pooled_hidden = None
-        if pooled and self.hidden is not None:
+        if pooled and shown is not None:
             kept = self._hidden_pooled
             same = same_hidden and kept is not None
-            pooled_hidden = kept if same else display_grid(self.hidden, "mask")
+            pooled_hidden = kept if same else display_grid(shown, "mask")
             hidden_display = pooled_hidden
-        self._hidden_pooled = pooled_hidden
         masked = hidden_display if hidden_display is not None else False
         has_nan = hidden_display is not None or not np.isfinite(display).all()
         if has_nan:
@@ -316,18 +313,19 @@ class MatrixPlot(Layout):
             argb[nan] = 0  # premultiplied transparent
         frame = QRectF(0, 0, matrix.shape[1], matrix.shape[0])
         self.image.set_cells(argb, frame, not has_nan)
-        self.levels = (lo, hi)
         # Weights are scaled to a percentile: the largest may lie beyond the bar's end.
-        self.over = kind == "weights" and bool(np.fmax.reduce(display, axis=None) > hi)
-        if self.colorbar is not None and (lo, hi, self.over) != self._levels:
-            self.colorbar.set_levels(lo, hi, CATEGORY_LABELS.get(kind), self.over)
-        self._levels = (lo, hi, self.over)
-        if frame != self._hatch.rect():
-            self._hatch.setRect(frame)
+        over = kind == "weights" and bool(np.fmax.reduce(display, axis=None) > hi)
+        bar, scale = self.colorbar, (lo, hi, over)
+        if bar is not None and scale != self._levels:
+            bar.set_levels(lo, hi, CATEGORY_LABELS.get(kind), over)
+        set_attributes(self, levels=(lo, hi), over=over, _levels=scale)
+        set_attributes(self, _hidden_pooled=pooled_hidden, _neg_inf_text=neg_inf_text)
+        hatch = self._hatch
+        if frame != hatch.rect():
+            hatch.setRect(frame)
             self.view.setRange(frame, padding=0)
         if not (same_hidden and hidden is not None):  # else hatched as it is already
-            self._hatch.set_hidden(self.hidden)
-        self._neg_inf_text = neg_inf_text
+            hatch.set_hidden(shown)
         self._update_cells(argb, index, nan)
         self.set_labels(tuple(rows), tuple(cols))
         self.set_highlight(self._highlight)
@@ -450,16 +448,17 @@ class MatrixPlot(Layout):
     # ------------------------------------------------------------------ highlight & hover
     def set_highlight(self, row: int | None) -> None:
         """Outline one row (the followed query), or none."""
-        self._highlight = row
-        if self.matrix is None or row is None or not 0 <= row < self.matrix.shape[0]:
-            if self._row_box.isVisible():
-                self._row_box.setVisible(False)
+        set_attributes(self, _highlight=row)
+        matrix, box = self.matrix, self._row_box
+        if matrix is None or row is None or not 0 <= row < matrix.shape[0]:
+            if box.isVisible():
+                box.setVisible(False)
                 self.revision += 1
             return
-        rect = QRectF(0, row, self.matrix.shape[1], 1)
-        if rect != self._row_box.rect() or not self._row_box.isVisible():
-            self._row_box.setRect(rect)
-            self._row_box.setVisible(True)
+        rect = QRectF(0, row, matrix.shape[1], 1)
+        if rect != box.rect() or not box.isVisible():
+            box.setRect(rect)
+            box.setVisible(True)
             self.revision += 1
 
     def _hover(self, cell: tuple[int, int] | None, screen_pos: QPointF | None) -> None:
