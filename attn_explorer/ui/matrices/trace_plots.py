@@ -11,6 +11,7 @@ import numpy as np
 from attn_explorer.engine import ARRAY_INFO, Trace
 from attn_explorer.text.titles import array_symbol, array_title
 from attn_explorer.ui.heatmap import MatrixPlot, levels_for
+from attn_explorer.ui.heatmap.containers import set_attributes
 from attn_explorer.ui.i18n import tr as _tr
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ def show_array(
     plot.set_title(
         title or f"<b>{name_text}</b>{head_text} <span style='color:#666'>{shape}</span>"
     )
-    plot.shown = Shown(name, head)
+    set_attributes(plot, shown=Shown(name, head))  # a plot's own, set on every move
     if info.rows != "q_tokens":
         # Rows of keys or dimensions: a followed query's outline left from the array this
         # plot showed before (the all-heads grid switching to Keys K) would mark a key.
