@@ -18,6 +18,10 @@ _SCALING = (
     QTransform.TransformationType.TxScale,
 )
 _DEVICE_MAX = 4096 * 4096  # pixels; a larger picture is left to Qt's scaling
+# Looked up once: an enum member fetched, or a flag tested in Python, on every paint of every
+# view costs more than the test itself.
+_RASTER = QPaintEngine.Type.Raster
+_ANTIALIASING = QPainter.RenderHint.Antialiasing
 
 
 def device_grid(
@@ -169,7 +173,7 @@ class CellImage(QGraphicsItem):
                 and transform.m22() > 0
                 and device.m11() == transform.m11()
                 and device.m22() == transform.m22()
-                and painter.paintEngine().type() == QPaintEngine.Type.Raster
+                and painter.paintEngine().type() == _RASTER
                 and self._blit(painter, transform, device)
             ):
                 return
@@ -202,7 +206,7 @@ class CellImage(QGraphicsItem):
         moved_x, moved_y = device.dx() - transform.dx(), device.dy() - transform.dy()
         if abs(moved_x - round(moved_x)) > 1e-6 or abs(moved_y - round(moved_y)) > 1e-6:
             return False  # not a widget's place in its window: left to Qt's scaling
-        antialiased = bool(painter.renderHints() & QPainter.RenderHint.Antialiasing)
+        antialiased = painter.testRenderHint(_ANTIALIASING)
         key = (device.m11(), device.m22(), device.dx(), device.dy(), antialiased)
         grid = self._grid
         where = (key, self.image.shape, self._rect.getRect())

@@ -27,6 +27,14 @@ from attn_explorer.ui.heatmap.glyphs import _glyphs_of
 
 MAX_TEXT_CELLS = 32 * 32  # above this many cells, no values are written in them
 
+# What every paint uses, made once: a QColor parsed and an enum member looked up on every
+# paint of every view cost more than the comparisons they feed.
+_LIGHT_INK, _DARK_INK = QColor("#111111"), QColor("#ffffff")
+_RASTER = QPaintEngine.Type.Raster
+_CENTRE = Qt.AlignmentFlag.AlignCenter
+_UNIT = QRectF(0, 0, 1, 1)
+_ORIGIN = QPointF(0, 0)
+
 # Transforms under which a cell's centre is found by scaling and translating alone.
 _SCALING = (
     QTransform.TransformationType.TxNone,
@@ -195,18 +203,18 @@ class CellTextItem(QGraphicsItem):
 
     def paint(self, painter: QPainter, option: object, widget: object = None) -> None:
         transform = painter.transform()
-        chosen = self.written(transform.mapRect(QRectF(0, 0, 1, 1)))
+        chosen = self.written(transform.mapRect(_UNIT))
         if chosen is None:
             return
         texts, font = chosen
         painter.save()
         painter.resetTransform()
         painter.setFont(font)
-        light, dark = QColor("#111111"), QColor("#ffffff")
+        light, dark = _LIGHT_INK, _DARK_INK
         left: Sequence[int] = range(len(texts))
         if (
             widget is not None
-            and painter.paintEngine().type() == QPaintEngine.Type.Raster
+            and painter.paintEngine().type() == _RASTER
             and transform.type() in _SCALING
         ):
             # On screen: the values as glyph runs, one per ink, kept for repaints; cheaper
@@ -216,7 +224,7 @@ class CellTextItem(QGraphicsItem):
             # own DPI.
             left = self._draw_glyph_runs(painter, font, texts, transform, light, dark)
         cols = self._cols
-        flags = Qt.AlignmentFlag.AlignCenter
+        flags = _CENTRE
         for index in left:  # exports, and characters the font lacks
             text = texts[index]
             if text:
@@ -252,7 +260,7 @@ class CellTextItem(QGraphicsItem):
         for colour, run in zip((light, dark), runs, strict=True):
             if run is not None:
                 painter.setPen(colour)
-                painter.drawGlyphRun(QPointF(0, 0), run)
+                painter.drawGlyphRun(_ORIGIN, run)
         return left_over
 
     def _glyph_runs(
