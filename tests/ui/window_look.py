@@ -59,6 +59,11 @@ CACHES |= {"_viewWidget"}
 # on the next resize or change of font.
 CACHES |= {"_device", "_held"}
 LEFT_OUT = COUNTERS | MADE_ON_THE_WAY | CACHES
+# Caches whose names other classes use for what they show, left out of one class's
+# attributes only: a matrix cell image's `_grid`, where its cells' device pixels come from
+# under the transform it was last painted under (worked out again when that changes; the
+# sibling of its `_device`), where the board's `_grid` is its all-heads page.
+CACHES_OF = {"CellImage": LEFT_OUT | {"_grid"}}
 # Qt's animations of a style (a scroll bar fading), which end and delete themselves.
 TRANSIENT = {"QPropertyAnimation"}
 
@@ -76,6 +81,9 @@ def _rect(rect: object) -> tuple:
 
 
 _KINDS: dict[type, str] = {}
+# The classes `_value` writes as themselves, for `_attributes` to pass their values through
+# without a call: some 10,000 values a look, most of them plain.
+_PLAIN: set[type] = set()
 
 
 def _kind(kind: type) -> str:
@@ -85,6 +93,7 @@ def _kind(kind: type) -> str:
     if found is None:
         if issubclass(kind, SIMPLE):
             found = "plain"
+            _PLAIN.add(kind)
         elif issubclass(kind, (tuple, list)):
             found = "sequence"
         elif issubclass(kind, QObject):
@@ -107,7 +116,11 @@ def _value(value: object, depth: int = 0) -> object:
     if kind == "plain":
         return value
     if kind == "sequence" and depth < 2:
-        return (type(value).__name__, tuple(_value(v, depth + 1) for v in value))
+        plain = _PLAIN
+        return (
+            type(value).__name__,
+            tuple(v if type(v) in plain else _value(v, depth + 1) for v in value),
+        )
     if kind == "qobject":
         return ("qobject", _address(value) if isValid(value) else None)
     if kind == "callable":
@@ -118,7 +131,12 @@ def _value(value: object, depth: int = 0) -> object:
 
 
 def _attributes(obj: object) -> dict:
-    return {key: _value(value) for key, value in vars(obj).items() if key not in LEFT_OUT}
+    plain, left_out = _PLAIN, CACHES_OF.get(type(obj).__name__, LEFT_OUT)
+    return {
+        key: value if type(value) in plain else _value(value)
+        for key, value in vars(obj).items()
+        if key not in left_out
+    }
 
 
 def parts(win: QWidget) -> dict:
@@ -273,25 +291,39 @@ def _sections(table: QTableView) -> tuple:
     )
 
 
+# Of each class of graphics item: whether it is a QObject (its signals are counted), and
+# whether it has a text of its own (looked up once per class: some 300 items a look).
+_ITEM_KINDS: dict[type, tuple[bool, bool]] = {}
+
+
+def _item_kind(kind: type) -> tuple[bool, bool]:
+    found = _ITEM_KINDS.get(kind)
+    if found is None:
+        found = _ITEM_KINDS[kind] = (issubclass(kind, QObject), hasattr(kind, "toPlainText"))
+    return found
+
+
 def _scene(view: QGraphicsView) -> tuple:
     scene = view.scene()
     if scene is None:
         return ()
     items = []
     for item in scene.items():
+        kind = type(item)
+        qobject, has_text = _ITEM_KINDS.get(kind) or _item_kind(kind)
         bounds = item.boundingRect()
+        pos = item.pos()
         entry = [
-            type(item).__name__,
+            kind.__name__,
             item.isVisible(),
-            (item.pos().x(), item.pos().y()),
+            (pos.x(), pos.y()),
             _rect(bounds) if isinstance(bounds, QRectF) else None,
             item.zValue(),
             _python_state(item),
-            connections(item) if isinstance(item, QObject) else (),
+            connections(item) if qobject else (),
         ]
-        text = getattr(item, "toPlainText", None)
-        if text is not None:
-            entry.append(text())
+        if has_text:
+            entry.append(item.toPlainText())
         matrix = getattr(item, "matrix", None)
         if isinstance(matrix, np.ndarray):
             entry.append((matrix.shape, matrix.tobytes()))
