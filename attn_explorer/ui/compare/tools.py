@@ -76,8 +76,7 @@ class CompareTools(QObject):
         column.addWidget(self.panel, 2)
         column.addWidget(self.heads, 3)
         self.board.beside.addWidget(self.column)
-        self.trio = TrioPage()
-        self.board.pages.addWidget(self.trio)
+        self._trio: TrioPage | None = None  # built when first shown (see `trio`)
         self._menu(window)
 
         self.panel.sideChosen.connect(self.show_side)
@@ -269,13 +268,23 @@ class CompareTools(QObject):
             self._draw_trio()
             self._place()
             return
-        if pages.currentWidget() is self.trio:
-            self.trio.release()
+        if self._trio is not None and pages.currentWidget() is self._trio:
+            self._trio.release()
             self.board._page_chosen(self.board.all_heads.isChecked())  # draws again
             self._place()
         else:
             self.board._redraw()
         self.stepper.redraw()
+
+    @property
+    def trio(self) -> TrioPage:
+        """A, B and B − A side by side, a page of the board built the first time it is shown:
+        its three matrices are a tenth of a new window's building, and most windows never
+        show it (its least size is none, so the board's layout is the same without it)."""
+        if self._trio is None:
+            self._trio = TrioPage()
+            self.board.pages.addWidget(self._trio)
+        return self._trio
 
     def _page_chosen(self, _grid: bool) -> None:
         """The board's page was chosen (all heads or not): the side by side view gives way."""
