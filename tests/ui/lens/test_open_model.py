@@ -7,6 +7,8 @@ import pytest
 
 @pytest.fixture
 def closes_the_model_view(window):
+    """The model view and the loader's thread (a child of the window, finished) go with the
+    test: the window is then as a new one and is kept for the next test (window_reuse.py)."""
     yield
     for name in ("model_view", "model_loader"):
         view = window.__dict__.pop(name, None)
@@ -15,6 +17,7 @@ def closes_the_model_view(window):
             view.deleteLater()
         elif view is not None:
             view.wait()
+            view.deleteLater()
 
 
 def test_a_folder_opens_in_a_thread_and_shows_the_model_view(
