@@ -22,6 +22,12 @@ from .test_stage_projector import on_screen, written
 
 DEFAULT = ["Your", "journey", "starts", "with", "one", "step"]
 
+# One worker runs the module (`--dist loadgroup`): its windows at 200 % are built there only
+# (a 1024 × 768 one shared by the tests below that read a stage, and the `window` fixture's,
+# kept from test to test), where spread over the workers each built its own (2-3 s of CPU
+# each at this size).
+pytestmark = pytest.mark.xdist_group("projector_200")
+
 
 @pytest.fixture(scope="module", autouse=True)
 def text_at_200_percent(qapp):
@@ -120,7 +126,6 @@ def assert_every_value_in_four_decimals(window, steps, plots, tokens):
         *("softmax", "dropout", "context", "out_proj"),
     ],
 )
-@pytest.mark.xdist_group("projector_200")
 def test_the_default_example_writes_four_decimals(kept_projector, qtbot, stage):
     window, projector = kept_projector
     plots = on_screen(window, projector, qtbot, stage, (1024, 768))
@@ -131,7 +136,6 @@ def test_the_default_example_writes_four_decimals(kept_projector, qtbot, stage):
     "stage",
     ["embeddings", "projections", "scores", "scale", "mask", "softmax", "context", "out_proj"],
 )
-@pytest.mark.xdist_group("projector_200")
 def test_the_happy_example_writes_four_decimals(kept_projector, wait_settled, qtbot, stage):
     window, projector = kept_projector
     window.load_preset("happy")
