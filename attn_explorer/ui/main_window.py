@@ -5,57 +5,56 @@ valid config goes to the engine thread through the bridge; the newest trace come
 the board draws it. Invalid configs are explained where they arise and the last good picture
 stays on screen.
 
-The window composes its pieces and wires their signals: the menus (`menus`), the status bar
-(`status_bar`), the columns and the window's place on the screen (`window_layout`). What is
-left here is the engine round trip, the examples and the view a session stores, and building
-the worded pieces again when the language changes.
+The window composes its pieces (`menus`, `status_bar`, `window_layout`: the columns and the
+window's place) and wires their signals; here are the engine round trip, the examples, the
+view a session stores, and the worded pieces built again when the language changes.
 
 What the first picture does not need waits until the window has been painted: the compare
-tools are built in the event loop's first turn after it (or when first asked for), and the
-dialogs of the menus, the exports and the model view are imported when first opened. The
-window reaches the screen without them (tests/ui/test_startup.py).
+tools, the menus' dialogs, the exports and the model view (tests/ui/test_startup.py).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent
 from PySide6.QtWidgets import QMainWindow, QMenuBar, QStatusBar, QTabWidget, QWidget
 
-from attn_explorer.engine import PRESETS, AttentionConfig, Preset, Problem, Trace, matching_preset
-from attn_explorer.model.state import ExplorerState, ViewState, default_state, scaling_demo
-from attn_explorer.model.views import TABS
-from attn_explorer.text import i18n
-from attn_explorer.text.examples import example_text
-from attn_explorer.text.problems import problem_text
-from attn_explorer.text.summaries import config_summary, shapes_summary
-from attn_explorer.ui import view_state, window_views
-from attn_explorer.ui.editing.controls import ControlsPanel
-from attn_explorer.ui.editing.document import Document
-from attn_explorer.ui.editing.embedding_editor import EmbeddingEditor
-from attn_explorer.ui.engine_thread import EngineBridge, Failure, Result, thaw_startup_objects
-from attn_explorer.ui.i18n import remember_language, use_language
-from attn_explorer.ui.i18n import tr as _tr
-from attn_explorer.ui.keys import commit_typed_edits, send_undo_to_document
-from attn_explorer.ui.menus import build_menus
-from attn_explorer.ui.restore import RestoredPicture
-from attn_explorer.ui.stale_banner import StaleBanner
-from attn_explorer.ui.start_picture import StartPicture
-from attn_explorer.ui.status_bar import StatusLine
-from attn_explorer.ui.text_size import text_size
-from attn_explorer.ui.window_layout import WindowLayout
+from attn_explorer.ui import window_parts
 
 if TYPE_CHECKING:
+    from attn_explorer.engine import PRESETS, AttentionConfig, Preset, Problem, Trace
+    from attn_explorer.engine.presets import matching_preset
+    from attn_explorer.model.state import ExplorerState, ViewState, default_state, scaling_demo
+    from attn_explorer.model.views import TABS
+    from attn_explorer.text import i18n
+    from attn_explorer.text.examples import example_text
+    from attn_explorer.text.problems import problem_text
+    from attn_explorer.text.summaries import config_summary, shapes_summary
+    from attn_explorer.ui import view_state, window_views
     from attn_explorer.ui.compare.tools import CompareTools
+    from attn_explorer.ui.editing.controls import ControlsPanel
+    from attn_explorer.ui.editing.document import Document
+    from attn_explorer.ui.editing.embedding_editor import EmbeddingEditor
+    from attn_explorer.ui.engine_thread import EngineBridge, Failure, Result, thaw_startup_objects
     from attn_explorer.ui.export.figures import FigureSpec
     from attn_explorer.ui.export.file_actions import FileActions
+    from attn_explorer.ui.i18n import remember_language, use_language
+    from attn_explorer.ui.i18n import tr as _tr
+    from attn_explorer.ui.keys import commit_typed_edits, send_undo_to_document
     from attn_explorer.ui.matrices.board import MatrixBoard
-    from attn_explorer.ui.menus import WindowMenus
+    from attn_explorer.ui.menus import WindowMenus, build_menus
+    from attn_explorer.ui.restore import RestoredPicture
     from attn_explorer.ui.shortcuts_dialog import ShortcutsDialog
+    from attn_explorer.ui.stale_banner import StaleBanner
+    from attn_explorer.ui.start_picture import StartPicture
+    from attn_explorer.ui.status_bar import StatusLine
     from attn_explorer.ui.steps.stepper import StepThrough
+    from attn_explorer.ui.text_size import text_size
+    from attn_explorer.ui.window_layout import WindowLayout
 
 
 class MainWindow(QMainWindow):
@@ -71,10 +70,14 @@ class MainWindow(QMainWindow):
         state: ExplorerState | None = None,
         parent: QWidget | None = None,
         views_later: bool = False,
+        first: Callable[[MainWindow], ExplorerState] | None = None,
     ) -> None:
         """`views_later`: show the window before its views, which need pyqtgraph; they are
-        built in the turn after its first paint, or before the first input (`build_views`)."""
+        built in the turn after its first paint, or before the first input (`build_views`).
+        `first(window)`, called before its pieces exist, returns the state (start_frame.py)."""
         super().__init__(parent)
+        state = first(self) if first is not None else state
+        window_parts.load(globals())
         self.setWindowTitle("attn_explorer")
         text_size.restore()  # before any widget measures its text
         self.doc = Document(state or default_state(), self)
@@ -86,7 +89,6 @@ class MainWindow(QMainWindow):
         self._draw_scheduled = False
         self._turn_edited = False  # an edit was sent to the engine in this event-loop turn
         self._recompute_pending = False  # and more edits came after it
-
         self._example: Preset | None = None
         self._lesson = ""  # the lesson text while the explanation strip shows it
         self.views_built = False
@@ -99,9 +101,8 @@ class MainWindow(QMainWindow):
         self.bridge.failed.connect(self._show_failure)
         self.doc.queryFollowed.connect(self._query_followed)
         self.doc.weightsShownChanged.connect(self._weights_shown)
-        # The first computation, and with it the engine thread's import of torch (seconds of
-        # loading, holding the interpreter lock), starts once the window has been painted with
-        # its views: the learner sees the window first. One never painted starts after 1 s.
+        # The first computation, and the engine thread's import of torch (seconds holding the
+        # interpreter lock), once the window is painted with its views; else after 1 s.
         self._engine_started = False
         self._painted = False
         QTimer.singleShot(1000, self._start_engine)
@@ -153,7 +154,7 @@ class MainWindow(QMainWindow):
         commit_typed_edits(self)
         self._sync_view()
         old_layout, old_files, old_menus = self.window_layout, self.files, self.menus
-        old_actions = self.findChildren(QAction, options=Qt.FindChildOption.FindDirectChildrenOnly)
+        old_actions = [a for a in self.findChildren(QAction) if a.parent() is self]
         thaw_startup_objects()  # or the old views stay alive (ui/engine_thread.py)
         use_language(code)
         remember_language(code)
