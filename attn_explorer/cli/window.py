@@ -15,7 +15,7 @@ import gc
 import importlib
 import sys
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from attn_explorer.cli import blas_threads
 from attn_explorer.cli.parser import OneLineParser
@@ -29,6 +29,8 @@ DEFAULT_SIZE = (1500, 940)  # the window's first size, where the screen has room
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
+
+    from attn_explorer.model.state import ExplorerState
 
 
 # Importing this module imports neither numpy nor Qt (cli/arguments.py and the engine, which
@@ -112,7 +114,18 @@ def window_language() -> str:
     return chosen_language()
 
 
-def gui_main(argv: list[str]) -> int:
+class _Read(NamedTuple):
+    """The command line read: the parser, its values, the state and size they ask for."""
+
+    command: argparse.ArgumentParser
+    args: argparse.Namespace
+    language: str | None
+    state: ExplorerState
+    size: tuple[int, int] | None
+
+
+def _read(argv: list[str]) -> _Read:
+    """Read the window's command line, or exit saying what is wrong with it."""
     from attn_explorer.cli.arguments import (
         glue_values,
         language_from,
@@ -120,7 +133,6 @@ def gui_main(argv: list[str]) -> int:
         state_from_args,
     )
 
-    i18n.set_language(window_language())  # what a refused --lang is said in
     try:
         language = language_from(argv, PROG)
     except UsageError as error:
@@ -147,17 +159,46 @@ def gui_main(argv: list[str]) -> int:
         command.exit(2, f"{PROG}: {error}\n")
     except (SessionError, _CannotWriteError) as error:  # as `export` says them: status 1
         command.exit(1, f"{PROG}: {error}\n")
+    return _Read(command, args, language, state, size)
 
+
+def gui_main(argv: list[str]) -> int:
+    i18n.set_language(window_language())  # what a refused --lang is said in
+    from attn_explorer.ui import start_frame
     from attn_explorer.ui.app import create_app, quiet_offscreen_notices
+
+    # A plain start shows the window with the picture of its last start before anything
+    # else is imported (ui/start_frame.py); with no picture kept, or any other command line,
+    # the command line is read and the window built before it is shown.
+    frame_key = frame = None
+    if start_frame.plain(argv):
+        app = create_app(language=start_frame.language(argv), plots=False)
+        quiet_offscreen_notices(app)
+        frame_key = start_frame.key(argv, app)
+        frame = start_frame.load(frame_key)
     from attn_explorer.ui.main_window import MainWindow
 
-    # A plain start shows the window before its matrices are built (pyqtgraph takes 0.3-0.5 s
-    # to import): see ui/start_picture.py. A session, a model, a screenshot or all heads act
-    # on the views at once, so those build them first.
-    later = not (args.session or args.model or args.screenshot or args.all_heads)
-    app = create_app(language=language, plots=not later)
-    quiet_offscreen_notices(app)
-    window = MainWindow(state, views_later=later)
+    if frame is None:
+        read = _read(argv)
+        args = read.args
+        # A plain start shows the window before its matrices are built (pyqtgraph takes
+        # 0.3-0.5 s to import): see ui/start_picture.py. A session, a model, a screenshot or
+        # all heads act on the views at once, so those build them first.
+        later = not (args.session or args.model or args.screenshot or args.all_heads)
+        app = create_app(language=read.language, plots=not later)
+        quiet_offscreen_notices(app)
+        window = MainWindow(read.state, views_later=later)
+    else:
+        reads: list[_Read] = []
+
+        def first(window: QWidget) -> ExplorerState:
+            start_frame.show(window, frame)
+            reads.append(_read(argv))
+            return reads[0].state
+
+        window = MainWindow(views_later=True, first=first)
+        read = reads[0]
+    args, size, command = read.args, read.size, read.command
     if size is None:
         window.place_on_screen(DEFAULT_SIZE)
     else:
@@ -174,6 +215,10 @@ def gui_main(argv: list[str]) -> int:
     if args.all_heads:
         window.board.show_all_heads(True)
     window.show()
+    if frame is not None:
+        start_frame.uncover(window)
+    elif frame_key is not None:
+        start_frame.keep_when_painted(window, frame_key)
     _collect_after_first_paint(window)
     # numpy's threads, one while the window started (see `main`), all again once it has
     # computed its first picture (or cannot), or before a model's matrix products.

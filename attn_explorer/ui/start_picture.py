@@ -28,8 +28,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -46,22 +44,17 @@ from PySide6.QtGui import QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 
 from attn_explorer import __version__
-from attn_explorer.io import atomic, trace_cache
+from attn_explorer.io import trace_cache
 from attn_explorer.text import i18n
-from attn_explorer.ui import restore
+from attn_explorer.ui import restore, start_frame
 from attn_explorer.ui.text_size import text_size
 
 KEEP = 8  # pictures kept; the oldest go
 SETTLE_TURNS = 20  # turns of the event loop the board is given to settle, at the most
-SUFFIX = ".pixels"
+SUFFIX = start_frame.PAGE_SUFFIX
 # A kept picture's first line; the second is its header (JSON: the key, so that a renamed file
 # is not trusted, and the pixels' layout), the rest its pixels.
 _MAGIC = b"attn_explorer picture 1\n"
-_FORMATS = {  # the pixel formats a window's grab comes in: 4 bytes a pixel
-    int(QImage.Format.Format_RGB32.value),
-    int(QImage.Format.Format_ARGB32.value),
-    int(QImage.Format.Format_ARGB32_Premultiplied.value),
-}
 
 # Input that reaches a window shown before its views: the views are built first, so that no
 # action finds them missing.
@@ -122,62 +115,17 @@ def load(key: str, size: QSize, scale: float) -> QPixmap | None:
 def read(path: Path, key: str | None = None) -> QImage | None:
     """The picture kept at `path` (under `key`, if given); None where there is none, or it is
     another's, damaged or cut short."""
-    try:
-        with open(path, "rb") as file:
-            if file.read(len(_MAGIC)) != _MAGIC:
-                return None
-            head = json.loads(file.readline(1000))
-            width, height, line, kind = (int(head[k]) for k in ("w", "h", "line", "format"))
-            if (key is not None and head.get("key") != key) or kind not in _FORMATS:
-                return None
-            # Pixels are kept in the machine's byte order; a row is 4 bytes a pixel, padded
-            # to at most 64 more (a damaged header must not ask for gigabytes).
-            if head.get("order") != sys.byteorder:
-                return None
-            if not (0 < width <= 32768 and 0 < height <= 32768):
-                return None
-            if not 4 * width <= line <= 4 * width + 64:
-                return None
-            pixels = file.read(line * height + 1)
-    except (OSError, ValueError, KeyError, TypeError, OverflowError):
-        return None
-    if len(pixels) != line * height:
-        return None
-    # A copy owns its pixels; the QImage over `pixels` only borrows them.
-    return QImage(pixels, width, height, line, QImage.Format(kind)).copy()
+    found = start_frame.read_pixels(path, _MAGIC, key)
+    return None if found is None else found[0]
 
 
 def save(key: str, image: QImage) -> Path | None:
     """Keep `image` under `key`; None where it could not be written (nothing else happens)."""
-    if int(image.format().value) not in _FORMATS:
-        image = image.convertToFormat(QImage.Format.Format_RGB32)
-    head = {
-        "key": key,
-        "w": image.width(),
-        "h": image.height(),
-        "line": image.bytesPerLine(),
-        "format": int(image.format().value),
-        "order": sys.byteorder,
-    }
-    data = _MAGIC + json.dumps(head).encode() + b"\n" + bytes(image.constBits())
     target = path_for(key)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic.write_bytes(target, data)
-    except OSError:
+    if not start_frame.write_pixels(target, _MAGIC, key, image):
         return None  # a read-only or full cache: the next start waits for the views
-    _prune(target.parent, target)
+    start_frame.prune(target.parent, target, SUFFIX)
     return target
-
-
-def _prune(folder: Path, keep: Path) -> None:
-    try:
-        kept = sorted(folder.glob("*" + SUFFIX), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in kept[KEEP:] + list(folder.glob("*.png")):  # (PNGs: an earlier version's)
-            if old != keep:
-                os.unlink(old)
-    except OSError:
-        return
 
 
 def _fresh_caches(window: Any) -> None:

@@ -7,7 +7,8 @@ the screen; the event loop's next turn comes after that copy. Only the window it
 watched until then, as a plain start watches it (ui/start_picture.py): a filter on the whole
 application would make PySide6 create about a hundred Qt classes before the first paint, and
 the measure would count work a plain start does not do. This module imports nothing a plain
-start does not import before it is painted.
+start does not import before it is painted. A window shown with the picture of the whole
+window before it was built (ui/start_frame.py) noted when that first paint began and ended.
 """
 
 from __future__ import annotations
@@ -30,7 +31,17 @@ def report_startup(app: QApplication, window: MainWindow) -> int:
     was drawn, and the process's CPU seconds at the first two (less sensitive than wall time
     to what else the machine runs); then quit."""
     watcher = _Paints(app, window)
-    window.installEventFilter(watcher)
+    frame = getattr(window, "start_frame_times", None)
+    if frame is None:
+        window.installEventFilter(watcher)
+    else:  # shown with the picture of the whole window before it was built (start_frame.py)
+        painting, shown, cpu = frame
+        print(f"startup.window_painting={painting}", flush=True)
+        print(f"startup.window_shown={shown}", flush=True)
+        print(f"startup.window_shown_cpu={cpu}", flush=True)
+        watcher.painted = True
+        watcher.shown_at = (shown, cpu)
+        watcher._first_picture("image")
 
     def computed() -> None:
         print(f"startup.first_computed={time.time()}", flush=True)
@@ -64,6 +75,7 @@ class _Paints(QObject):
         self.app, self.window = app, window
         self.painted = False
         self.pictured = False
+        self.shown_at: tuple[float, float] | None = None  # the whole window's picture's
 
     def eventFilter(self, obj: object, event: object) -> bool:
         if event.type() != QEvent.Type.Paint:
@@ -97,7 +109,8 @@ class _Paints(QObject):
         if self.pictured:
             return
         self.pictured = True
-        print(f"startup.first_picture={time.time()}", flush=True)
-        print(f"startup.first_picture_cpu={time.process_time()}", flush=True)
+        at, cpu = self.shown_at or (time.time(), time.process_time())
+        print(f"startup.first_picture={at}", flush=True)
+        print(f"startup.first_picture_cpu={cpu}", flush=True)
         print(f"startup.picture={kind}", flush=True)
         print(f"startup.restored={int(kind != 'computed')}", flush=True)
