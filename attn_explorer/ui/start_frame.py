@@ -15,7 +15,7 @@ window's place); the package's files (names, sizes, times: its code, catalogues,
 traces); the environment that picks the language, the platform, the style or the scale; the
 screens; the style and the application's font. It is saved from the window at the end of a
 start's first paint, when that paint showed the matrices' saved picture (ui/start_picture.py)
-and nothing had reached the window yet (no pointer over it), and used only while that
+and no widget under the pointer may be drawn hovered, and used only while that
 picture of the matrices is still kept, so that the window's own first paint after it shows
 the same. Input that arrives while the picture is shown waits until the window is built
 (the events are not read before); it then goes the way input before the views goes
@@ -250,6 +250,23 @@ def keep_when_painted(window: Any, key: str) -> None:
     _Keeper(window, key)
 
 
+def _hover_free(window: Any) -> bool:
+    """Whether no widget under the pointer may be drawn as hovered: a widget the style draws
+    so (Qt's `WA_Hover`), or the menu bar. (Qt's offscreen platform has no pointer.)"""
+    if QApplication.platformName() == "offscreen":
+        return True
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QCursor
+    from PySide6.QtWidgets import QMenuBar
+
+    widget = QApplication.widgetAt(QCursor.pos())
+    while widget is not None and widget is not window:
+        if widget.testAttribute(Qt.WidgetAttribute.WA_Hover) or isinstance(widget, QMenuBar):
+            return False
+        widget = widget.parentWidget()
+    return True
+
+
 class _Keeper(QObject):
     def __init__(self, window: Any, key: str) -> None:
         super().__init__(window)
@@ -269,9 +286,7 @@ class _Keeper(QObject):
         window = self.window
         if window.views_built or not window.start_picture.showing:
             return
-        # A widget under the pointer may be drawn as hovered. (Qt's offscreen platform, with
-        # no pointer, has every window under it.)
-        if window.underMouse() and QApplication.platformName() != "offscreen":
+        if not _hover_free(window):
             return
         if int(window.windowState().value) != 0:  # maximized or full screen: not kept
             return
