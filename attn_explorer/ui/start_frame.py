@@ -13,17 +13,19 @@ A picture is used only under its exact key: everything a start reads that change
 window's pixels: the command line; the user's settings file whole (language, text size, the
 window's place); the package's files (names, sizes, times: its code, catalogues, shipped
 traces); the environment that picks the language, the platform, the style or the scale; the
-screens; the style and the application's font. It is saved from the window at the end of a
-start's first paint, when that paint showed the matrices' saved picture (ui/start_picture.py)
-and no widget under the pointer may be drawn hovered, and used only while that
-picture of the matrices is still kept, so that the window's own first paint after it shows
-the same. Input that arrives while the picture is shown waits until the window is built
-(the events are not read before); it then goes the way input before the views goes
-(`StartPicture`: the views are built first).
+screens; the style and the application's font. It is saved from the window in the turn
+after a start's first paint, when that paint showed the matrices' saved picture
+(ui/start_picture.py), the window was not maximized or full screen, and no widget under the
+pointer may be drawn hovered; it is used only while that picture of the matrices is still
+kept, so that the window's own first paint after it shows the same pixels
+(tests/ui/test_start_frame.py). Input that arrives while the picture is shown waits until
+the window is built (the events are not read before); it then goes the way input before
+the views goes (`StartPicture`: the views are built first).
 
 Like the matrices' pictures, these go to the user's cache folder, written atomically, the
-oldest removed beyond `KEEP`, in the same uncompressed form (ui/start_picture.py's `read`).
-This module imports only Qt's core classes: nothing that costs before the first paint.
+oldest removed beyond `KEEP`, as their pixels behind a header (`read_pixels`, shared with
+ui/start_picture.py). This module imports only Qt's core classes: nothing that costs before
+the first paint.
 """
 
 from __future__ import annotations
