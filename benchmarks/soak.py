@@ -17,7 +17,13 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from benchmarks.latency import Size, _Pictures, state_of
+from benchmarks.latency import (
+    Size,
+    _Pictures,
+    freeze_as_the_app_does,
+    state_of,
+    thaw_after_close,
+)
 
 # `run_soak_fresh` starts `python -c "from benchmarks.soak import ..."`: from the checkout.
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -47,6 +53,7 @@ def run_burst(size: Size, changes: int = 1000, seconds: float = 1.0) -> dict:
     settle.start()
     while settle.elapsed() < 300:
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+    freeze_as_the_app_does()
     clock = QElapsedTimer()
     ticks: list[int] = []
     # The window thread's own CPU time at each beat too: on a loaded host a stall is mostly
@@ -132,6 +139,7 @@ def run_burst(size: Size, changes: int = 1000, seconds: float = 1.0) -> dict:
     }
     window.doc.undo_stack.setClean()
     window.close()
+    thaw_after_close()
     return result
 
 
