@@ -199,7 +199,11 @@ def gui_main(argv: list[str]) -> int:
         window = MainWindow(views_later=True, first=first)
         read = reads[0]
     args, size, command = read.args, read.size, read.command
-    if size is None:
+    if frame is not None and frame.maximized:
+        # Placed and maximized before it was shown (start_frame.show): a shown maximized
+        # window resized to its normal size would not be the picture. Its place is kept.
+        window.window_layout._remember_geometry = True
+    elif size is None:
         window.place_on_screen(DEFAULT_SIZE)
     else:
         window.resize(*size)

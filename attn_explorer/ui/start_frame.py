@@ -15,12 +15,16 @@ window's place); the package's files (names, sizes, times: its code, catalogues,
 traces); the environment that picks the language, the platform, the style or the scale; the
 screens; the style and the application's font. It is saved from the window in the turn
 after a start's first paint, when that paint showed the matrices' saved picture
-(ui/start_picture.py), the window was not maximized or full screen, and no widget under the
-pointer may be drawn hovered; it is used only while that picture of the matrices is still
+(ui/start_picture.py), the window was neither full screen nor minimized, and no widget under
+the pointer may be drawn hovered; it is used only while that picture of the matrices is still
 kept, so that the window's own first paint after it shows the same pixels
-(tests/ui/test_start_frame.py). Input that arrives while the picture is shown waits until
-the window is built (the events are not read before); it then goes the way input before
-the views goes (`StartPicture`: the views are built first).
+(tests/ui/test_start_frame.py). A maximized window (the default window does not fit a
+1024 × 768 projector) is kept with its state and its normal size, and shown maximized again
+by `showMaximized` (an enum of Qt's namespace would build all 94 of them, 126 M
+instructions); once built, a window whose state or geometry is not the picture's removes it.
+Input that arrives while the picture is shown waits until the window is built (the events
+are not read before); it then goes the way input before the views goes (`StartPicture`: the
+views are built first).
 
 Like the matrices' pictures, these go to the user's cache folder, written atomically, the
 oldest removed beyond `KEEP`, as their pixels behind a header (`read_pixels`, shared with
@@ -38,7 +42,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QPoint, QSettings, QStandardPaths, QTimer
+from PySide6.QtCore import (
+    QByteArray,
+    QEvent,
+    QEventLoop,
+    QObject,
+    QPoint,
+    QSettings,
+    QStandardPaths,
+    QTimer,
+)
 from PySide6.QtGui import QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -48,7 +61,8 @@ KEEP = 8
 SUFFIX = ".window"
 PAGE_SUFFIX = ".pixels"  # the matrices' pictures' (ui/start_picture.py), named by their key
 WAIT_MS = 2000  # for the window's first paint, at the most (a window manager that is slow to map)
-_MAGIC = b"attn_explorer window 1\n"
+_MAGIC = b"attn_explorer window 2\n"  # 2: the window's state and normal size
+GEOMETRY_SETTING = "window/geometry"  # ui/window_layout.py's (which imports Qt's namespace)
 _PACKAGE = Path(__file__).resolve().parent.parent
 # The switches of a plain start; with any other argument the window is built first.
 _PLAIN = ("--report-startup",)
@@ -152,6 +166,9 @@ class Frame:
         self.title = str(head["title"])
         self.geometry = tuple(int(head[k]) for k in ("x", "y", "width", "height"))
         self.ratio = float(head["ratio"])
+        self.maximized = bool(head["maximized"])
+        self.normal = (int(head["normal_width"]), int(head["normal_height"]))
+        self.path: Path | None = None
 
 
 def load(key: str) -> Frame | None:
@@ -170,6 +187,7 @@ def load(key: str) -> Frame | None:
     if image.width() != round(frame.geometry[2] * frame.ratio):
         return None
     image.setDevicePixelRatio(frame.ratio)
+    frame.path = path_for(key)
     return frame
 
 
@@ -184,7 +202,8 @@ class _Cover(QWidget):
 
 class _Shown(QObject):
     """Until the window is built: notes its first paint, and keeps its own handlers (which
-    need its pieces) from its show and paint events."""
+    need its pieces) from its show, paint and state-change events (a picture's window is
+    maximized or not; its layout follows only full screen, which a picture never is)."""
 
     def __init__(self, window: QWidget) -> None:
         super().__init__(window)
@@ -196,7 +215,7 @@ class _Shown(QObject):
             if self.painting is None:
                 self.painting = time.time()
             return True  # the cover paints the whole window
-        return kind == QEvent.Type.Show
+        return kind in (QEvent.Type.Show, QEvent.Type.WindowStateChange)
 
 
 def show(window: Any, frame: Frame) -> None:
@@ -204,12 +223,23 @@ def show(window: Any, frame: Frame) -> None:
     paint is on screen. Input is left unread until then (and so until the window is built)."""
     x, y, width, height = frame.geometry
     window.setWindowTitle(frame.title)
-    window.setGeometry(x, y, width, height)
+    window.start_frame_shown = frame
     window.start_frame_cover = _Cover(window, frame.image)
     window.start_frame_cover.setGeometry(0, 0, width, height)
     shown = _Shown(window)
     window.installEventFilter(shown)
-    window.show()
+    if frame.maximized:
+        # Placed before it is shown as `place_on_screen` would place it: where the user left
+        # it (the settings are in the key), else its normal size, maximized. Once shown, a
+        # maximized window is not placed again (Qt's offscreen platform, and a window manager
+        # may, would resize it to its normal geometry: other pixels).
+        saved = QSettings().value(GEOMETRY_SETTING)
+        if not (isinstance(saved, QByteArray) and window.restoreGeometry(saved)):
+            window.resize(*frame.normal)
+        window.showMaximized()
+    else:
+        window.setGeometry(x, y, width, height)
+        window.show()
     app = QApplication.instance()
     flags = (
         QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents
@@ -232,6 +262,11 @@ def uncover(window: Any) -> None:
     shown with its pieces: input before the views builds them first, the controls are
     measured in their fonts, the first widget takes the keyboard."""
     QApplication.sendPostedEvents()
+    frame = window.start_frame_shown
+    del window.start_frame_shown
+    if frame.path is not None and _place(window) != (frame.maximized, frame.geometry):
+        # Placed otherwise than when it was kept (a window manager's choice): not again.
+        frame.path.unlink(missing_ok=True)
     cover = window.start_frame_cover
     cover.hide()
     cover.deleteLater()
@@ -269,6 +304,11 @@ def _hover_free(window: Any) -> bool:
     return True
 
 
+def _place(window: Any) -> tuple[bool, tuple[int, int, int, int]]:
+    """Whether the window is maximized, and its geometry (no enum of Qt's namespace)."""
+    return window.isMaximized(), tuple(window.geometry().getRect())
+
+
 class _Keeper(QObject):
     def __init__(self, window: Any, key: str) -> None:
         super().__init__(window)
@@ -290,15 +330,19 @@ class _Keeper(QObject):
             return
         if not _hover_free(window):
             return
-        if int(window.windowState().value) != 0:  # maximized or full screen: not kept
+        if window.isFullScreen() or window.isMinimized():
             return
-        geometry = window.geometry()
+        maximized, (x, y, width, height) = _place(window)
+        normal = window.normalGeometry()
         head = {
             "title": window.windowTitle(),
-            "x": geometry.x(),
-            "y": geometry.y(),
-            "width": geometry.width(),
-            "height": geometry.height(),
+            "x": x,
+            "y": y,
+            "width": width,
+            "height": height,
+            "maximized": maximized,
+            "normal_width": normal.width(),
+            "normal_height": normal.height(),
             "ratio": window.devicePixelRatioF(),
             "page": page[:32] + PAGE_SUFFIX,
         }

@@ -9,21 +9,25 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from attn_explorer.ui import start_frame, window_parts
 
 # Runs `attn-explorer --report-startup` with the report replaced: phase "page" keeps a picture
 # of the matrices' page under its key (as a start does once the engine has computed it);
 # phase "window" waits for the whole window's picture that start keeps; phase "frame" says
 # what was imported when the picture of the whole window was painted, and compares it with
-# the window's own first paint.
+# the window's own first paint. The command line is the second argument (JSON); without
+# --report-startup the report is called in the turn after the window is shown.
 START = """
 import json, os, sys
-from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication
 from attn_explorer.ui import start_frame, startup_report
 
 phase = sys.argv[1]
+argv = json.loads(sys.argv[2])
 seen = {}
 _show = start_frame.show
 
@@ -34,6 +38,7 @@ def show(window, frame):
     seen["built"] = hasattr(window, "doc")
     seen["frame"] = frame.image.convertToFormat(QImage.Format.Format_RGB32)
     seen["painted"] = Painted(window)
+    seen["frame_geometry"] = frame.geometry
 
 start_frame.show = show
 
@@ -73,6 +78,9 @@ def report(app, window):
         image = QImage(page.size() * page.devicePixelRatioF(), QImage.Format.Format_RGB32)
         image.fill(QColor("#3366aa"))
         out["saved"] = start_picture.save(key, image) is not None
+        if os.environ.get("FRAME_REMEMBER"):  # as a window closed by the user keeps its place
+            window.window_layout.remember_place()
+            QSettings().sync()
     elif phase == "window":
         wait(app, lambda: any(start_frame.folder().glob("*" + start_frame.SUFFIX)))
         out["kept"] = True
@@ -85,6 +93,8 @@ def report(app, window):
         out["views_after_paint"] = seen["views_after_paint"]
         out["same"] = seen["window"] == seen["frame"]
         out["focus"] = type(QApplication.focusWidget()).__name__
+        out["maximized"] = window.isMaximized()
+        out["where"] = window.geometry().getRect() == seen["frame_geometry"]
         if os.environ.get("FRAME_DEBUG"):
             seen["frame"].save(os.environ["FRAME_DEBUG"] + "/frame.png")
             seen["window"].save(os.environ["FRAME_DEBUG"] + "/window.png")
@@ -93,12 +103,29 @@ def report(app, window):
     os._exit(0)
 
 startup_report.report_startup = report
+if "--report-startup" not in argv:
+    class Later(QObject):
+        # The report in the turn after the window's first paint (its place and size final).
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Paint:
+                watched.removeEventFilter(self)
+                QTimer.singleShot(0, lambda: report(QApplication.instance(), watched))
+            return False
+
+    def later(name):
+        step = getattr(start_frame, name)
+        def call(window, *more):
+            step(window, *more)
+            window.installEventFilter(Later(window))
+        setattr(start_frame, name, call)
+    later("uncover")
+    later("keep_when_painted")
 from attn_explorer.cli.window import main
-main(["--report-startup"])
+main(argv)
 """
 
 
-def start(phase: str, home: Path) -> dict:
+def start(phase: str, home: Path, argv: tuple[str, ...] = ("--report-startup",)) -> dict:
     env = {
         **os.environ,
         "QT_QPA_PLATFORM": "offscreen",
@@ -107,7 +134,11 @@ def start(phase: str, home: Path) -> dict:
         "ATTN_EXPLORER_TRACE_CACHE": "on",
     }
     done = subprocess.run(
-        [sys.executable, "-c", START, phase], capture_output=True, text=True, timeout=120, env=env
+        [sys.executable, "-c", START, phase, json.dumps(argv)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -131,7 +162,45 @@ def test_a_plain_start_shows_the_whole_window_first_and_then_the_same_pixels(tmp
         "views_after_paint": False,
         "same": True,
         "focus": kept["focus"],  # the keyboard where a start without the picture puts it
+        "maximized": False,
+        "where": True,
     }
+
+
+@pytest.mark.parametrize("remembered", [False, True], ids=["first-time", "remembered"])
+def test_a_maximized_start_shows_the_whole_window_first_and_then_the_same_pixels(
+    tmp_path, monkeypatch, remembered
+):
+    """On a screen too small for the default window (a 1024 x 768 projector; the offscreen
+    screen is 800 x 800) a plain start maximizes the window, the first time or where a
+    window closed maximized left its place: its picture is kept and shown maximized too,
+    and the window's own first paint equals it, pixel for pixel."""
+    plain = ("--lang", "en")
+    if remembered:
+        monkeypatch.setenv("FRAME_REMEMBER", "1")
+    assert start("page", tmp_path, plain) == {"saved": True}
+    monkeypatch.delenv("FRAME_REMEMBER", raising=False)
+    kept = start("window", tmp_path, plain)
+    assert kept["kept"]
+    frame = start("frame", tmp_path, plain)
+    assert frame == {
+        "numpy": False,
+        "engine": False,
+        "built": False,
+        "views_at_paint": False,
+        "picture_at_paint": True,
+        "views_after_paint": False,
+        "same": True,
+        "focus": kept["focus"],
+        "maximized": True,
+        "where": True,  # where the window stood when its picture was kept
+    }
+
+
+def test_the_place_is_read_where_the_window_keeps_it():
+    from attn_explorer.ui import window_layout
+
+    assert start_frame.GEOMETRY_SETTING == window_layout.GEOMETRY_SETTING
 
 
 def test_only_a_plain_command_line_is_shown_from_a_picture():
