@@ -202,7 +202,7 @@ def gui_main(argv: list[str]) -> int:
     if frame is not None and frame.maximized:
         # Placed and maximized before it was shown (start_frame.show): a shown maximized
         # window resized to its normal size would not be the picture. Its place is kept.
-        window.window_layout._remember_geometry = True
+        window.window_layout.remember_place_on_close()
     elif size is None:
         window.place_on_screen(DEFAULT_SIZE)
     else:

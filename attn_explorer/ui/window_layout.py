@@ -149,6 +149,11 @@ class WindowLayout(QObject):
         window.resize(width, height)
         window.move(room.center() - window.rect().center())
 
+    def remember_place_on_close(self) -> None:
+        """Keep the window's place at close as `place_on_screen` does, for a window placed
+        before it was shown (a start from the whole window's picture, ui/start_frame.py)."""
+        self._remember_geometry = True
+
     def remember_place(self) -> None:
         """Keep the window's geometry for the next start, if it was placed for the user."""
         if self._remember_geometry:
