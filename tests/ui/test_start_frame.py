@@ -144,6 +144,24 @@ def start(phase: str, home: Path, argv: tuple[str, ...] = ("--report-startup",))
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def shown_from_its_picture(focus: str, maximized: bool) -> dict:
+    """What the "frame" phase reports when the window was painted from its picture first:
+    nothing of numpy, the engine or the window's pieces imported or built by then, and the
+    window's own first paint the same pixels, focus and place."""
+    return {
+        "numpy": False,
+        "engine": False,
+        "built": False,
+        "views_at_paint": False,
+        "picture_at_paint": True,
+        "views_after_paint": False,
+        "same": True,
+        "focus": focus,  # the keyboard where a start without the picture puts it
+        "maximized": maximized,
+        "where": True,  # where the window stood when its picture was kept
+    }
+
+
 def test_a_plain_start_shows_the_whole_window_first_and_then_the_same_pixels(tmp_path):
     """Up to the window's first paint a start spent 1,480 M instructions, 290 M of them
     numpy and the engine and 370 M the window's modules: with a picture of the whole window
@@ -152,19 +170,7 @@ def test_a_plain_start_shows_the_whole_window_first_and_then_the_same_pixels(tmp
     assert start("page", tmp_path) == {"saved": True}
     kept = start("window", tmp_path)
     assert kept["kept"]
-    frame = start("frame", tmp_path)
-    assert frame == {
-        "numpy": False,
-        "engine": False,
-        "built": False,
-        "views_at_paint": False,
-        "picture_at_paint": True,
-        "views_after_paint": False,
-        "same": True,
-        "focus": kept["focus"],  # the keyboard where a start without the picture puts it
-        "maximized": False,
-        "where": True,
-    }
+    assert start("frame", tmp_path) == shown_from_its_picture(kept["focus"], maximized=False)
 
 
 @pytest.mark.parametrize("remembered", [False, True], ids=["first-time", "remembered"])
@@ -182,19 +188,7 @@ def test_a_maximized_start_shows_the_whole_window_first_and_then_the_same_pixels
     monkeypatch.delenv("FRAME_REMEMBER", raising=False)
     kept = start("window", tmp_path, plain)
     assert kept["kept"]
-    frame = start("frame", tmp_path, plain)
-    assert frame == {
-        "numpy": False,
-        "engine": False,
-        "built": False,
-        "views_at_paint": False,
-        "picture_at_paint": True,
-        "views_after_paint": False,
-        "same": True,
-        "focus": kept["focus"],
-        "maximized": True,
-        "where": True,  # where the window stood when its picture was kept
-    }
+    assert start("frame", tmp_path, plain) == shown_from_its_picture(kept["focus"], maximized=True)
 
 
 def test_the_place_is_read_where_the_window_keeps_it():
