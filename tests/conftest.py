@@ -172,6 +172,8 @@ SLOW = (
     "tests/ui/test_shortcuts_dialog.py::test_the_list_follows_a_larger_text_size",
     "tests/ui/test_restore.py::test_a_kept_picture_is_drawn_before_the_engine_computes_then_swapped_unchanged",
     "tests/ui/test_restore.py::test_the_window_shows_the_restored_picture_before_torch_is_imported",
+    "tests/ui/test_restore.py::test_a_window_never_shown_starts_its_engine_after_a_second",
+    "tests/ui/test_restore.py::test_a_shown_window_starts_its_engine_at_its_first_paint_however_late",
     # Each starts the window as a process three times (a picture kept, the window's, the frame).
     "tests/ui/test_start_frame.py::test_a_maximized_start_shows_the_whole_window_first_and_then_the_same_pixels",
     "tests/ui/test_start_frame.py::test_a_plain_start_shows_the_whole_window_first_and_then_the_same_pixels",

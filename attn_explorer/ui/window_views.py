@@ -94,9 +94,9 @@ def build(window: Window) -> None:
     ready(window)
     window.window_layout.fit_controls()
     # The engine thread's import of torch holds the interpreter lock for seconds: it starts
-    # once the views have drawn their first picture (or after a second, if they are not).
+    # once the views have drawn their first picture (see `MainWindow.engine_after_a_second`).
     _AfterPaint(window.tabs.currentWidget(), window._start_engine)
-    QTimer.singleShot(1000, window, window._start_engine)
+    window.engine_after_a_second()
 
 
 def ready(window: Window) -> None:

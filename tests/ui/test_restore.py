@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+from PySide6.QtWidgets import QMainWindow
 
 from attn_explorer.engine import compute
 from attn_explorer.io import trace_cache
@@ -117,6 +118,29 @@ def test_nothing_is_kept_or_restored_when_switched_off(tmp_path, monkeypatch, qt
         window.show()
     window.restored.keep_now()
     assert len(list(tmp_path.iterdir())) == 1
+
+
+def test_a_window_never_shown_starts_its_engine_after_a_second(qtbot):
+    """Built and not shown (a window the command line prints or exports from): the engine
+    starts without a paint."""
+    window = new_window(qtbot)
+    assert not window._engine_started
+    qtbot.waitUntil(lambda: window.bridge.computations == 1, timeout=5_000)
+
+
+def test_a_shown_window_starts_its_engine_at_its_first_paint_however_late(qtbot, monkeypatch):
+    """On a busy machine the first paint may come seconds after the window is built: until
+    then the engine, whose import of torch holds the interpreter lock, waits for it."""
+    window = new_window(qtbot)
+    first_paint = window.paintEvent
+    monkeypatch.setattr(window, "paintEvent", lambda event: QMainWindow.paintEvent(window, event))
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.wait(2_200)  # past the second after which a window not shown starts it
+    assert not window._engine_started and window.bridge.computations == 0
+    monkeypatch.setattr(window, "paintEvent", first_paint)
+    window.update()
+    qtbot.waitUntil(lambda: window.bridge.computations == 1, timeout=5_000)
 
 
 SHOW_RESTORED = """
