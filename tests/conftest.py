@@ -41,12 +41,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 # window per case. An entry that matches no test when the whole suite runs is warned about.
 SLOW = (
     "tests/cli/test_arguments.py::test_random_tokens_alone_start_from_the_default_example",
-    "tests/cli/test_export.py::test_a_file_named_without_its_formats_extension_gets_it",
     "tests/cli/test_export.py::test_a_followed_query_the_tokens_lack_is_drawn_as_the_last_as_the_window_does",
-    "tests/cli/test_export.py::test_all_steps_as_a_pdf_from_a_preset",
+    "tests/cli/test_export.py::test_all_steps_as_a_pdf_from_a_preset_named_without_its_extension",
     "tests/cli/test_export.py::test_stages_exported_again_in_the_other_order_replace_the_folders_stage_files",
-    "tests/cli/test_export.py::test_stages_named_like_a_file_go_to_the_folder_of_that_name",
-    "tests/cli/test_export.py::test_stages_to_a_new_folder_make_that_folder_only",
+    "tests/cli/test_export.py::test_stages_named_like_a_file_go_to_a_new_folder_of_that_name_only",
     "tests/cli/test_export.py::test_svg_of_one_view_from_a_session_without_a_display",
     "tests/cli/test_export.py::test_the_query_help_names_the_default_the_export_uses",
     "tests/cli/test_export_refusals.py::test_an_export_the_disk_cannot_hold_fails_and_keeps_the_earlier_file",
@@ -163,6 +161,7 @@ SLOW = (
     "tests/ui/test_translation_sweep.py",
     "tests/ui/test_screenshot_cli.py::test_a_screenshot_of_a_session_changed_by_set_exits_without_asking",
     "tests/ui/test_screenshot_cli.py::test_a_screenshot_the_disk_cannot_hold_says_why_and_keeps_the_earlier_one",
+    "tests/ui/test_screenshot_cli.py::test_a_step_through_screenshot_destroys_its_window_before_returning",
     "tests/ui/test_screenshot_cli.py::test_a_step_through_screenshot_exits_cleanly",
     "tests/ui/test_screenshot_cli.py::test_offscreen_notices_are_not_printed_but_other_messages_are",
     "tests/ui/test_screenshot_cli.py::test_random_tokens_on_a_cross_session_say_that_cross_attention_goes_off",

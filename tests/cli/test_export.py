@@ -45,11 +45,17 @@ def test_the_matrices_of_a_session_show_the_scores_and_weights_it_chose(tmp_path
     assert "Masked scores" not in texts and "Attention weights" not in texts
 
 
-def test_all_steps_as_a_pdf_from_a_preset(tmp_path, capsys, qapp):
-    out = tmp_path / "steps.pdf"
-    status, _, err = export_here(capsys, "--preset", "causal-class", "--all-steps", "-o", out)
+def test_all_steps_as_a_pdf_from_a_preset_named_without_its_extension(tmp_path, capsys, qapp):
+    """--all-steps -o steps wrote a PDF literally named steps, which no viewer opens on a
+    double click; the export dialog names it steps.pdf, and so does the command line, which
+    prints the path it wrote. (Every format's name and extension: the test below.)"""
+    status, out, err = export_here(
+        capsys, "--preset", "causal-class", "--all-steps", "-o", tmp_path / "steps"
+    )
     assert status == 0, err
-    assert len(PdfReader(out).pages) == 10
+    assert out == f"{tmp_path / 'steps.pdf'}\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["steps.pdf"]
+    assert len(PdfReader(tmp_path / "steps.pdf").pages) == 10
 
 
 def test_png_at_2x_with_size(tmp_path, capsys, qapp):
@@ -226,14 +232,6 @@ def test_the_head_follows_the_session_unless_given(tmp_path, capsys, qapp, saved
     assert "head number from 1, or 'all' (default: the session's head, else 1)" in help_text
 
 
-def test_stages_to_a_new_folder_make_that_folder_only(tmp_path, capsys, qapp):
-    status, _, err = export_here(
-        capsys, "--preset", FEWEST, "--all-steps", "--format", "svg", "-o", tmp_path / "steps"
-    )
-    assert status == 0, err
-    assert len(list((tmp_path / "steps").iterdir())) == 10
-
-
 def test_a_followed_query_the_tokens_lack_is_drawn_as_the_last_as_the_window_does(
     tmp_path, capsys, qapp
 ):
@@ -251,16 +249,18 @@ def test_a_followed_query_the_tokens_lack_is_drawn_as_the_last_as_the_window_doe
     assert pictures["own"] == pictures["last"]
 
 
-@pytest.mark.parametrize(("fmt", "extra"), [("png", []), ("svg", ["--format", "svg"])])
-def test_stages_named_like_a_file_go_to_the_folder_of_that_name(tmp_path, capsys, qapp, fmt, extra):
+def test_stages_named_like_a_file_go_to_a_new_folder_of_that_name_only(tmp_path, capsys, qapp):
     """--all-steps -o steps.png made a folder named steps.png, as -o causal.csv once made a
-    folder causal.csv; the window's dialog drops the extension for a folder of stages."""
+    folder causal.csv; the window's dialog drops the extension for a folder of stages. The
+    format read from the name, as PNG or SVG alike; the stages in a folder named without an
+    extension, with --format, are exported twice by the last test here."""
     status, out, err = export_here(
-        capsys, "--preset", FEWEST, "--all-steps", *extra, "-o", tmp_path / f"steps.{fmt}"
+        capsys, "--preset", FEWEST, "--all-steps", "-o", tmp_path / "steps.svg"
     )
     assert status == 0, err
-    assert out.splitlines()[0] == str(tmp_path / "steps" / f"01-embeddings.{fmt}")
+    assert out.splitlines()[0] == str(tmp_path / "steps" / "01-embeddings.svg")
     assert [p.name for p in tmp_path.iterdir()] == ["steps"]
+    assert len(list((tmp_path / "steps").iterdir())) == len(out.splitlines()) == 10
 
 
 @pytest.mark.parametrize(
@@ -296,25 +296,21 @@ def test_the_figure_is_what_the_session_showed_unless_named(
 @pytest.mark.parametrize(
     ("args", "written"),
     [
-        (["--all-steps", "-o", "name"], "name.pdf"),
-        (["--all-steps", "-o", "name.v2"], "name.v2.pdf"),
-        (["--all-steps", "-o", "name."], "name.pdf"),
         (["--format", "svg", "-o", "name"], "name.svg"),
         (["--format", "npz", "-o", "name.v2"], "name.v2.npz"),
-        (["--format", "py", "-o", "name"], "name.py"),
+        (["--format", "py", "-o", "name."], "name.py"),
     ],
 )
 def test_a_file_named_without_its_formats_extension_gets_it(tmp_path, capsys, qapp, args, written):
-    """--all-steps -o name wrote a PDF literally named name, which no viewer opens on a
-    double click; the export dialog names it name.pdf, and so does the command line, which
-    prints the path it wrote."""
+    """A file named as typed opens in no viewer on a double click: "name" is name.svg,
+    "name.v2" name.v2.npz, "name." name.py, and the path printed is the one written. Every
+    format names its file the one way (`_output_path`); the stages' PDF, whose format
+    comes from --all-steps, is named so in the test of all steps as a PDF above."""
     args = [str(tmp_path / a) if a.startswith("name") else a for a in args]
     status, out, err = export_here(capsys, "--preset", FEWEST, *args)
     assert status == 0, err
     assert out == f"{tmp_path / written}\n"
     assert [p.name for p in tmp_path.iterdir()] == [written]
-    if written.endswith(".pdf"):
-        assert len(PdfReader(tmp_path / written).pages) == 10
 
 
 def test_stages_exported_again_in_the_other_order_replace_the_folders_stage_files(tmp_path, capsys):
