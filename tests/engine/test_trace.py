@@ -1,9 +1,7 @@
 """Invariants of every trace: shapes, sums, masks, immutability, steps.
 
-That the engine imports no Qt is a contract in pyproject.toml, checked by `lint-imports`."""
-
-import subprocess
-import sys
+That the engine imports no Qt is a contract in pyproject.toml, checked by `lint-imports`; that
+it computes without the text layer, by a fresh Python in tests/test_imports.py."""
 
 import numpy as np
 import pytest
@@ -118,18 +116,6 @@ def test_parameters_do_not_depend_on_embedding_values(journey):
     b = compute(journey(seed=5, temperature=3.0, causal=True))
     np.testing.assert_array_equal(a.w_query, b.w_query)
     assert not np.array_equal(a.w_query, compute(journey(seed=6)).w_query)
-
-
-def test_the_engine_computes_without_the_text_layer():
-    """The engine computes numbers only: a trace and its steps need no module of
-    `attn_explorer.text`, which writes the words about them."""
-    code = (
-        "import sys; from attn_explorer.engine import compute, preset; "
-        "trace = compute(preset('mha').config); "
-        "print(sorted(m for m in sys.modules if m.startswith('attn_explorer.text')))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
 
 
 def test_rows_kept_as_an_array_give_the_trace_of_the_same_rows_as_tuples():
