@@ -22,9 +22,12 @@ from attn_explorer.ui.export.figures import (
 
 SVG = "{http://www.w3.org/2000/svg}"
 
-
 # Every stage takes seconds to draw, and a size refused for them is refused after trying each
-# stage up to four times: what several tests only read (or copy) is drawn once, here.
+# stage up to four times: what several tests only read (or copy) is drawn once, here, and the
+# tests run on one test worker (`xdist_group`), where two workers would each draw it again.
+pytestmark = pytest.mark.xdist_group("figure_files")
+
+
 @pytest.fixture(scope="module")
 def wrapper(qapp):
     """What the `trace` fixture computes (the wrapper example), for the shared figures."""
@@ -33,15 +36,17 @@ def wrapper(qapp):
 
 
 @pytest.fixture(scope="module")
-def stage_files(wrapper, tmp_path_factory):
-    """`stage_files(fmt)`: every stage of the wrapper example at 800×500, written once per
-    format to a folder of its own; the list export_all_stages returned."""
+def stage_files(wrapper, tmp_path_factory, refused_250x150):
+    """`stage_files(fmt)`: every stage of the wrapper example at the size advised when 250×150
+    was refused, written once per format to a folder of its own; the list export_all_stages
+    returned. (Written whole at that size, they show that the advice fits every stage.)"""
     written = {}
 
     def stages(fmt: str) -> list:
         if fmt not in written:
             folder = tmp_path_factory.mktemp(f"stages-{fmt}") / "steps"
-            written[fmt] = export_all_stages(wrapper, folder, fmt, size=(800, 500))
+            size = advised_size(refused_250x150("svg")[0])
+            written[fmt] = export_all_stages(wrapper, folder, fmt, size=size)
         return written[fmt]
 
     return stages
@@ -72,6 +77,12 @@ def refused_250x150(wrapper, tmp_path_factory):
         return refused[fmt]
 
     return refusal
+
+
+def advised_size(refusal: FigureError) -> tuple[int, int]:
+    """The size a refusal advises, from its sentence ("… need at least 583×326 px …")."""
+    width, height = map(int, re.search(r"(\d+)×(\d+) px", str(refusal)).groups())
+    return width, height
 
 
 @pytest.mark.parametrize("scale", [1, 2, 4])
@@ -123,16 +134,16 @@ def test_a_size_too_small_for_the_figure_is_refused_not_cut(trace, tmp_path, ref
     assert str(refused_250x150("pdf")[0]) == str(refused_250x150("svg")[0])  # the same advice
 
 
-def test_the_size_advised_for_all_stages_fits_every_stage(wrapper, tmp_path, refused_250x150):
+def test_the_size_advised_for_all_stages_fits_every_stage(refused_250x150, stage_files):
     """The advice named the first stage that did not fit (250×161): exporting at that size
     failed again on a wider stage. A PDF's pages and a folder's files are laid out alike
     (one `Canvas` per stage, which refuses what does not fit) and advised alike (the test
-    above): the folder of SVG files, exported at the size advised for it."""
+    above): `stage_files` writes every stage at the size advised, as SVG and PNG files."""
     refusal, _ = refused_250x150("svg")
     assert "the stages need at least" in str(refusal)
-    width, height = map(int, re.search(r"(\d+)×(\d+) px", str(refusal)).groups())
+    width, _height = advised_size(refusal)
     assert width > 400  # the seven-matrix stages are the wide ones
-    assert len(export_all_stages(wrapper, tmp_path / "all", "svg", size=(width, height))) == 10
+    assert len(stage_files("svg")) == 10
 
 
 def test_stages_refused_half_way_leave_an_earlier_export_whole(wrapper, stage_files, tmp_path):
