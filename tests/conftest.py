@@ -73,8 +73,6 @@ SLOW = (
     "tests/ui/export/test_figure_files.py::test_a_png_at_2x_draws_the_outline_twice_as_thick_as_at_1x",
     "tests/ui/export/test_figure_files.py::test_a_size_too_small_for_the_figure_is_refused_not_cut",
     "tests/ui/export/test_figure_files.py::test_all_stages_as_a_folder",
-    "tests/ui/export/test_figure_files.py::test_an_svg_is_white_behind_the_figure_as_the_png_is[spec1]",
-    "tests/ui/export/test_figure_files.py::test_an_svg_is_white_behind_the_figure_as_the_png_is[spec2]",
     "tests/ui/export/test_figure_files.py::test_pdf_of_all_stages_has_one_page_per_stage",
     "tests/ui/export/test_figure_files.py::test_png_has_the_requested_pixel_size_and_resolution[4]",
     "tests/ui/export/test_figure_files.py::test_stages_refused_half_way_leave_an_earlier_export_whole",
