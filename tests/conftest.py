@@ -47,7 +47,6 @@ SLOW = (
     "tests/cli/test_export.py::test_stages_named_like_a_file_go_to_a_new_folder_of_that_name_only",
     "tests/cli/test_export.py::test_svg_of_one_view_from_a_session_without_a_display",
     "tests/cli/test_export.py::test_the_query_help_names_the_default_the_export_uses",
-    "tests/cli/test_export_refusals.py::test_an_export_the_disk_cannot_hold_fails_and_keeps_the_earlier_file",
     "tests/cli/test_export_stdout.py::test_a_pipe_reads_the_export_from_a_process",
     "tests/io/test_code_export.py::test_any_token_text_gives_valid_python",
     "tests/io/test_code_export.py::test_a_script_run_as_a_process_prints_what_it_prints_in_process",
