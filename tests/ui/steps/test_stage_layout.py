@@ -16,7 +16,7 @@ from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.export.figures import FigureSpec, _Stage, build_figure, export_figure
 from attn_explorer.ui.heatmap import MatrixPlot
 from attn_explorer.ui.steps.stage_figure import StageFigure
-from tests.ui.steps.test_stepper import load
+from tests.ui.steps.conftest import load
 
 
 def cell_area(plot) -> QRectF:
