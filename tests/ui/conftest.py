@@ -8,7 +8,7 @@ from attn_explorer.text.examples import example_text
 from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.export import file_actions
 from attn_explorer.ui.main_window import MainWindow
-from tests.ui import window_reuse
+from tests.ui import window_reset, window_reuse
 
 # The offscreen platform has no window manager; these are not the app's warnings.
 OFFSCREEN_NOISE = r"This plugin does not support (raise|propagateSizeHints)"
@@ -120,13 +120,13 @@ def window(qtbot, monkeypatch, wait_settled, request):
     if win is None:
         configure_pyqtgraph()
         win = MainWindow()
-        win.resize(*window_reuse.SIZE)
+        win.resize(*window_reset.SIZE)
         with qtbot.waitSignal(win.firstPicture, timeout=30_000):
             win.show()
         pool.remember_new(win)
 
     def reset(w, new):
-        window_reuse.reset(w, new, settled, wait_settled)
+        window_reset.reset(w, new, settled, wait_settled)
 
     if uses_steps:
         pool.step_through(win, lambda w: show_steps(w, qtbot), reset)

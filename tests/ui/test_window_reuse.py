@@ -7,7 +7,7 @@ import pytest
 from attn_explorer.model.state import default_state
 from attn_explorer.ui.app import configure_pyqtgraph
 from attn_explorer.ui.main_window import MainWindow
-from tests.ui import window_reuse
+from tests.ui import window_reset, window_reuse
 from tests.ui.conftest import settled, show_steps
 
 
@@ -18,14 +18,14 @@ def pool(qtbot, monkeypatch, wait_settled):
     configure_pyqtgraph()
     win = MainWindow()
     qtbot.addWidget(win, before_close_func=lambda w: w.doc.undo_stack.setClean())
-    win.resize(*window_reuse.SIZE)
+    win.resize(*window_reset.SIZE)
     with qtbot.waitSignal(win.firstPicture, timeout=30_000):
         win.show()
     own = window_reuse.WindowPool()
     own.remember_new(win)
 
     def reset(w, new) -> None:
-        window_reuse.reset(w, new, settled, wait_settled)
+        window_reset.reset(w, new, settled, wait_settled)
 
     def back(steps: bool = False) -> None:
         own.next_uses_window = True
