@@ -56,16 +56,19 @@ def normal_size(qapp):
 
 def _window_group(item: pytest.Item) -> tuple[int, bool]:
     """Where `item` goes in the order below: with the window in English; in Vietnamese; in
-    the pseudo-translation; without a window. In each language, the tests that use the
+    Vietnamese with Qt's own words too (a module's `in_vietnamese`); in the
+    pseudo-translation; without a window. In each language, the tests that use the
     step-through come after those that do not."""
     names = getattr(item, "fixturenames", ())
     if "window" not in names:
-        return 3, False
+        return 4, False
     steps = "steps" in names
     if "vietnamese" in names:
         return 1, steps
-    if "pseudo" in names:
+    if "in_vietnamese" in names:
         return 2, steps
+    if "pseudo" in names:
+        return 3, steps
     return 0, steps
 
 

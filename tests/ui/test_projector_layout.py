@@ -190,7 +190,7 @@ def test_at_200_percent_with_f9_the_scores_and_weights_write_four_decimals(at_si
         text_size.reset()
 
 
-def test_what_gave_way_is_said_in_vietnamese(at_size, qtbot, vietnamese):
+def test_what_gave_way_is_said_in_vietnamese(vietnamese, at_size, qtbot):
     window = at_size(1024, 768)
     qtbot.waitUntil(lambda: notice(window) != "")
     assert notice(window).startswith("Đã ẩn Q, K")

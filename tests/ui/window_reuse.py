@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from attn_explorer.text import i18n
+from attn_explorer.ui import i18n as ui_i18n
 from attn_explorer.ui import text_size as text_size_module
 from tests.ui.window_look import (
     _sections,
@@ -77,7 +78,8 @@ DIALOGS = (QMessageBox, QFileDialog, QInputDialog)
 
 def environment() -> tuple:
     """What a window takes from around it when it is built: a new one built under another
-    language, text size, locale or direction would differ from the one kept."""
+    language (ours or Qt's words), text size, locale or direction would differ from the one
+    kept."""
     app = QGuiApplication.instance()
     return (
         i18n.language(),
@@ -88,7 +90,15 @@ def environment() -> tuple:
         QGuiApplication.font().toString(),
         tuple(sorted((k, str(v)) for k, v in pg.CONFIG_OPTIONS.items())),
         os.environ.get("QT_SCALE_FACTOR"),
+        qt_words(),
     )
+
+
+def qt_words() -> str | None:
+    """The file of Qt's own words in use (`use_language`; none in English and where only our
+    catalogue was switched, as the `vietnamese` fixture does)."""
+    words = ui_i18n._qt_words
+    return None if words is None or words.translator is None else words.translator.filePath()
 
 
 def _a_dialog(target: object, name: str) -> bool:

@@ -122,7 +122,7 @@ def test_without_a_pin_export_data_offers_no_comparison(window, tmp_path, monkey
     assert "B − A" not in offered["filters"]
 
 
-def test_vietnamese_offers_are_translated(pinned, monkeypatch, vietnamese):
+def test_vietnamese_offers_are_translated(vietnamese, pinned, monkeypatch):
     offered = {}
 
     def save_dialog(_parent, _title, _start, filters, *_rest):

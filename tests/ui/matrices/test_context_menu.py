@@ -128,7 +128,7 @@ def test_a_right_clicked_menu_is_gone_once_closed(happy, qtbot):
     qtbot.waitUntil(lambda: not view.findChildren(QMenu))
 
 
-def test_vietnamese(happy, vietnamese):
+def test_vietnamese(vietnamese, happy):
     view = happy.board.views["weights"]
     _menu, actions = menu_of(view.plot, view)
     assert list(actions) == [
@@ -139,7 +139,7 @@ def test_vietnamese(happy, vietnamese):
     ]
 
 
-def test_no_english_left_under_the_pseudo_translation(happy, pseudo, steps):
+def test_no_english_left_under_the_pseudo_translation(pseudo, happy, steps):
     steps.set_stage("softmax")
     weights = next(p for p in steps.figure.plots if p.shown.name == "weights")
     _menu, actions = menu_of(weights, steps.figure_view)

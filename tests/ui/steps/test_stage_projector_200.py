@@ -163,7 +163,7 @@ def test_what_gave_way_is_said(window, projector, qtbot):
     assert all(not plot.colorbar_shown for plot in projector.figure.plots)
 
 
-def test_what_gave_way_is_said_in_vietnamese(window, projector, qtbot, vietnamese):
+def test_what_gave_way_is_said_in_vietnamese(vietnamese, window, projector, qtbot):
     on_screen(window, projector, qtbot, "softmax", (1024, 768))
     note = projector.extras_left_out
     whole = note.toolTip() or note.text()
@@ -211,7 +211,7 @@ def test_the_weights_give_way_to_x_q_k_v_and_say_so(window, projector, qtbot):
     assert "left out" not in projector.figure.reason.text
 
 
-def test_the_reason_line_is_read_whole_in_vietnamese(window, projector, qtbot, vietnamese):
+def test_the_reason_line_is_read_whole_in_vietnamese(vietnamese, window, projector, qtbot):
     """Two sentences on one line were cut with "…" in Vietnamese at the mask stage: each
     thing that went has a line of its own, written whole."""
     on_screen(window, projector, qtbot, "mask", (1024, 768))
@@ -225,7 +225,7 @@ def test_the_reason_line_is_read_whole_in_vietnamese(window, projector, qtbot, v
     assert shown <= reason.rect().width() + 0.5
 
 
-def test_the_weights_left_out_are_said_in_vietnamese(window, projector, qtbot, vietnamese):
+def test_the_weights_left_out_are_said_in_vietnamese(vietnamese, window, projector, qtbot):
     on_screen(window, projector, qtbot, "projections", (1024, 768))
     reason = projector.figure.reason
     assert reason.text.startswith(
@@ -234,7 +234,7 @@ def test_the_weights_left_out_are_said_in_vietnamese(window, projector, qtbot, v
     assert not reason._cut
 
 
-def test_what_went_is_all_marked_for_translation(window, projector, qtbot, pseudo):
+def test_what_went_is_all_marked_for_translation(pseudo, window, projector, qtbot):
     on_screen(window, projector, qtbot, "projections", (1024, 768))
     lines = projector.figure.reason.text.split("<br>")
     assert len(lines) == 2  # the W's and the colour bars
