@@ -91,9 +91,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_teardown(item, nextitem):
-    """The `window` fixture keeps its window only for a next test that uses one."""
+    """The `window` fixture keeps its window only for a next test that takes a used one (not
+    one marked `new_window`): for any other, it is closed without a reset or a look."""
     names = getattr(nextitem, "fixturenames", ()) if nextitem is not None else ()
-    window_reuse.pool.next_uses_window = "window" in names
+    new_only = nextitem is not None and nextitem.get_closest_marker("new_window") is not None
+    window_reuse.pool.next_uses_window = "window" in names and not new_only
     window_reuse.pool.next_uses_steps = "steps" in names
 
 
