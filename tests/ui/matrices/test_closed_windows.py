@@ -26,7 +26,9 @@ def test_closed_windows_are_freed(qapp, qtbot, monkeypatch):
     monkeypatch.setattr(engine_thread, "_startup_frozen", False)
     monkeypatch.setattr(engine_thread, "_spent", False)
     boards = []
-    for _ in range(3):
+    # The first window's first result freezes startup's objects; the second is built and
+    # closed after that freeze, as every later window of a process is.
+    for _ in range(2):
         window = MainWindow()
         window.resize(1200, 800)
         # Drawn, and past the window's own start-up timers (the engine starts within 1 s).
@@ -42,7 +44,7 @@ def test_closed_windows_are_freed(qapp, qtbot, monkeypatch):
     QApplication.processEvents()
     gc.collect()
     alive = sum(board() is not None for board in boards)
-    assert alive == 0, f"{alive} of 3 closed windows stayed alive"
+    assert alive == 0, f"{alive} of 2 closed windows stayed alive"
 
 
 def test_the_views_a_language_change_replaced_are_freed(qapp, qtbot, monkeypatch):
