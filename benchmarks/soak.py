@@ -136,6 +136,9 @@ def run_burst(size: Size, changes: int = 1000, seconds: float = 1.0) -> dict:
         # painted, garbage collections by generation.
         "longest_stall_held": _held(marks, gaps),
         "longest_stall_cpu_held": _held(marks, cpu_gaps),
+        # Every stall over 8 ms (half the target), longest first, with what it held: the
+        # longest alone does not tell an outlier from the usual paint.
+        "stalls": _stalls(marks, gaps, cpu_gaps),
     }
     window.doc.undo_stack.setClean()
     window.close()
@@ -144,8 +147,9 @@ def run_burst(size: Size, changes: int = 1000, seconds: float = 1.0) -> dict:
 
 
 class _Counts:
-    """What the window has done so far in a burst: pictures set, views painted and garbage
-    collections by generation, read at each beat of the heartbeat."""
+    """What the window has done so far in a burst: pictures set, views painted (and of them,
+    painted whole) and garbage collections by generation, read at each beat of the
+    heartbeat."""
 
     def __init__(self, window: object) -> None:
         import gc
@@ -158,10 +162,13 @@ class _Counts:
             def eventFilter(self, obj: object, event: object) -> bool:
                 if event.type() == QEvent.Type.Paint:
                     counts.paints += 1
+                    # A whole view, not its cells and bar: a re-layout (a colour bar
+                    # widened for new labels) moved what is drawn around the cells.
+                    counts.whole += event.rect() == obj.rect()
                 return False
 
         self.pictures = 0
-        self.paints = 0
+        self.paints = self.whole = 0
         self.collections = [0, 0, 0]
         self.window = window
         self.filter = Paints()
@@ -179,7 +186,7 @@ class _Counts:
             self.collections[info["generation"]] += 1
 
     def now(self, sent: int) -> tuple:
-        return (sent, self.pictures, self.paints, *self.collections)
+        return (sent, self.pictures, self.paints, self.whole, *self.collections)
 
     def stop(self) -> None:
         import gc
@@ -190,18 +197,33 @@ class _Counts:
             viewport.removeEventFilter(self.filter)
 
 
-def _held(marks: list[tuple], gaps: list[float]) -> dict:
-    """What happened between the two beats around the longest of `gaps`."""
+def _held(marks: list[tuple], gaps: list[float], i: int | None = None) -> dict:
+    """What happened between the two beats around the longest of `gaps` (or the `i`-th)."""
     if not gaps:
         return {}
-    i = max(range(len(gaps)), key=gaps.__getitem__)
+    if i is None:
+        i = max(range(len(gaps)), key=gaps.__getitem__)
     done = [b - a for a, b in zip(marks[i], marks[i + 1], strict=True)]
     return {
         "changes": done[0],
         "pictures_set": done[1],
         "views_painted": done[2],
-        "collections": {f"gen{g}": n for g, n in enumerate(done[3:]) if n},
+        "views_painted_whole": done[3],
+        "collections": {f"gen{g}": n for g, n in enumerate(done[4:]) if n},
     }
+
+
+STALL_MS = 8
+
+
+def _stalls(marks: list[tuple], gaps: list[float], cpu_gaps: list[float]) -> list[dict]:
+    """Each gap between beats over `STALL_MS`, longest first: its length, the window
+    thread's CPU in it, and what it held (see `_held`)."""
+    long = sorted((i for i, gap in enumerate(gaps) if gap > STALL_MS), key=lambda i: -gaps[i])
+    return [
+        {"ms": gaps[i], "cpu_ms": round(cpu_gaps[i] * 1000, 1), **_held(marks, gaps, i)}
+        for i in long
+    ]
 
 
 def resident_mb() -> float:
