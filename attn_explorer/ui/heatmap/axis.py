@@ -16,6 +16,8 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget
 
 from attn_explorer.ui.heatmap.labels import display_token
 
+_NO_SPECS = (None, [], [])  # what TokenAxis.drawPicture is given: it reads none of it
+
 
 class RowAxis(pg.AxisItem):
     """pyqtgraph's axis with its bounds answered by Qt, not in Python: Qt asks for them
@@ -46,6 +48,17 @@ class RowAxis(pg.AxisItem):
         super().changeEvent(event)  # a new style takes the margins away
         if event.type() == QEvent.Type.StyleChange:
             self.hold_bounds()
+
+    def setRange(self, mn: float, mx: float) -> None:
+        """As pyqtgraph's, but the same range keeps the picture: the view box tells its axes
+        its range again whenever it is resized, and a colour bar that widens for new labels
+        resizes the cells' box, where the row labels stay where they were. Their picture
+        (and Qt's cache of it) would be made again, label by label in Python, in the paint
+        that holds the whole view. A new size of the axis itself drops the picture in
+        `resizeEvent`, and Qt its cache."""
+        if getattr(self, "range", None) == [mn, mx] and math.isfinite(mn) and math.isfinite(mx):
+            return
+        super().setRange(mn, mx)
 
 
 class TokenAxis(RowAxis):
@@ -84,6 +97,15 @@ class TokenAxis(RowAxis):
             self.hold_bounds()
         self.picture = None
         self.update()
+
+    def generateDrawSpecs(self, p: QPainter) -> tuple | None:
+        """`drawPicture` writes `labels` and reads none of pyqtgraph's specs, which measure
+        each tick's text in Python: once `set_labels` has fixed the axis's height, what
+        pyqtgraph decides that matters here is whether anything is drawn at all (not
+        without a device to map to, pyqtgraph's `mapToDevice` gives none)."""
+        if self.fixedHeight is None:  # not labelled yet: pyqtgraph sizes the axis
+            return super().generateDrawSpecs(p)
+        return None if self.deviceTransform_() is None else _NO_SPECS
 
     def drawPicture(
         self, p: QPainter, axisSpec: object, tickSpecs: object, textSpecs: object
