@@ -102,10 +102,10 @@ class MainWindow(QMainWindow):
         self.doc.queryFollowed.connect(self._query_followed)
         self.doc.weightsShownChanged.connect(self._weights_shown)
         # The first computation, and the engine thread's import of torch (seconds holding the
-        # interpreter lock), once the window is painted with its views (`engine_after_a_second`).
+        # interpreter lock), once the window is painted with its views.
         self._engine_started = False
         self._painted = False
-        self.engine_after_a_second()
+        window_views.start_engine_later(self)
         self._status(_tr("Starting the engine (loading PyTorch)…"))
         self.restored = RestoredPicture(self)
         self.start_picture = StartPicture(self)  # the page's picture until the views are drawn
@@ -285,23 +285,6 @@ class MainWindow(QMainWindow):
         if not self._painted:
             self._painted = True
             QTimer.singleShot(0, self._start_engine if self.views_built else self.build_views)
-
-    ENGINE_WAIT_MS = 10_000  # the longest a shown window waits for its views' first paint
-
-    def engine_after_a_second(self, waited_ms: int = 0) -> None:
-        """Start the engine in a second if the views' first paint has not started it by then.
-
-        A window not shown starts it then. A shown one keeps waiting for that paint, up to
-        `ENGINE_WAIT_MS`: on a busy machine the first paint can come seconds after the window
-        is built, and torch's import, once begun, holds the interpreter lock that paint needs
-        (the restored picture would come after torch instead of before it).
-        """
-        if self._engine_started:
-            return
-        if waited_ms and (not self.isVisible() or waited_ms >= self.ENGINE_WAIT_MS):
-            self._start_engine()
-            return
-        QTimer.singleShot(1000, self, lambda: self.engine_after_a_second(waited_ms + 1000))
 
     def _start_engine(self) -> None:
         if not self._engine_started and self.views_built:

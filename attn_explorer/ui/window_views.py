@@ -94,9 +94,28 @@ def build(window: Window) -> None:
     ready(window)
     window.window_layout.fit_controls()
     # The engine thread's import of torch holds the interpreter lock for seconds: it starts
-    # once the views have drawn their first picture (see `MainWindow.engine_after_a_second`).
+    # once the views have drawn their first picture (see `start_engine_later`).
     _AfterPaint(window.tabs.currentWidget(), window._start_engine)
-    window.engine_after_a_second()
+    start_engine_later(window)
+
+
+ENGINE_WAIT_MS = 10_000  # the longest a shown window waits for its views' first paint
+
+
+def start_engine_later(window: Window, waited_ms: int = 0) -> None:
+    """Start the engine in a second if the views' first paint has not started it by then.
+
+    A window not shown starts it then. A shown one keeps waiting for that paint, up to
+    `ENGINE_WAIT_MS`: on a busy machine the first paint can come seconds after the window
+    is built, and torch's import, once begun, holds the interpreter lock that paint needs
+    (the restored picture would come after torch instead of before it).
+    """
+    if window._engine_started:
+        return
+    if waited_ms and (not window.isVisible() or waited_ms >= ENGINE_WAIT_MS):
+        window._start_engine()
+        return
+    QTimer.singleShot(1000, window, lambda: start_engine_later(window, waited_ms + 1000))
 
 
 def ready(window: Window) -> None:
