@@ -101,11 +101,9 @@ class MainWindow(QMainWindow):
         self.bridge.failed.connect(self._show_failure)
         self.doc.queryFollowed.connect(self._query_followed)
         self.doc.weightsShownChanged.connect(self._weights_shown)
-        # The first computation, and the engine thread's import of torch (seconds holding the
-        # interpreter lock), once the window is painted with its views.
-        self._engine_started = False
-        self._painted = False
-        window_views.start_engine_later(self)
+        # The engine, and torch's import (seconds holding the lock), wait for the first paint.
+        self._engine_started, self._painted, self._engine_waited_ms = False, False, 0
+        QTimer.singleShot(1000, self._engine_later)
         self._status(_tr("Starting the engine (loading PyTorch)…"))
         self.restored = RestoredPicture(self)
         self.start_picture = StartPicture(self)  # the page's picture until the views are drawn
@@ -222,8 +220,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: object) -> None:
         super().showEvent(event)
-        # Widgets shown for the first time are polished in the window's style and fonts,
-        # which can widen them (the controls' group boxes at 150 %): measure again.
+        # Polished at their first show, widgets can widen (group boxes at 150 %): measure again.
         QTimer.singleShot(0, self, self.window_layout.fit_controls)
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -285,6 +282,9 @@ class MainWindow(QMainWindow):
         if not self._painted:
             self._painted = True
             QTimer.singleShot(0, self._start_engine if self.views_built else self.build_views)
+
+    def _engine_later(self) -> None:  # a method: a timer then holds no closure of the window
+        window_views.engine_later(self)
 
     def _start_engine(self) -> None:
         if not self._engine_started and self.views_built:

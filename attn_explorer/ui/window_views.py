@@ -94,16 +94,17 @@ def build(window: Window) -> None:
     ready(window)
     window.window_layout.fit_controls()
     # The engine thread's import of torch holds the interpreter lock for seconds: it starts
-    # once the views have drawn their first picture (see `start_engine_later`).
+    # once the views have drawn their first picture (see `engine_later`).
     _AfterPaint(window.tabs.currentWidget(), window._start_engine)
-    start_engine_later(window)
+    window._engine_waited_ms = 0  # the window's timer (`engine_later`) counts from the views
 
 
 ENGINE_WAIT_MS = 10_000  # the longest a shown window waits for its views' first paint
 
 
-def start_engine_later(window: Window, waited_ms: int = 0) -> None:
-    """Start the engine in a second if the views' first paint has not started it by then.
+def engine_later(window: Window) -> None:
+    """A second after the window was built, or its views: start the engine if the views'
+    first paint has not started it by then.
 
     A window not shown starts it then. A shown one keeps waiting for that paint, up to
     `ENGINE_WAIT_MS`: on a busy machine the first paint can come seconds after the window
@@ -112,10 +113,12 @@ def start_engine_later(window: Window, waited_ms: int = 0) -> None:
     """
     if window._engine_started:
         return
-    if waited_ms and (not window.isVisible() or waited_ms >= ENGINE_WAIT_MS):
+    window._engine_waited_ms += 1000
+    waited_out = window._engine_waited_ms >= ENGINE_WAIT_MS
+    if window.views_built and (waited_out or not window.isVisible()):
         window._start_engine()
-        return
-    QTimer.singleShot(1000, window, lambda: start_engine_later(window, waited_ms + 1000))
+    elif not waited_out:
+        QTimer.singleShot(1000, window._engine_later)
 
 
 def ready(window: Window) -> None:
