@@ -156,7 +156,6 @@ SLOW = (
     "tests/ui/test_translation_sweep.py",
     "tests/ui/test_screenshot_cli.py::test_a_screenshot_of_a_session_changed_by_set_exits_without_asking",
     "tests/ui/test_screenshot_cli.py::test_a_screenshot_the_disk_cannot_hold_says_why_and_keeps_the_earlier_one",
-    "tests/ui/test_screenshot_cli.py::test_a_step_through_screenshot_destroys_its_window_before_returning",
     "tests/ui/test_screenshot_cli.py::test_a_step_through_screenshot_exits_cleanly",
     "tests/ui/test_screenshot_cli.py::test_random_tokens_on_a_cross_session_say_that_cross_attention_goes_off",
     "tests/ui/test_screenshot_cli.py::test_a_screenshot_of_a_preset_has_its_size_and_prints_no_offscreen_notices",
