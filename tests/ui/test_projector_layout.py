@@ -3,6 +3,7 @@ that are left out said to be left out, and no control or text cut where it canno
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QFontMetricsF
 
 TOKENS = ["Your", "journey", "starts", "with", "one", "step"]
@@ -122,6 +123,35 @@ def test_a_box_too_narrow_for_its_item_cuts_it_at_a_word(at_size):
     assert shown.endswith(" …") and box.currentText().startswith(shown[:-2])
     assert "(" not in shown  # a bracket goes whole, or not at all
     assert box.fontMetrics().horizontalAdvance(shown) < box.width() - 20
+
+
+def test_boxes_renamed_at_1024_never_stand_over_one_another(at_size, qtbot, wait_settled):
+    """Named again for a masked example, the scores' box took the width of its longest item
+    (288 px) over the weights' box, a few turns of the event loop before its row was laid
+    out again: the start's picture, grabbed then, kept the boxes so, unframed and cut."""
+    window = at_size(1024, 768, "v1")
+    boxes = (window.board.score_box, window.board.weight_box)
+    over: list[tuple] = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched, event):
+            if event.type() == QEvent.Type.Resize:
+                first, second = (box.geometry() for box in boxes)
+                if first.intersects(second):
+                    over.append((first.getRect(), second.getRect()))
+            return False
+
+    watch = Watch()
+    for box in boxes:
+        box.installEventFilter(watch)
+    window.load_preset("causal")
+    wait_settled(window)
+    qtbot.wait(100)  # `AdjustToContents` resizes a box 20 ms after its texts change
+    for box in boxes:
+        box.removeEventFilter(watch)
+    assert boxes[0].currentText() == "Masked scores ωₘ (raw, −∞ where hidden)"
+    assert over == []
+    assert boxes[0].shown_text().endswith(" …")
 
 
 def written_texts(plot) -> list[str]:

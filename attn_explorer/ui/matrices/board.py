@@ -102,9 +102,8 @@ class MatrixBoard(HeadChoice, QWidget):
             self.heads_array: N_("Which matrix the grid shows for every head"),
         }
         for box in self._box_help:
-            # Their texts follow the configuration ("Scores ω (not scaled)"): each box is
-            # as wide as its texts of now, not of when it was first shown.
-            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            # Their texts follow the configuration: each box asks for the width of its texts
+            # of now (`ElidingComboBox`).
             box.currentIndexChanged.connect(lambda _index, b=box: self._explain_box(b))
             bar.addWidget(box)
         bar.addStretch(1)

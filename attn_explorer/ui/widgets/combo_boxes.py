@@ -3,10 +3,11 @@ items are commands, and the head chooser."""
 
 from __future__ import annotations
 
+import math
 import re
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent, QPaintEvent, QWheelEvent
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QFontMetricsF, QKeyEvent, QPaintEvent, QWheelEvent
 from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
 from attn_explorer.ui.i18n import tr as _tr
@@ -29,7 +30,33 @@ def choice_box(items: list[tuple[str, str]], shrink_to: int | None = None) -> QC
 class ElidingComboBox(QComboBox):
     """A combo box that, narrower than its text, writes whole words of it and "…" (the
     whole text is in its list), where the style would cut it at the edge, mid-word
-    ("Scores fed to softmax ω̃ (no ma" in the scores' box at 1024 px)."""
+    ("Scores fed to softmax ω̃ (no ma" in the scores' box at 1024 px).
+
+    It asks for the width of its texts of now, renamed or translated since it was first shown
+    ("Scores ω (not scaled)"). Not through Qt's `AdjustToContents`: that also resizes the box
+    itself to its texts 20 ms after they change, over its neighbours in the row until the row
+    is laid out again, some turns of the event loop later; the start's picture
+    (`start_picture.py`), grabbed then, kept the boxes so, unframed and cut mid-word."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        items = self.model()
+        for signal in (items.dataChanged, items.rowsInserted, items.rowsRemoved):
+            signal.connect(self.updateGeometry)
+        items.modelReset.connect(self.updateGeometry)
+
+    def sizeHint(self) -> QSize:
+        """The width of its widest text, counted as Qt counts it for `AdjustToContents`
+        (under its default policy a box counts its hint once and keeps it)."""
+        metrics = self.fontMetrics()
+        texts = [self.itemText(index) for index in range(self.count())]
+        widths = [metrics.boundingRect(text).width() for text in texts]
+        width = max(widths, default=7 * metrics.horizontalAdvance("x"))
+        height = max(math.ceil(QFontMetricsF(metrics).height()), 14) + 2
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        contents = QStyle.ContentsType.CT_ComboBox
+        return self.style().sizeFromContents(contents, option, QSize(width, height), self)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QStylePainter(self)
