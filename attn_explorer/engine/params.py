@@ -93,26 +93,53 @@ def cached_bytes() -> int:
     return _cache_bytes
 
 
-def _linear(
-    gen: torch.Generator, d_in: int, d_out: int, bias: bool
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """`nn.Linear(d_in, d_out, bias)`'s initial weight (transposed to (d_in, d_out)) and bias."""
-    weight = torch.empty(d_out, d_in)
-    torch.nn.init.kaiming_uniform_(weight, a=math.sqrt(5), generator=gen)
-    b = None
-    if bias:
-        bound = 1 / math.sqrt(d_in)
-        b = torch.empty(d_out)
-        torch.nn.init.uniform_(b, -bound, bound, generator=gen)
-    return weight.T.contiguous(), b
+def _linear_bounds(fan_in: int) -> tuple[float, float]:
+    """The uniform bounds `nn.Linear(fan_in, ...)` draws its weight and its bias from.
+
+    The weight's is `nn.init.kaiming_uniform_(weight, a=math.sqrt(5))`'s, computed with the
+    same float operations: gain √(2 / (1 + a²)), std gain / √fan_in, bound √3 · std. The
+    bias's is 1 / √fan_in. (The two are equal in exact arithmetic, not always in floats.)
+    """
+    a = math.sqrt(5)
+    gain = math.sqrt(2.0 / (1 + a**2))
+    std = gain / math.sqrt(fan_in)
+    return math.sqrt(3.0) * std, 1 / math.sqrt(fan_in)
 
 
-def _projection(
-    gen: torch.Generator, kind: str, d_in: int, d_out: int, bias: bool
-) -> tuple[torch.Tensor, torch.Tensor | None]:
-    if kind == "rand":
-        return torch.rand(d_in, d_out, generator=gen), None
-    return _linear(gen, d_in, d_out, bias)
+class _Stream:
+    """The generator's numbers in the order the tutorials' modules draw them, as one buffer.
+
+    `torch.rand(shape)` is `uniform_(0, 1)` of a new tensor, and `nn.Linear`'s
+    initialisation `uniform_(-bound, bound)` of its weight, then of its bias. On the CPU,
+    `uniform_` draws one number per element, in memory order: drawing a run of tensors with
+    the same bounds as one contiguous block consumes the generator exactly as drawing them
+    one by one, and gives the same float32 numbers (the tests compare with the modules
+    themselves). A draw through `nn.init` cost some 10 µs of Python each, 3 × heads of them
+    at every seed a learner types; a block is one call.
+    """
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[int, float, float]] = []  # (numbers, low, high), in order
+        self.size = 0
+
+    def add(self, numel: int, low: float, high: float) -> int:
+        """Reserve the next `numel` numbers, uniform in [low, high); returns their offset."""
+        offset = self.size
+        if self.runs and self.runs[-1][1:] == (low, high):
+            count = self.runs[-1][0]
+            self.runs[-1] = (count + numel, low, high)
+        else:
+            self.runs.append((numel, low, high))
+        self.size += numel
+        return offset
+
+    def draw(self, gen: torch.Generator) -> torch.Tensor:
+        flat = torch.empty(self.size)
+        at = 0
+        for numel, low, high in self.runs:
+            flat[at : at + numel].uniform_(low, high, generator=gen)
+            at += numel
+        return flat
 
 
 def _draw(
@@ -126,34 +153,52 @@ def _draw(
     bias: bool,
     given: GivenWeights | None = None,
 ) -> Parameters:
-    gen = torch.Generator().manual_seed(seed)
     drawn: dict[str, torch.Tensor | None] = dict.fromkeys(
         ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value", "w_out", "b_out")
     )
-    if projection == "none":
-        width = d_in
-    elif layout == "stacked":
-        # MultiHeadAttentionWrapper: head after head, each with its own W_query, W_key, W_value.
-        per_head: dict[str, list] = {name: [] for name in drawn}
-        for _ in range(heads):
-            for role in ("query", "key", "value"):
-                w, b = _projection(gen, projection, d_in, d_out, bias)
-                per_head[f"w_{role}"].append(w)  # (d_in, d_out)
-                per_head[f"b_{role}"].append(b)
-        for role in ("query", "key", "value"):
-            drawn[f"w_{role}"] = torch.stack(per_head[f"w_{role}"])  # (heads, d_in, d_out)
-            if bias:
-                drawn[f"b_{role}"] = torch.stack(per_head[f"b_{role}"])  # (heads, d_out)
-        width = heads * d_out
-    else:
-        # MultiHeadAttention: one W of width d_out, its columns split into heads.
-        d_head = d_out // heads
-        for role in ("query", "key", "value"):
-            w, b = _projection(gen, projection, d_in, d_out, bias)  # (d_in, d_out)
-            drawn[f"w_{role}"] = w.reshape(d_in, heads, d_head).permute(1, 0, 2).contiguous()
-            if b is not None:
-                drawn[f"b_{role}"] = b.reshape(heads, d_head)
-        width = d_out
+    stream = _Stream()
+    # The projections: per head W_query, W_key, W_value (MultiHeadAttentionWrapper, head after
+    # head, `blocks` = heads), or one of each of width d_out split into heads afterwards
+    # (MultiHeadAttention, one block). Each is `torch.rand(d_in, d_out)` ("rand") or an
+    # `nn.Linear(d_in, d_out)`: its (d_out, d_in) weight, then its bias.
+    blocks = heads if layout == "stacked" else 1
+    weight, bias_size = d_in * d_out, d_out if bias and projection == "linear" else 0
+    if projection == "rand":
+        stream.add(blocks * 3 * weight, 0.0, 1.0)
+    elif projection == "linear":
+        weight_bound, bias_bound = _linear_bounds(d_in)
+        for _ in range(blocks * 3):
+            stream.add(weight, -weight_bound, weight_bound)
+            if bias_size:
+                stream.add(bias_size, -bias_bound, bias_bound)
+    width = d_in if projection == "none" else heads * d_out if layout == "stacked" else d_out
+    if out_proj:  # nn.Linear(width, width) with its bias
+        out_bound, out_bias_bound = _linear_bounds(width)
+        out_at = stream.add(width * width, -out_bound, out_bound)
+        stream.add(width, -out_bias_bound, out_bias_bound)
+    gen = torch.Generator().manual_seed(seed)
+    flat = stream.draw(gen)
+    if projection != "none":
+        # (blocks, role, numbers of one projection): weight first, then its bias
+        per = flat[: blocks * 3 * (weight + bias_size)].view(blocks, 3, weight + bias_size)
+        if projection == "rand":  # drawn as (d_in, d_out): already `x @ W`'s orientation
+            w = per.view(blocks, 3, d_in, d_out)
+        else:  # drawn as (d_out, d_in), used transposed
+            w = per[..., :weight].unflatten(-1, (d_out, d_in)).transpose(-1, -2)
+        if layout == "stacked":
+            # (role, heads, d_in, d_out), each role's block contiguous
+            w_roles = w.permute(1, 0, 2, 3).contiguous()
+            b_roles = per[..., weight:].permute(1, 0, 2).contiguous() if bias_size else None
+        else:
+            # One (d_in, d_out) per role, its columns split into heads: (role, heads, d_in,
+            # d_head), as `W.reshape(d_in, heads, d_head).permute(1, 0, 2)`.
+            d_head = d_out // heads
+            w_roles = w[0].unflatten(-1, (heads, d_head)).permute(0, 2, 1, 3).contiguous()
+            b_roles = per[0, :, weight:].reshape(3, heads, d_head).clone() if bias_size else None
+        for index, role in enumerate(("query", "key", "value")):
+            drawn[f"w_{role}"] = w_roles[index]
+            if b_roles is not None:
+                drawn[f"b_{role}"] = b_roles[index]
     if given is not None:
         # A real head's weights replace the drawn ones, which were drawn all the same: the
         # output projection and the dropout mask then continue the stream as in the exported
@@ -164,10 +209,8 @@ def _draw(
                     torch.zeros(heads, given.d_head) if array is None else (torch.from_numpy(array))
                 )
     if out_proj:
-        drawn["w_out"], drawn["b_out"] = _linear(gen, width, width, bias=True)
-    for tensor in drawn.values():
-        if tensor is not None:
-            tensor.requires_grad_(False)
+        drawn["w_out"] = flat[out_at : out_at + width * width].view(width, width).T.contiguous()
+        drawn["b_out"] = flat[out_at + width * width :].clone()
     return Parameters(**drawn, rng_state=gen.get_state())
 
 
