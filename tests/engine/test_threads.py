@@ -104,8 +104,9 @@ def test_the_meter_counts_the_other_programs_not_this_process(monkeypatch):
 
 
 def test_the_meter_keeps_its_reading_over_a_burst_of_looks(monkeypatch):
-    """Two computations 5 ms apart: /proc/stat's 10 ms ticks over 5 ms would be noise."""
-    readings = iter([(100.0, 10.0), (101.0, 10.0), (100.0, 10.0)])
+    """Two computations 5 ms apart: /proc/stat's 10 ms ticks over 5 ms would be noise, and
+    the third look does not read it at all (a third reading would end the iterator)."""
+    readings = iter([(100.0, 10.0), (101.0, 10.0)])
     clock = iter([50.0, 51.0, 51.005])
     monkeypatch.setattr(threads, "_busy_seconds", lambda: next(readings))
     monkeypatch.setattr(threads.time, "monotonic", lambda: next(clock))
