@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from types import MappingProxyType
 
 import numpy as np
 import torch
@@ -19,7 +20,7 @@ from attn_explorer.engine.config import AttentionConfig, ConfigError
 from attn_explorer.engine.heads import ablated_concat
 from attn_explorer.engine.params import dropout_keep, parameters_for
 from attn_explorer.engine.steps import build_steps
-from attn_explorer.engine.trace import Trace, frozen_mapping
+from attn_explorer.engine.trace import Trace
 
 
 def causal_padding_mask(n_q: int, n_k: int, causal: bool, valid_len: int | None) -> torch.Tensor:
@@ -324,11 +325,17 @@ def _compute(
         if tensor is not None:
             arrays[name] = tensor
 
-    numpy_arrays = {name: t.numpy() for name, t in arrays.items()}
-    shapes = {name: a.shape for name, a in numpy_arrays.items()}
+    # Each array read-only as it is made: an array made by `.numpy()` cannot be made writable
+    # again, which a view of it (`trace.freeze`) could, and one object per array instead of two.
+    numpy_arrays = {}
+    shapes = {}
+    for name, tensor in arrays.items():
+        array = numpy_arrays[name] = tensor.numpy()
+        array.flags.writeable = False
+        shapes[name] = array.shape
     trace = Trace(
         config=config,
-        arrays=frozen_mapping(numpy_arrays),
+        arrays=MappingProxyType(numpy_arrays),
         steps=build_steps(config, shapes),
     )
     return trace, arrays, numpy_arrays

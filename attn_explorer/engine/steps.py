@@ -8,6 +8,8 @@ skipped are words, written by `attn_explorer.text.steps` from the `Step` and its
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
 from types import MappingProxyType
 
 from attn_explorer.engine.config import AttentionConfig
@@ -91,23 +93,39 @@ def skip_reason(config: AttentionConfig, key: str) -> str:
 def build_steps(config: AttentionConfig, shapes: dict[str, tuple[int, ...]]) -> tuple[Step, ...]:
     """The stages of `config` in its order, each with the arrays of `shapes` it reads and
     writes."""
-    steps = []
-    for key in step_keys(config):
-        reads, writes = _READS_WRITES[key]
-        if config.mask_first:
-            reads = _MASK_FIRST_READS.get(key, reads)
-        reads = tuple(n for n in reads if n in shapes)
-        writes = tuple(n for n in writes if n in shapes)
-        skip = skip_reason(config, key)
-        steps.append(
-            Step(
-                key=key,
-                reads=reads,
-                writes=writes,
-                shapes=MappingProxyType({n: shapes[n] for n in reads + writes}),
-                applies=not skip,
-                config=config,
-                skip=skip,
-            )
+    keys = step_keys(config)
+    layout = _layout(
+        config.mask_first, tuple(skip_reason(config, key) for key in keys), tuple(shapes.items())
+    )
+    return tuple(
+        Step(
+            key=key,
+            reads=reads,
+            writes=writes,
+            shapes=step_shapes,
+            applies=not skip,
+            config=config,
+            skip=skip,
         )
-    return tuple(steps)
+        for key, reads, writes, step_shapes, skip in layout
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(
+    mask_first: bool, skips: tuple[str, ...], shapes: tuple[tuple[str, tuple[int, ...]], ...]
+) -> tuple[tuple[str, tuple[str, ...], tuple[str, ...], Mapping[str, tuple[int, ...]], str], ...]:
+    """What each stage reads and writes, and why it is skipped: the same for every seed, so
+    worked out once per structure (20 µs of a 6-token move's 300 went to it). Everything in it
+    is immutable, so traces share it."""
+    present = dict(shapes)
+    layout = []
+    for key, skip in zip(MASK_FIRST_KEYS if mask_first else STEP_KEYS, skips, strict=True):
+        reads, writes = _READS_WRITES[key]
+        if mask_first:
+            reads = _MASK_FIRST_READS.get(key, reads)
+        reads = tuple(n for n in reads if n in present)
+        writes = tuple(n for n in writes if n in present)
+        step_shapes = MappingProxyType({n: present[n] for n in reads + writes})
+        layout.append((key, reads, writes, step_shapes, skip))
+    return tuple(layout)
