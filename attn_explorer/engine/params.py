@@ -42,15 +42,18 @@ class Parameters:
     rng_state: torch.Tensor
 
     def nbytes(self) -> int:
-        tensors = (getattr(self, f.name) for f in fields(self))
+        tensors = (getattr(self, name) for name in _FIELDS)
         return sum(t.numel() * t.element_size() for t in tensors if t is not None)
+
+
+_FIELDS = tuple(f.name for f in fields(Parameters))
 
 
 # The cache is bounded by size, not by count: 64 entries are kilobytes at the tutorials' size
 # but most of a gigabyte with 1024-wide embeddings and 16 heads. A slider that leaves the
 # structure alone needs only the newest entry; 16 MB keeps hundreds at the tutorials' size.
 CACHE_BYTES = 16 * 2**20
-_cache: OrderedDict[tuple, Parameters] = OrderedDict()
+_cache: OrderedDict[tuple, tuple[Parameters, int]] = OrderedDict()  # with its size
 _cache_bytes = 0
 _cache_lock = threading.Lock()
 
@@ -70,21 +73,21 @@ def parameters_for(config: AttentionConfig) -> Parameters:
         config.given if config.uses_given else None,
     )
     with _cache_lock:
-        params = _cache.get(key)
-        if params is not None:
+        entry = _cache.get(key)
+        if entry is not None:
             _cache.move_to_end(key)
-            return params
+            return entry[0]
     params = _draw(*key)
     size = params.nbytes()
     with _cache_lock:
         if key not in _cache:
-            _cache[key] = params
+            _cache[key] = (params, size)
             _cache_bytes += size
             # The newest entry always stays, however big: a slider that keeps the structure
             # (temperature, an embedding value) must not redraw the largest parameters.
             while _cache_bytes > CACHE_BYTES and len(_cache) > 1:
-                _, oldest = _cache.popitem(last=False)
-                _cache_bytes -= oldest.nbytes()
+                _, (_, oldest) = _cache.popitem(last=False)
+                _cache_bytes -= oldest
     return params
 
 
@@ -135,6 +138,9 @@ class _Stream:
 
     def draw(self, gen: torch.Generator) -> torch.Tensor:
         flat = torch.empty(self.size)
+        if len(self.runs) == 1:  # the usual case: no biases, no output projection
+            _, low, high = self.runs[0]
+            return flat.uniform_(low, high, generator=gen)
         at = 0
         for numel, low, high in self.runs:
             flat[at : at + numel].uniform_(low, high, generator=gen)
@@ -167,10 +173,11 @@ def _draw(
         stream.add(blocks * 3 * weight, 0.0, 1.0)
     elif projection == "linear":
         weight_bound, bias_bound = _linear_bounds(d_in)
-        for _ in range(blocks * 3):
+        if not bias_size:
+            stream.add(blocks * 3 * weight, -weight_bound, weight_bound)
+        for _ in range(blocks * 3 if bias_size else 0):
             stream.add(weight, -weight_bound, weight_bound)
-            if bias_size:
-                stream.add(bias_size, -bias_bound, bias_bound)
+            stream.add(bias_size, -bias_bound, bias_bound)
     width = d_in if projection == "none" else heads * d_out if layout == "stacked" else d_out
     if out_proj:  # nn.Linear(width, width) with its bias
         out_bound, out_bias_bound = _linear_bounds(width)
@@ -180,25 +187,34 @@ def _draw(
     flat = stream.draw(gen)
     if projection != "none":
         # (blocks, role, numbers of one projection): weight first, then its bias
-        per = flat[: blocks * 3 * (weight + bias_size)].view(blocks, 3, weight + bias_size)
-        if projection == "rand":  # drawn as (d_in, d_out): already `x @ W`'s orientation
-            w = per.view(blocks, 3, d_in, d_out)
-        else:  # drawn as (d_out, d_in), used transposed
-            w = per[..., :weight].unflatten(-1, (d_out, d_in)).transpose(-1, -2)
+        qkv = blocks * 3 * (weight + bias_size)
+        per = (flat if qkv == stream.size else flat[:qkv]).view(blocks, 3, weight + bias_size)
+        w = per[..., :weight] if bias_size else per
         if layout == "stacked":
-            # (role, heads, d_in, d_out), each role's block contiguous
-            w_roles = w.permute(1, 0, 2, 3).contiguous()
-            b_roles = per[..., weight:].permute(1, 0, 2).contiguous() if bias_size else None
+            # (role, heads, d_in, d_out): "rand" draws (d_in, d_out), already `x @ W`'s
+            # orientation, a Linear (d_out, d_in), used transposed.
+            if projection == "rand":
+                w = w.view(blocks, 3, d_in, d_out).permute(1, 0, 2, 3)
+            else:
+                w = w.unflatten(-1, (d_out, d_in)).permute(1, 0, 3, 2)
+            b = per[..., weight:].transpose(0, 1) if bias_size else None
         else:
             # One (d_in, d_out) per role, its columns split into heads: (role, heads, d_in,
-            # d_head), as `W.reshape(d_in, heads, d_head).permute(1, 0, 2)`.
+            # d_head), as `W.reshape(d_in, heads, d_head).permute(1, 0, 2)`; a Linear's
+            # (d_out, d_in) weight is (heads, d_head, d_in), each head's block transposed.
             d_head = d_out // heads
-            w_roles = w[0].unflatten(-1, (heads, d_head)).permute(0, 2, 1, 3).contiguous()
-            b_roles = per[0, :, weight:].reshape(3, heads, d_head).clone() if bias_size else None
-        for index, role in enumerate(("query", "key", "value")):
-            drawn[f"w_{role}"] = w_roles[index]
-            if b_roles is not None:
-                drawn[f"b_{role}"] = b_roles[index]
+            if projection == "rand":
+                w = w[0].unflatten(-1, (d_in, heads, d_head)).permute(0, 2, 1, 3)
+            else:
+                w = w[0].unflatten(-1, (heads, d_head, d_in)).transpose(-1, -2)
+            b = per[0, :, weight:].unflatten(-1, (heads, d_head)) if bias_size else None
+        # Copied out in the row-major strides the matrix products are given (`contiguous()`
+        # would keep a view whose only odd stride is that of a size-1 axis).
+        w_roles = w.clone(memory_format=torch.contiguous_format)
+        drawn["w_query"], drawn["w_key"], drawn["w_value"] = w_roles.unbind()
+        if b is not None:
+            b_roles = b.clone(memory_format=torch.contiguous_format)
+            drawn["b_query"], drawn["b_key"], drawn["b_value"] = b_roles.unbind()
     if given is not None:
         # A real head's weights replace the drawn ones, which were drawn all the same: the
         # output projection and the dropout mask then continue the stream as in the exported
