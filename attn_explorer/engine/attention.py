@@ -36,16 +36,17 @@ def causal_padding_mask(n_q: int, n_k: int, causal: bool, valid_len: int | None)
 @functools.lru_cache(maxsize=2)
 def _mask_and_additive(
     n_q: int, n_k: int, causal: bool, valid_len: int | None
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """The mask and its additive form (0 where visible, −∞ where hidden), made once per shape.
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The mask, its additive form (0 where visible, −∞ where hidden) and its complement
+    (True where visible, what method 1 multiplies softmax's output by), made once per shape.
 
-    Every slider move of one size needs the same two: at 1024 tokens making them took 8-15 ms
+    Every slider move of one size needs the same three: at 1024 tokens making them took 8-15 ms
     of a computation (masked_fill over a million cells on one thread). Nothing writes to
     them, and a trace gets a copy of the mask, never memory another trace holds.
     """
     mask = causal_padding_mask(n_q, n_k, causal, valid_len)
     additive = torch.zeros(n_q, n_k).masked_fill(mask, -torch.inf)
-    return mask, additive
+    return mask, additive, ~mask
 
 
 # Query rows per block of the causal product below, used from two blocks' worth of rows on.
@@ -217,7 +218,7 @@ def _compute(
     big = (queries.shape[0], n_q, n_k)  # (heads, n_q, n_k)
     scores = torch.matmul(queries, keys.transpose(-1, -2), out=new(big))
     divisor = config.scale_divisor
-    shared_mask, additive = _mask_and_additive(n_q, n_k, config.causal, config.valid_len)
+    shared_mask, additive, visible = _mask_and_additive(n_q, n_k, config.causal, config.valid_len)
     mask = shared_mask.clone()  # each trace its own (a copy of 1 MB at 1024 tokens, 0.1 ms)
     arrays: dict[str, torch.Tensor] = {}
     if config.mask_first:
@@ -232,7 +233,7 @@ def _compute(
             # Method 1 for the comparison: softmax of the scaled scores unmasked, the hidden
             # weights zeroed, each row divided by what is left (a temporary, then in place).
             unscaled = torch.div(scores, divisor, out=new(big))
-            zeroed = torch.softmax(unscaled, dim=-1, out=new(big)).mul_(~mask)
+            zeroed = torch.softmax(unscaled, dim=-1, out=new(big)).mul_(visible)
             arrays["weights_renormalize"] = zeroed.div_(zeroed.sum(dim=-1, keepdim=True))
     else:
         scaled = torch.div(scores, divisor, out=new(big)) if divisor != 1 else scores
@@ -248,7 +249,7 @@ def _compute(
             # is the config's method; for the comparison alone they are written over.
             own = config.mask_method == "renormalize"
             unmasked = torch.softmax(scaled, dim=-1, out=new(big))
-            zeroed = torch.mul(unmasked, ~mask, out=new(big)) if own else unmasked.mul_(~mask)
+            zeroed = torch.mul(unmasked, visible, out=new(big)) if own else unmasked.mul_(visible)
             kept = zeroed.sum(dim=-1, keepdim=True)  # (heads, n_q, 1)
             if own and bool((kept == 0).any()):
                 # The hidden keys took all of softmax's weight and the visible ones underflow
