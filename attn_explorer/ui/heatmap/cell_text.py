@@ -271,43 +271,39 @@ class CellTextItem(QGraphicsItem):
         glyphs = _glyphs_of(font)
         sx, sy, dx, dy = place
         baseline, cols, dark = glyphs.baseline, self._cols, self._dark
-        # The glyph positions of a cell, by its index and its text's offsets: a new value
-        # in the same cell has the same offsets nearly always ("0.1234", "0.5678"), and
-        # making QPointFs costs more than the rest. Kept while the cells stay in place.
+        # The glyph positions of a cell, by its index and its text's shape: a new value in
+        # the same cell has the same shape nearly always ("0.1234", "0.5678"), and making
+        # QPointFs costs more than the rest. Kept while the cells stay in place.
         key = (place, baseline, cols)
         if self._placed[0] != key or len(self._placed[1]) > 4 * MAX_TEXT_CELLS:
             self._placed = (key, {})
         placed = self._placed[1]
-        indexes: tuple[list[int], list[int]] = ([], [])
+        inked: tuple[list[str], list[str]] = ([], [])
         positions: tuple[list[QPointF], list[QPointF]] = ([], [])
         left_over = []
-        shapes: dict[str, tuple | None] = {}
-        for index, text in enumerate(texts):
+        for index, (text, shape) in enumerate(zip(texts, glyphs.shapes(texts), strict=True)):
             if not text:
                 continue
-            shape = shapes.get(text, False)
-            if shape is False:
-                shape = shapes[text] = glyphs.place(text)
-            if shape is None:
-                left_over.append(index)
-                continue
-            offsets = shape[1]
-            points = placed.get((index, offsets))
+            points = placed.get((index, shape))
             if points is None:
+                shape, offsets = glyphs.offsets(text, shape)
+                if offsets is None:
+                    left_over.append(index)
+                    continue
                 row, col = divmod(index, cols)
                 x = sx * (col + 0.5) + dx
                 y = sy * (row + 0.5) + dy + baseline
-                points = placed[index, offsets] = [QPointF(x + offset, y) for offset in offsets]
+                points = placed[index, shape] = [QPointF(x + offset, y) for offset in offsets]
             ink = dark[index]
-            indexes[ink].extend(shape[0])
+            inked[ink].append(text)
             positions[ink].extend(points)
         runs = []
         for ink in (0, 1):
             run = None
-            if indexes[ink]:
+            if inked[ink]:
                 run = QGlyphRun()
                 run.setRawFont(glyphs.raw)
-                run.setGlyphIndexes(indexes[ink])
+                run.setGlyphIndexes(glyphs.indexes("".join(inked[ink])))
                 run.setPositions(positions[ink])
             runs.append(run)
         return (runs[0], runs[1]), left_over

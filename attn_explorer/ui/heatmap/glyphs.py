@@ -9,54 +9,70 @@ from __future__ import annotations
 
 from PySide6.QtGui import QFont, QRawFont
 
+_SEPARATOR = "\n"
+
 
 class _Glyphs:
     """Glyph index and advance of each character, and where a cell value's glyphs go, for one
     font.
 
     Four-decimal values are new on every move, but their glyph positions are not: digits share
-    one advance, so "0.1234" and "0.5678" differ only in glyph indexes. The offsets of a
-    sequence of advances are computed once; the values of a whole matrix then go out as one
-    glyph run per ink colour (see `CellTextItem._draw_glyph_runs`).
+    one advance, so "0.1234" and "0.5678" differ only in glyph indexes. A value's shape is
+    the value with each character replaced by the first character met of the same advance
+    ("0.1234" and "0.5678" are both "0.0000" where the digits are as wide): its glyphs' offsets
+    are those of its shape, computed once. Shapes and glyph indexes are made by `str.translate`
+    over all the values of a matrix at once, not character by character in Python (a few
+    hundred values on every move).
     """
 
-    MAX_TEMPLATES = 1024  # distinct advance sequences; a few dozen in practice
+    MAX_TEMPLATES = 1024  # distinct shapes; a few dozen in practice
 
     def __init__(self, font: QFont) -> None:
         self.raw = QRawFont.fromFont(font)
         self._known: dict[str, tuple[int, float] | None] = {}
-        # The glyph index and advance of each character the font has (`of` fills them).
-        self._index: dict[str, int] = {}
-        self._advance: dict[str, float] = {}
-        self._offsets: dict[tuple[float, ...], tuple[float, ...]] = {}  # by glyph advances
+        # Translation tables of the characters the font has (`of` fills them): to the
+        # character of their glyph index, and to the first character of their advance.
+        self._index: dict[int, str] = {}
+        self._shape: dict[int, str] = {}
+        self._of_advance: dict[float, str] = {}
+        # By shape, the x offsets of its glyphs; None where the font lacks a character (a
+        # character it lacks is in no table: it stays itself in the shape, which then names
+        # that character).
+        self._offsets: dict[str, tuple[float, ...] | None] = {}
         self.baseline = (self.raw.ascent() - self.raw.descent()) / 2
 
-    def place(self, text: str) -> tuple[tuple[int, ...], tuple[float, ...]] | None:
-        """`text`'s glyphs and their x offsets, centred on x = 0 (each glyph's baseline is
-        `baseline` below the centre), or None if the font lacks a character."""
-        if not text:
-            return None
-        try:  # the characters met before, mapped in C: a few hundred values on every move
-            glyphs = tuple(map(self._index.__getitem__, text))
-        except KeyError:
-            if self.of(text) is None:
-                return None
-            glyphs = tuple(map(self._index.__getitem__, text))
-        return glyphs, self._offsets_of(tuple(map(self._advance.__getitem__, text)))
+    def shapes(self, texts: list[str]) -> list[str]:
+        """The shape of each of `texts` (see the class), in one `str.translate`."""
+        shapes = _SEPARATOR.join(texts).translate(self._shape).split(_SEPARATOR)
+        if len(shapes) != len(texts):  # a separator in a text, or one the tables translate
+            shapes = [text.translate(self._shape) for text in texts]
+        return shapes
 
-    def _offsets_of(self, advances: tuple[float, ...]) -> tuple[float, ...]:
-        offsets = self._offsets.get(advances)
-        if offsets is None:
+    def offsets(self, text: str, shape: str) -> tuple[str, tuple[float, ...] | None]:
+        """`text`'s shape (`shape`, given by `shapes`, as it is once the font's characters in
+        `text` are known) and its glyphs' x offsets, centred on x = 0 (each glyph's
+        baseline is `baseline` below the centre); None where the font lacks a character."""
+        if shape in self._offsets:
+            return shape, self._offsets[shape]
+        shaped = self.of(text)
+        shape = text.translate(self._shape)  # its characters known now
+        offsets = None
+        if shaped is not None:
+            advances = [advance for _, advance in shaped]
             x = -sum(advances) / 2
             placed = []
             for advance in advances:
                 placed.append(x)
                 x += advance
             offsets = tuple(placed)
-            if len(self._offsets) >= self.MAX_TEMPLATES:
-                self._offsets.clear()
-            self._offsets[advances] = offsets
-        return offsets
+        if len(self._offsets) >= self.MAX_TEMPLATES:
+            self._offsets.clear()
+        self._offsets[shape] = offsets
+        return shape, offsets
+
+    def indexes(self, texts: str) -> list[int]:
+        """The glyph indexes of `texts`, every character of which the font has."""
+        return list(map(ord, texts.translate(self._index)))
 
     def of(self, text: str) -> list[tuple[int, float]] | None:
         """The glyphs of `text`, or None if the font lacks one (Qt then picks a fallback font)."""
@@ -65,7 +81,9 @@ class _Glyphs:
             if char not in known:
                 known[char] = glyph = self._glyph(char)
                 if glyph is not None:
-                    self._index[char], self._advance[char] = glyph
+                    index, advance = glyph
+                    self._index[ord(char)] = chr(index)
+                    self._shape[ord(char)] = self._of_advance.setdefault(advance, char)
         shaped = [known[char] for char in text]
         return None if None in shaped else shaped
 

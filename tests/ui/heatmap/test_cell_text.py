@@ -145,17 +145,40 @@ def test_the_weights_scale_percentile_is_numpys(values):
 
 def test_a_repaint_reuses_the_glyph_runs_of_the_values_on_screen(view, monkeypatch):
     built = []
-    build = _Glyphs.place
+    build = CellTextItem._glyph_runs
     monkeypatch.setattr(
-        _Glyphs, "place", lambda self, text: built.append(text) or build(self, text)
+        CellTextItem,
+        "_glyph_runs",
+        lambda self, font, texts, place: (
+            built.append(list(texts)) or build(self, font, texts, place)
+        ),
     )
     view.plot.set_matrix(np.array([[0.5, -0.25], [1.75, 2.0]]), kind="signed")
     view.viewport().grab()
     view.viewport().grab()  # a hover or a resize repaints the same values
-    assert sorted(built) == ["-0.2500", "0.5000", "1.7500", "2.0000"]
+    assert built == [["0.5000", "-0.2500", "1.7500", "2.0000"]]
     view.plot.set_matrix(np.array([[0.5, -0.25], [1.75, 3.0]]), kind="signed")
     view.viewport().grab()
-    assert len(built) == 8  # new values: new runs, and nothing kept from the old ones
+    assert built[1:] == [["0.5000", "-0.2500", "1.7500", "3.0000"]]  # new values: new runs
+
+
+def test_values_of_one_shape_share_their_offsets_and_keep_their_own_glyphs(qapp):
+    """Where the digits are as wide, "0.1234" and "0.5678" have one shape, and so the same
+    glyph offsets; their glyph indexes stay their own characters'."""
+    glyphs = _Glyphs(QFont())
+    texts = ["0.1234", "0.5678", "-0.25", "中", ""]
+    shapes = glyphs.shapes(texts)
+    found = [glyphs.offsets(text, shape) for text, shape in zip(texts, shapes, strict=True)]
+    raw = glyphs.raw
+    advances = [a.x() for a in raw.advancesForGlyphIndexes(raw.glyphIndexesForString("0123456789"))]
+    if len(set(advances)) == 1:
+        assert found[0] == found[1]
+    assert found[3][1] is None  # the font lacks it: drawText writes it
+    for text, (_, offsets) in zip(texts[:3], found[:3], strict=True):
+        own = [a.x() for a in raw.advancesForGlyphIndexes(raw.glyphIndexesForString(text))]
+        assert offsets == pytest.approx([sum(own[:i]) - sum(own) / 2 for i in range(len(own))])
+        assert glyphs.indexes(text) == raw.glyphIndexesForString(text)
+    assert glyphs.shapes(["a\nb", "c"]) == ["a\nb".translate(glyphs._shape), "c"]
 
 
 def test_a_value_in_an_uncoloured_cell_is_written_in_dark_ink(view):
