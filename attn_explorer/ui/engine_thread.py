@@ -36,6 +36,16 @@ TRIM_DELAY_MS = 1000
 # two-core machine, under cProfile, 5 ms of every 6-token change went to that one emit).
 RELEASE_IDLE_MS = 250
 
+# A result that arrives with a newer request already waiting (a burst: a drag, a held arrow
+# key, a scripted sweep) holds that request this long before the engine starts it, when
+# the result took less than this to compute. Computed back to back, a small trace came
+# every half millisecond, faster than the window can draw one: the engine thread then only
+# took the interpreter lock and a core from the window's thread, which stalled while the
+# host's other programs held the other core. A single change, with nothing waiting, is
+# computed at once; a big trace, longer than this to compute, is not held either, so the
+# window draws one while the engine computes the next.
+BURST_HOLD_MS = 8
+
 
 _startup_frozen = False  # the objects alive at the first result are set aside now
 _thawed = False  # they were handed back once: collect before setting them aside again
@@ -192,6 +202,10 @@ class EngineBridge(QObject):
         self._release_timer.setSingleShot(True)
         self._release_timer.setInterval(RELEASE_IDLE_MS)
         self._release_timer.timeout.connect(self._hand_over)
+        self._held = False  # a burst's newest request waits (`BURST_HOLD_MS`)
+        self._hold_timer = QTimer(self)
+        self._hold_timer.setSingleShot(True)
+        self._hold_timer.timeout.connect(self._end_hold)
         self._thread.start()
 
     @property
@@ -211,7 +225,7 @@ class EngineBridge(QObject):
         """
         self._generation += 1
         self._pending = (self._generation, config, compare_mask_methods)
-        if not self._in_flight:
+        if not self._in_flight and not self._held:
             self._dispatch()
         return self._generation
 
@@ -245,10 +259,19 @@ class EngineBridge(QObject):
         self._hand_over()  # freed before the computation, whose buffers may reuse them
         self._submit.emit(generation, config, compare)
 
+    def _end_hold(self) -> None:
+        self._held = False
+        self._dispatch()
+
     @Slot(object)
     def _on_done(self, outcome: Result | Failure) -> None:
         self._in_flight = False
-        self._dispatch()
+        small = isinstance(outcome, Result) and outcome.seconds * 1e3 < BURST_HOLD_MS
+        if self._pending is not None and small:
+            self._held = True
+            self._hold_timer.start(BURST_HOLD_MS)
+        else:
+            self._dispatch()
         if isinstance(outcome, Result):
             freeze_startup_objects()  # by the first result, torch is imported
         if outcome.generation != self._generation:
@@ -264,6 +287,8 @@ class EngineBridge(QObject):
         thaw_startup_objects(again=False)
         self._pending = None
         self._release_timer.stop()
+        self._hold_timer.stop()
+        self._held = False
         self._released = []
         if self._thread.isRunning():
             self._thread.quit()

@@ -140,3 +140,39 @@ def test_a_released_trace_goes_to_the_engine_thread_with_the_next_request(bridge
     assert len(handed) == 1
     qtbot.waitUntil(lambda: len(handed) == 2, timeout=5_000)
     assert handed[1] == [trace]
+
+
+def test_a_bursts_newest_request_waits_after_a_small_trace_and_a_lone_one_does_not(
+    bridge, qtbot, monkeypatch
+):
+    """Computed back to back, small traces came faster than the window draws them and only
+    took a core and the interpreter lock from it: the newest request of a burst waits
+    `BURST_HOLD_MS` after a small result; a request with nothing before it goes at once."""
+    monkeypatch.setattr(bridge_module, "BURST_HOLD_MS", 400)  # long enough to look inside
+    config = preset("v1").config
+    with qtbot.waitSignal(bridge.computed, timeout=30_000):
+        bridge.request(replace(config, seed=1))
+    bridge.request(replace(config, seed=2))
+    bridge.request(replace(config, seed=3))  # waits while seed 2 computes
+    assert bridge.computations == 2
+    qtbot.waitUntil(lambda: not bridge._in_flight, timeout=30_000)  # seed 2's result is in
+    assert bridge.computations == 2 and bridge.busy  # seed 3 is held, not yet computing
+    with qtbot.waitSignal(
+        bridge.computed, timeout=30_000, check_params_cb=lambda r: r.trace.config.seed == 3
+    ):
+        pass
+    assert bridge.computations == 3
+    bridge.request(replace(config, seed=4))  # nothing waiting before it: computed at once
+    assert bridge.computations == 4
+
+
+def test_a_trace_longer_than_the_hold_is_followed_by_the_newest_request_at_once(
+    bridge, qtbot, monkeypatch
+):
+    """A big trace is not held: the window draws it while the engine computes the next."""
+    monkeypatch.setattr(bridge_module, "BURST_HOLD_MS", 0)  # every trace takes longer
+    config = preset("v1").config
+    bridge.request(replace(config, seed=1))
+    bridge.request(replace(config, seed=2))
+    qtbot.waitUntil(lambda: bridge.computations == 2, timeout=30_000)
+    assert bridge._in_flight or not bridge.busy  # dispatched as seed 1's result came
