@@ -257,6 +257,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
+def new_document(qapp):
+    """`new_document(state)`: a document for this test alone (the default state without
+    one), deleted whole at the test's end.
+
+    Its undo steps hold the document, so once let go only the garbage collector frees it,
+    at any later moment, tearing its wrappers down in no set order: a test worker died so
+    in QUndoStack::clear() (a core dump, 2026-11-28). A window's document goes with its
+    window; these go here, while everything they hold is whole.
+    """
+    import shiboken6
+
+    from attn_explorer.model.state import default_state
+    from attn_explorer.ui.editing.document import Document
+
+    made = []
+
+    def make(state=None):
+        made.append(Document(state if state is not None else default_state()))
+        return made[-1]
+
+    yield make
+    for document in made:
+        if shiboken6.isValid(document):
+            document.undo_stack.clear()
+            shiboken6.delete(document)
+
+
+@pytest.fixture
 def disk_full_after():
     """`with disk_full_after(n):` every write past byte n of a file fails with "File too
     large" (EFBIG), as a full disk fails a write half-way; Python ignores the SIGXFSZ."""

@@ -173,11 +173,10 @@ def test_set_refuses_a_field_the_declaration_lacks():
 # ---------------------------------------------------------------------------- the controls
 
 
-def test_the_controls_hold_the_declared_ranges_decimals_and_choices(qtbot):
+def test_the_controls_hold_the_declared_ranges_decimals_and_choices(qtbot, new_document):
     from attn_explorer.ui.editing.controls import ControlsPanel
-    from attn_explorer.ui.editing.document import Document
 
-    panel = ControlsPanel(Document(default_state()))
+    panel = ControlsPanel(new_document())
     qtbot.addWidget(panel)
     spins = {
         "seed": panel.seed.spin,

@@ -7,15 +7,12 @@ import pytest
 from attn_explorer.engine.presets import preset
 from attn_explorer.model.state import ExplorerState
 from attn_explorer.ui.editing import document as document_module
-from attn_explorer.ui.editing.document import UNDO_LIMIT, Document
+from attn_explorer.ui.editing.document import UNDO_LIMIT
 
 
 @pytest.fixture
-def doc(qapp):
-    d = Document(ExplorerState.from_config(preset("simple").config))
-    yield d
-    d.undo_stack.clear()
-    d.deleteLater()
+def doc(new_document):
+    return new_document(ExplorerState.from_config(preset("simple").config))
 
 
 def live_control_commands() -> int:

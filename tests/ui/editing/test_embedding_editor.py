@@ -6,14 +6,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QUndoStack
 
 from attn_explorer.engine.presets import JOURNEY, JOURNEY_TOKENS
-from attn_explorer.model.state import TokenSequence, default_state
-from attn_explorer.ui.editing.document import Document
+from attn_explorer.model.state import TokenSequence
 from attn_explorer.ui.editing.embedding_model import EmbeddingTableModel
 
 
 @pytest.fixture
-def doc(qapp):
-    return Document(default_state())
+def doc(new_document):
+    return new_document()
 
 
 @pytest.fixture
@@ -25,11 +24,11 @@ def value(model, row, col):
     return model.data(model.index(row, col), Qt.ItemDataRole.EditRole)
 
 
-def test_model_passes_qtmodeltester(qtmodeltester, model):
+def test_model_passes_qtmodeltester(model, qtmodeltester):  # the model outlives the tester
     qtmodeltester.check(model, force_py=True)
 
 
-def test_model_passes_qtmodeltester_after_structural_edits(qtmodeltester, doc, model):
+def test_model_passes_qtmodeltester_after_structural_edits(doc, model, qtmodeltester):
     model.insert_tokens(2, 3, np.random.default_rng(0))
     doc.add_dimension(np.random.default_rng(0))
     model.remove_tokens([0])

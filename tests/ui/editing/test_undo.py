@@ -5,18 +5,14 @@ import pytest
 
 from attn_explorer.model.state import ExplorerState, random_sequence
 from attn_explorer.ui.editing import undo
-from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.editing.undo import history_bytes
 
 
 @pytest.fixture
-def big_doc(qapp):
+def big_doc(new_document):
     """A 1024 × 256 table: 2 MB of values, so whole-table copies would show at once."""
     table = random_sequence(1024, 256, seed=1)
-    d = Document(ExplorerState(queries=table, kv=table))
-    yield d
-    d.undo_stack.clear()
-    d.deleteLater()
+    return new_document(ExplorerState(queries=table, kv=table))
 
 
 def table_of(model) -> tuple[tuple[str, ...], np.ndarray]:

@@ -6,16 +6,14 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 
-from attn_explorer.model.state import default_state
-from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.editing.embedding_editor import EmbeddingTable
 from attn_explorer.ui.i18n import tr
 from tests.ui.desktop_locale import desktop_locale
 
 
 @pytest.fixture
-def doc(qapp):
-    return Document(default_state())
+def doc(new_document):
+    return new_document()
 
 
 def test_the_edit_menu_names_each_step_in_vietnamese(vietnamese, doc):

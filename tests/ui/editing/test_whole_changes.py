@@ -6,7 +6,6 @@ import pytest
 
 from attn_explorer.engine.presets import preset
 from attn_explorer.model.state import ExplorerState, TokenSequence
-from attn_explorer.ui.editing.document import Document
 
 
 def cross_state(d_in: int, n_q: int = 4, n_kv: int = 5) -> ExplorerState:
@@ -30,11 +29,8 @@ def plain_state(d_in: int, n: int = 6) -> ExplorerState:
 
 
 @pytest.fixture
-def doc(qapp):
-    d = Document(ExplorerState.from_preset(preset("cross")))
-    yield d
-    d.undo_stack.clear()
-    d.deleteLater()
+def doc(new_document):
+    return new_document(ExplorerState.from_preset(preset("cross")))
 
 
 @pytest.fixture

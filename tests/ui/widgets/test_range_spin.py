@@ -5,9 +5,7 @@ all write 0.1."""
 import pytest
 from PySide6.QtCore import QLocale, Qt
 
-from attn_explorer.model.state import default_state
 from attn_explorer.ui.editing.controls import ControlsPanel
-from attn_explorer.ui.editing.document import Document
 from attn_explorer.ui.widgets import SliderSpin
 from tests.ui.desktop_locale import desktop_locale
 
@@ -29,9 +27,9 @@ def type_into(qtbot, spin, text: str) -> None:
 
 
 @pytest.fixture
-def panel(vietnamese_desktop, vietnamese, qtbot):
+def panel(vietnamese_desktop, vietnamese, qtbot, new_document):
     """The controls as a learner on a Vietnamese desktop reads them, in Vietnamese."""
-    controls = ControlsPanel(Document(default_state()))
+    controls = ControlsPanel(new_document())
     qtbot.addWidget(controls)
     controls.show()
     return controls
