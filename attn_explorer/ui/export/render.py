@@ -43,6 +43,7 @@ from attn_explorer.ui.export.spec import (
     figure_title,
     format_of,
 )
+from attn_explorer.ui.heatmap.containers import discard
 
 DPI = 96  # logical pixels per inch: a figure of 960 px is 10 inches wide in a PDF
 
@@ -264,17 +265,23 @@ def write_figure(
     size: tuple[int, int],
     scale: int = 1,
     title: Callable[[], str] = str,
+    keep: bool = False,
 ) -> Path:
     """Build a figure (`build(vector)`: its cells as vectors for SVG and PDF) and write it as
     PNG, SVG or PDF, from `fmt` or the extension: every figure file's one last step. `title()`
-    (the file's metadata) is asked once the figure is built, which refuses what cannot be."""
+    (the file's metadata) is asked once the figure is built, which refuses what cannot be.
+    The figure is deleted once written (see `discard`) unless `keep`: `build` lent it."""
     path = Path(path)
     chosen = format_of(path, fmt)
     with figure_font():  # one change of the application's font, for building and painting
         figure = build(chosen != "png")
-        if chosen == "png":
-            return render_png(figure, path, size, scale)
-        name = title()
-        if chosen == "svg":
-            return render_svg(figure, path, size, name)
-        return render_pdf([figure], path, size, name)
+        try:
+            if chosen == "png":
+                return render_png(figure, path, size, scale)
+            name = title()
+            if chosen == "svg":
+                return render_svg(figure, path, size, name)
+            return render_pdf([figure], path, size, name)
+        finally:
+            if not keep:
+                discard(figure)

@@ -23,6 +23,7 @@ from attn_explorer.ui.export.spec import (
     FigureTooSmallError,
     figure_title,
 )
+from attn_explorer.ui.heatmap.containers import discard
 
 if TYPE_CHECKING:
     import pyqtgraph as pg
@@ -67,6 +68,9 @@ def export_all_stages(
             # The first stage that does not fit is not the only one: advise a size all fit in.
             needed = _size_for_all(figures, small.needed)
             raise FigureTooSmallError(needed, size, stages=True) from None
+        finally:
+            for index in range(len(figures)):
+                figures.release(index)
 
 
 class _Figures:
@@ -88,7 +92,9 @@ class _Figures:
         return self.built[index]
 
     def release(self, index: int) -> None:
-        self.built.pop(index, None)
+        figure = self.built.pop(index, None)
+        if figure is not None:
+            discard(figure)
 
 
 def _stage_files(
@@ -118,6 +124,7 @@ def _stage_files(
                     size,
                     scale,
                     lambda spec=spec: figure_title(trace, spec),
+                    keep=True,
                 )
             except OSError as error:
                 if str(error.filename) == str(temp):  # say the file the user asked for

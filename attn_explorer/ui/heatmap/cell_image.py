@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -115,7 +116,11 @@ class CellImage(QGraphicsItem):
 
     def __init__(self, owner: CellOwner) -> None:
         super().__init__()
-        self._owner = owner
+        # Weak: this item lies inside its owner's tree. A strong reference from a descendant
+        # can hold the last reference to a parentless owner (an exported figure's plot), and
+        # the descendant's deletion (pyqtgraph's view group, which Python owns although it
+        # has a parent) would then delete the owner while the owner's tree is being deleted.
+        self._owner = weakref.ref(owner)
         self.vector_cells = False
         self.image: np.ndarray | None = None  # (h, w) uint32 premultiplied ARGB, 0 where masked
         self._qimage: QImage | None = None
@@ -235,7 +240,8 @@ class CellImage(QGraphicsItem):
         return True
 
     def _cell(self, pos: QPointF) -> tuple[int, int] | None:
-        matrix = self._owner.matrix
+        owner = self._owner()
+        matrix = None if owner is None else owner.matrix
         if self.image is None or matrix is None:
             return None
         row, col = math.floor(pos.y()), math.floor(pos.x())
@@ -243,11 +249,14 @@ class CellImage(QGraphicsItem):
         return (row, col) if 0 <= row < rows and 0 <= col < cols else None
 
     def hoverEvent(self, ev: object) -> None:
-        cell = None if ev.isExit() else self._cell(ev.pos())
-        self._owner._hover(cell, None if ev.isExit() else ev.screenPos())
+        owner = self._owner()
+        if owner is not None:
+            cell = None if ev.isExit() else self._cell(ev.pos())
+            owner._hover(cell, None if ev.isExit() else ev.screenPos())
 
     def mouseClickEvent(self, ev: object) -> None:
         cell = self._cell(ev.pos())
-        if cell is not None and ev.button() == Qt.MouseButton.LeftButton:
+        owner = self._owner()
+        if cell is not None and owner is not None and ev.button() == Qt.MouseButton.LeftButton:
             ev.accept()
-            self._owner.cellClicked.emit(*cell)
+            owner.cellClicked.emit(*cell)

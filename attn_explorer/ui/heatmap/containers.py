@@ -10,6 +10,7 @@ QObject's Python attributes without PySide's look-up of Qt properties.
 from __future__ import annotations
 
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsWidget
 
@@ -36,3 +37,18 @@ def draw_nothing(*items: QGraphicsItem) -> None:
     paints them nor asks their bounds to do so; their children are drawn as before."""
     for item in items:
         item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+
+
+def discard(item: QGraphicsItem) -> None:
+    """Delete a graphics tree that no scene and no parent holds, whole and at once.
+
+    Such a tree (an exported figure) belongs to Python. Left to the garbage collector, which
+    frees the members of a reference cycle in no set order, it can be deleted from its middle:
+    PySide gives a parent no ownership of a QGraphicsObject or QGraphicsWidget made with one
+    (pyqtgraph makes each view's child group so), and freeing that item's wrapper deletes it
+    and everything under it; a reference one of those held may be the last to an ancestor,
+    which is then deleted while it is deleting them, and the process crashes. Deleted from
+    its root, the tree goes down in Qt's order and the wrappers are only let go.
+    """
+    if shiboken6.isValid(item) and item.parentItem() is None and item.scene() is None:
+        shiboken6.delete(item)

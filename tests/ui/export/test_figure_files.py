@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+import shiboken6
 from pypdf import PdfReader
 from PySide6.QtGui import QImage
 
@@ -363,3 +364,43 @@ def test_an_svg_is_white_behind_the_figure_as_the_png_is(trace, tmp_path):
         assert image.pixelColor(x, y).name(image.pixelColor(x, y).NameFormat.HexArgb) == (
             "#ffffffff"
         )
+
+
+@pytest.fixture
+def built_figures(monkeypatch):
+    """Every figure the export builds, kept here to be asked afterwards whether it still
+    exists."""
+    from attn_explorer.ui.export import render, stages
+
+    built = []
+
+    def recording(real):
+        def build(*args, **kwargs):
+            built.append(real(*args, **kwargs))
+            return built[-1]
+
+        return build
+
+    monkeypatch.setattr(render, "build_figure", recording(render.build_figure))
+    monkeypatch.setattr(stages, "build_figure", recording(stages.build_figure))
+    return built
+
+
+def test_a_written_figure_is_deleted_at_once_not_left_to_the_collector(
+    trace, tmp_path, built_figures
+):
+    # A parentless figure left to the garbage collector can be freed from its middle and
+    # take the process down (see `discard`): written or refused, it is deleted whole at once.
+    export_figure(trace, FigureSpec("array", "weights"), tmp_path / "w.png", size=(600, 500))
+    with pytest.raises(FigureError):
+        export_figure(trace, FigureSpec("matrices"), tmp_path / "m.svg", size=(120, 90))
+    assert len(built_figures) == 2
+    assert [shiboken6.isValid(figure) for figure in built_figures] == [False, False]
+
+
+def test_every_stage_figure_is_deleted_once_the_stages_are_written(
+    wrapper, tmp_path, built_figures
+):
+    export_all_stages(wrapper, tmp_path / "steps.pdf", "pdf", size=(1200, 700))
+    assert len(built_figures) == len(STEP_KEYS)
+    assert not any(shiboken6.isValid(figure) for figure in built_figures)

@@ -1,6 +1,9 @@
 """The cells drawn at device resolution are the very pixels Qt's own scaling writes."""
 
+import os
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -141,3 +144,37 @@ def _blitted_as_qt_scales(qtbot, monkeypatch, view, masked, shown, grab) -> None
     monkeypatch.setattr(CellImage, "_blit", lambda *a: False)
     view.plot.image.update()
     assert fast == grab().toImage()
+
+
+# The garbage collector's order that took a test worker down: an unreachable plot's attributes
+# cleared first, then its PlotItem's, then its view's; the last lets go of pyqtgraph's child
+# group, which Python owns although it has a parent, and deleting it deletes the cells.
+FREED_FROM_THE_MIDDLE = """
+import gc
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from attn_explorer.ui.heatmap.plot import MatrixPlot
+gc.disable()
+plot = MatrixPlot()
+inner, view = plot.plot, plot.view
+vars(plot).clear()
+del plot
+vars(inner).clear()
+vars(view).clear()
+print("whole")
+"""
+
+
+def test_a_plot_freed_from_its_middle_does_not_take_the_process_down():
+    # Run apart: the failure this guards against is a segmentation fault. The cells must not
+    # hold the last reference to their plot, which would then be deleted inside its own
+    # deletion.
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    result = subprocess.run(
+        [sys.executable, "-c", FREED_FROM_THE_MIDDLE],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (result.returncode, result.stdout.strip()) == (0, "whole"), result.stderr[-2000:]
