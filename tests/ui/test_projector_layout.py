@@ -225,3 +225,27 @@ def test_what_gave_way_is_said_in_vietnamese(vietnamese, at_size, qtbot):
     qtbot.waitUntil(lambda: notice(window) != "")
     assert notice(window).startswith("Đã ẩn Q, K")
     assert "F9" in notice(window)
+
+
+def test_a_seed_move_that_widens_a_colour_bar_moves_no_other_matrix(at_size, qtbot, wait_settled):
+    """At 1024 × 768 the matrices of a row share its width by their columns and colour bars.
+    A seed move whose scores bar widened for a label it had not shown ("-0.075" after
+    "-0.06") moved the mask beside it as well, and both were laid out and painted again
+    whole in the move's paint: the longest stall of a burst of seed changes. The bar's few
+    pixels now come from its own cells."""
+    window = at_size(1024, 768)
+    board = window.board
+    assert board.arrangement.rows[0] == ("scores", "mask")  # shared by columns and bars
+    bar = board.views["scores"].plot.colorbar
+    others = [view for key, view in board.views.items() if key != "scores" and view.isVisible()]
+    widened = []
+    for seed in range(1, 16):
+        width, places = bar.minimumWidth(), [view.geometry() for view in others]
+        window.controls.seed.spin.setValue(seed)
+        wait_settled(window)
+        qtbot.waitUntil(board.settled)
+        qtbot.wait(20)  # any re-layout the move set off
+        if bar.minimumWidth() > width:
+            widened.append(seed)
+            assert [view.geometry() for view in others] == places, seed
+    assert widened  # the seeds above widen it (the test would check nothing otherwise)

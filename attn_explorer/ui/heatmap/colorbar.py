@@ -98,7 +98,9 @@ class ColorBar(pg.GraphicsWidget):
     def _set_font(self, factor: float) -> None:
         self.font = QFont()
         self.font.setPointSizeF(8.5 * factor)
-        self._line = QFontMetricsF(self.font).height()
+        metrics = QFontMetricsF(self.font)
+        self._line = metrics.height()
+        self.digit = metrics.horizontalAdvance("0")  # how much one more digit widens it
         self._font_key = self.font.key()  # asked on every move; QFont.key() costs 20k
 
     def _text_size_changed(self) -> None:

@@ -20,9 +20,10 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFontMetricsF
 
 from attn_explorer.text.i18n import N_
-from attn_explorer.ui.heatmap import MatrixPlot
+from attn_explorer.ui.heatmap import CATEGORY_LABELS, MatrixPlot
 from attn_explorer.ui.heatmap.axis import _widest
 from attn_explorer.ui.i18n import tr as _tr
+from attn_explorer.ui.text_size import text_size
 
 # The room of a plot besides its row labels and colour bar (margins, the spacing before the
 # bar, the view's edge), and besides its title and column labels: measured on the window.
@@ -119,6 +120,58 @@ def widths(
         columns.append(count / 3 if key == "mask" else count)
     cell = max(across - sum(edges), 0.0) / sum(columns)
     return [edge + count * cell for edge, count in zip(edges, columns, strict=True)]
+
+
+class SharedFor:
+    """What a page's widths were last shared out for (see `widths`): they are shared out
+    again for a new room, arrangement, text size or what the matrices hold, and for a
+    colour bar more than two digits wider or narrower than it was then; not for a bar of
+    numbers widened on a seed move by a label it had not shown ("-0.75" after "-0.6").
+
+    Shared out again, the row's every view would move, and be laid out and repainted whole
+    in the pass of the move (13-20 ms of the window thread at 64 tokens, the burst's longest
+    stall: docs/performance.md). The widened bar's few pixels come from its own cells
+    instead: a pixel a cell at 6 tokens."""
+
+    DIGITS = 2
+
+    def __init__(self) -> None:
+        self._key: tuple | None = None
+        self._bars: tuple[float, ...] = ()
+
+    def forget(self) -> None:
+        """Share out again at the next ask (the views were laid out anew)."""
+        self._key = None
+
+    def changed(
+        self, arrangement: Arrangement, plots: dict[str, MatrixPlot], across: float
+    ) -> bool:
+        """Whether the widths must be shared out again; remembers them shared if so."""
+        shown = [plots[key] for key in arrangement.keys]
+        key = (across, arrangement, text_size.factor, tuple(_held(plot) for plot in shown))
+        bars = tuple(_bar_width(plot) for plot in shown)
+        if key == self._key and all(
+            abs(now - then) <= self.DIGITS * plot.colorbar.digit
+            for plot, now, then in zip(shown, bars, self._bars, strict=True)
+            if plot.colorbar is not None
+        ):
+            return False
+        self._key, self._bars = key, bars
+        return True
+
+
+def _held(plot: MatrixPlot) -> tuple:
+    """What a plot's share of its row follows besides its bar of numbers: its labels and
+    columns, which of its row labels and bar are shown, and its bar of words ("1 hidden")."""
+    shape = None if plot.matrix is None else plot.matrix.shape
+    words = plot.kind in CATEGORY_LABELS and plot.colorbar is not None
+    bar = plot.colorbar.minimumWidth() if words else None
+    return (plot.labels, shape, plot.row_labels_shown, plot.colorbar_shown, bar)
+
+
+def _bar_width(plot: MatrixPlot) -> float:
+    bar = plot.colorbar
+    return bar.minimumWidth() if bar is not None and plot.colorbar_shown else 0.0
 
 
 def how_written(plot: MatrixPlot, width: float, height: float, row_labels: bool = True) -> str:

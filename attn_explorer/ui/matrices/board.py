@@ -38,6 +38,7 @@ from attn_explorer.ui.i18n import tr as _tr
 from attn_explorer.ui.matrices.arrangement import (
     FULL,
     Arrangement,
+    SharedFor,
     choose,
     notice_text,
     widths,
@@ -144,6 +145,7 @@ class MatrixBoard(HeadChoice, QWidget):
             view.plot.view.sigResized.connect(self._values_may_change)
         self.arrangement = FULL
         self._arranged_for: tuple | None = None  # what the arrangement was chosen for
+        self._shared_for = SharedFor()  # what the views' widths were shared out for
         self._arrange(FULL)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -282,6 +284,7 @@ class MatrixBoard(HeadChoice, QWidget):
             if key not in arrangement.keys:
                 view.setVisible(False)
                 view.plot.show_row_labels(True)
+        self._shared_for.forget()  # the rows' stretches went with their items
         self._share_width()
         total = sum(self._split.sizes())
         if total > 0:  # (not before the page is laid out: its stretch factors do that)
@@ -422,6 +425,8 @@ class MatrixBoard(HeadChoice, QWidget):
         arrangement = self.arrangement
         plots = {key: view.plot for key, view in self.views.items()}
         across = max(self.pages.width(), 200)
+        if not self._shared_for.changed(arrangement, plots, across):
+            return
         for (_row, row_layout), keys in zip(self._rows, arrangement.rows, strict=False):
             room = across - row_layout.spacing() * (len(keys) - 1)
             for i, width in enumerate(widths(arrangement, keys, plots, room)):
