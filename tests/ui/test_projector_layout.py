@@ -249,3 +249,27 @@ def test_a_seed_move_that_widens_a_colour_bar_moves_no_other_matrix(at_size, qtb
             widened.append(seed)
             assert [view.geometry() for view in others] == places, seed
     assert widened  # the seeds above widen it (the test would check nothing otherwise)
+
+
+def test_a_colour_bar_widened_far_shares_its_row_out_again(at_size, qtbot, wait_settled):
+    """A bar many digits wider (the scores of a query of 3000: "-1.5e+06") would take all
+    of that from its own cells: the row is shared out again, the scores' cells three times
+    as wide as the mask's beside them, as before."""
+    window = at_size(1024, 768)
+    board = window.board
+    scores, mask = (board.views[key].plot for key in ("scores", "mask"))
+
+    def cells() -> tuple[float, float]:
+        return scores.view.width() / 6, mask.view.width() / 6
+
+    before = cells()
+    assert before[0] == pytest.approx(3 * before[1], abs=1)
+    width = scores.colorbar.minimumWidth()
+    window.doc.queries.setData(window.doc.queries.index(1, 1), "3000")
+    wait_settled(window)
+    qtbot.waitUntil(board.settled)
+    qtbot.wait(50)
+    assert scores.colorbar.minimumWidth() > width + 3 * scores.colorbar.digit
+    after = cells()
+    assert after[0] < before[0] and after[1] < before[1]  # the room shared by both
+    assert after[0] == pytest.approx(3 * after[1], abs=1)
