@@ -229,26 +229,28 @@ def test_what_gave_way_is_said_in_vietnamese(vietnamese, at_size, qtbot):
 
 def test_a_seed_move_that_widens_a_colour_bar_moves_no_other_matrix(at_size, qtbot, wait_settled):
     """At 1024 × 768 the matrices of a row share its width by their columns and colour bars.
-    A seed move whose scores bar widened for a label it had not shown ("-0.075" after
-    "-0.06") moved the mask beside it as well, and both were laid out and painted again
-    whole in the move's paint: the longest stall of a burst of seed changes. The bar's few
-    pixels now come from its own cells."""
+    A seed move whose scores bar widened for a label it had not shown ("-0.06" after "-0.2")
+    moved the mask beside it as well, and both were laid out and painted again whole in the
+    move's paint: the longest stall of a burst of seed changes. The bar's few pixels now come
+    from its own cells; but not where its column labels would no longer fit level (seed 7,
+    "-0.075"): there the row is shared out again, and the labels stay level."""
     window = at_size(1024, 768)
     board = window.board
     assert board.arrangement.rows[0] == ("scores", "mask")  # shared by columns and bars
-    bar = board.views["scores"].plot.colorbar
+    scores = board.views["scores"].plot
     others = [view for key, view in board.views.items() if key != "scores" and view.isVisible()]
-    widened = []
+    kept, shared = [], []
     for seed in range(1, 16):
-        width, places = bar.minimumWidth(), [view.geometry() for view in others]
+        width, places = scores.colorbar.minimumWidth(), [view.geometry() for view in others]
         window.controls.seed.spin.setValue(seed)
         wait_settled(window)
         qtbot.waitUntil(board.settled)
         qtbot.wait(20)  # any re-layout the move set off
-        if bar.minimumWidth() > width:
-            widened.append(seed)
-            assert [view.geometry() for view in others] == places, seed
-    assert widened  # the seeds above widen it (the test would check nothing otherwise)
+        assert scores.top_axis.angle == 0, seed  # "journey" level over its column
+        if scores.colorbar.minimumWidth() > width:
+            moved = [view.geometry() for view in others] != places
+            (shared if moved else kept).append(seed)
+    assert kept == [1] and shared == [7]
 
 
 def test_a_colour_bar_widened_far_shares_its_row_out_again(at_size, qtbot, wait_settled):

@@ -162,11 +162,14 @@ class SharedFor:
 
 def _held(plot: MatrixPlot) -> tuple:
     """What a plot's share of its row follows besides its bar of numbers: its labels and
-    columns, which of its row labels and bar are shown, and its bar of words ("1 hidden")."""
+    columns, which of its row labels and bar are shown, and its bar of words ("1 hidden");
+    and how its column labels are written: cells narrowed by their own bar's few pixels
+    that no longer fit them level ("journey" at 1024 px) have the row shared out again."""
     shape = None if plot.matrix is None else plot.matrix.shape
     words = plot.kind in CATEGORY_LABELS and plot.colorbar is not None
     bar = plot.colorbar.minimumWidth() if words else None
-    return (plot.labels, shape, plot.row_labels_shown, plot.colorbar_shown, bar)
+    columns = (plot.top_axis.angle, len(plot.tick_labels[1]))
+    return (plot.labels, shape, plot.row_labels_shown, plot.colorbar_shown, bar, columns)
 
 
 def _bar_width(plot: MatrixPlot) -> float:
