@@ -236,6 +236,8 @@ def test_a_seed_move_that_widens_a_colour_bar_moves_no_other_matrix(at_size, qtb
     "-0.075"): there the row is shared out again, and the labels stay level."""
     window = at_size(1024, 768)
     board = window.board
+    qtbot.waitUntil(board.settled)  # the resize's own sharing out done before the first move
+    qtbot.wait(50)
     assert board.arrangement.rows[0] == ("scores", "mask")  # shared by columns and bars
     scores = board.views["scores"].plot
     others = [view for key, view in board.views.items() if key != "scores" and view.isVisible()]
