@@ -129,9 +129,9 @@ class SharedFor:
     numbers widened on a seed move by a label it had not shown ("-0.75" after "-0.6").
 
     Shared out again, the row's every view would move, and be laid out and repainted whole
-    in the pass of the move (13-20 ms of the window thread at 64 tokens, the burst's longest
+    in the pass of the move (10-17 ms of the window thread at 64 tokens, the burst's longest
     stall: docs/performance.md). The widened bar's few pixels come from its own cells
-    instead: a pixel a cell at 6 tokens."""
+    instead, a pixel a cell at 6 tokens; unless that turns their column labels (`_held`)."""
 
     DIGITS = 2
 
