@@ -8,7 +8,9 @@ move by a fraction of a percent, so a change of a few hundred thousand instructi
 during the timed moves; each move is cut at two marks the window's thread passes: the
 result's signal (`QCoreApplication.applicationPid`, called for it) and the benchmark's
 "every changed view painted" (`QLibraryInfo.version`). Needs valgrind; prints, never asserts.
-Run: `python -m benchmarks.ui_path [--tokens 6] [--moves 20]`.
+Run: `python -m benchmarks.ui_path [--tokens 6] [--moves 20] [--keep FOLDER]`; with `--keep`
+the per-segment files stay in FOLDER, e.g. `callgrind_annotate --inclusive=yes FILE` for one
+move's functions (the `*-01` files are the window's thread).
 """
 
 from __future__ import annotations
@@ -92,6 +94,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokens", type=int, default=6, choices=(6, 64, 256, 1024))
     parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="FOLDER",
+        help="keep valgrind's callgrind.out files in FOLDER (for callgrind_annotate)",
+    )
     parser.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inner:
@@ -99,7 +107,11 @@ def main() -> None:
         return
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is needed (apt-get install valgrind)")
-    folder = Path(tempfile.mkdtemp(prefix="ui-path-"))
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        folder = args.keep.resolve()
+    else:
+        folder = Path(tempfile.mkdtemp(prefix="ui-path-"))
     command = [
         "valgrind",
         "--tool=callgrind",
@@ -123,7 +135,8 @@ def main() -> None:
         command, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     to_painted, rest = _segments(folder)
-    shutil.rmtree(folder, ignore_errors=True)
+    if args.keep is None:
+        shutil.rmtree(folder, ignore_errors=True)
     if not to_painted:
         sys.exit("no move was counted (valgrind's output had no marks)")
     print(
