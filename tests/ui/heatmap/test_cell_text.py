@@ -359,6 +359,33 @@ def test_values_in_cells_too_short_for_any_font_are_never_formatted(qapp):
     assert made == [True]
 
 
+def test_two_decimals_are_written_only_where_four_do_not_fit(qapp):
+    """A matrix's values in two decimals are made at their first need: in a wide cell
+    four decimals are written and two never made; in a narrow one, two are, masked cells
+    as blank in them as in four."""
+    from attn_explorer.ui.heatmap import cell_text
+
+    matrix = np.array([[0.12345, -0.56789], [1.5, -0.25]], np.float32)
+    hidden = np.array([[False, False], [False, True]])
+    fine, coarse = cell_text.cell_strings(matrix, "signed", hidden, "−∞")
+    assert fine == ["0.1235", "-0.5679", "1.5000", "−∞"]
+    made = []
+
+    def counted():
+        made.append(True)
+        return coarse()
+
+    item = CellTextItem()
+    item.set_cells_later(lambda: (fine, counted), np.zeros(4, bool), (2, 2))
+    wide, narrow = QRectF(0, 0, 200, 40), QRectF(0, 0, 36, 40)
+    assert item.written(wide)[0] == fine and item.how_written(wide) == "whole"
+    assert made == []
+    assert item.written(narrow)[0] == ["0.12", "-0.57", "1.50", "−∞"]
+    assert item.how_written(narrow) == "rounded"
+    assert item._texts == (fine, ["0.12", "-0.57", "1.50", "−∞"])
+    assert made == [True]  # made once, kept
+
+
 @pytest.mark.parametrize("points", [8, 10, 12.5, 20])
 def test_a_value_measures_what_qt_measures_however_its_width_was_found(qapp, points):
     """The widest values decide the precision written, and are measured once per shape of
