@@ -7,9 +7,14 @@ its glyphs placed from cached offsets, costs less than a drawText, or a glyph ru
 
 from __future__ import annotations
 
+import sys
+from array import array
+
 from PySide6.QtGui import QFont, QRawFont
 
 _SEPARATOR = "\n"
+_UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"  # no byte-order mark
+assert array("I").itemsize == 4
 
 
 class _Glyphs:
@@ -70,9 +75,12 @@ class _Glyphs:
         self._offsets[shape] = offsets
         return shape, offsets
 
-    def indexes(self, texts: str) -> list[int]:
-        """The glyph indexes of `texts`, every character of which the font has."""
-        return list(map(ord, texts.translate(self._index)))
+    def indexes(self, texts: str) -> array:
+        """The glyph indexes of `texts`, every character of which the font has, as unsigned
+        32-bit integers: the characters of their glyph indexes encoded in UTF-32 are those
+        very integers. Qt converts an array of them for a glyph run in two thirds of the
+        instructions of a list of Python ints (800 glyphs a seed move at 6 tokens)."""
+        return array("I", texts.translate(self._index).encode(_UTF32, "surrogatepass"))
 
     def of(self, text: str) -> list[tuple[int, float]] | None:
         """The glyphs of `text`, or None if the font lacks one (Qt then picks a fallback font)."""

@@ -177,8 +177,12 @@ def test_values_of_one_shape_share_their_offsets_and_keep_their_own_glyphs(qapp)
     for text, (_, offsets) in zip(texts[:3], found[:3], strict=True):
         own = [a.x() for a in raw.advancesForGlyphIndexes(raw.glyphIndexesForString(text))]
         assert offsets == pytest.approx([sum(own[:i]) - sum(own) / 2 for i in range(len(own))])
-        assert glyphs.indexes(text) == raw.glyphIndexesForString(text)
+        assert list(glyphs.indexes(text)) == raw.glyphIndexesForString(text)
     assert glyphs.shapes(["a\nb", "c"]) == ["a\nb".translate(glyphs._shape), "c"]
+    # A big font's glyph indexes run through the UTF-16 surrogates' range and past it.
+    with_big = _Glyphs(QFont())
+    with_big._index = {ord("a"): chr(0xD805), ord("b"): chr(0xFFFF), ord("c"): chr(7)}
+    assert list(with_big.indexes("abc")) == [0xD805, 0xFFFF, 7]
 
 
 def test_a_value_in_an_uncoloured_cell_is_written_in_dark_ink(view):
