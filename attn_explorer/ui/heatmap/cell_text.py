@@ -7,6 +7,7 @@ The text is its own item, over the coloured cells, because it is laid out in dev
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
@@ -18,6 +19,7 @@ from PySide6.QtGui import (
     QGlyphRun,
     QPaintEngine,
     QPainter,
+    QPointFList,
     QTransform,
 )
 from PySide6.QtWidgets import QGraphicsItem
@@ -70,6 +72,8 @@ class CellTextItem(QGraphicsItem):
         self._placed: tuple[tuple, dict] = ((), {})  # see `_glyph_runs`
         self._longest: list[list[str] | None] = [None, None]  # by precision, see `_longest_of`
         self._dark: list[bool] = []
+        # The glyph positions of the light and the dark values' runs (see `_filled`).
+        self._positions = (QPointFList(), QPointFList())
         self.set_scale(1.0)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresParentOpacity, True)
 
@@ -292,14 +296,14 @@ class CellTextItem(QGraphicsItem):
         sx, sy, dx, dy = place
         baseline, cols, dark = glyphs.baseline, self._cols, self._dark
         # The glyph positions of a cell, by its index and its text's shape: a new value in
-        # the same cell has the same shape nearly always ("0.1234", "0.5678"), and making
-        # QPointFs costs more than the rest. Kept while the cells stay in place.
+        # the same cell has the same shape nearly always ("0.1234", "0.5678"). Kept while
+        # the cells stay in place, as the bytes of their x and y (see `_filled`).
         key = (place, baseline, cols)
         if self._placed[0] != key or len(self._placed[1]) > 4 * MAX_TEXT_CELLS:
             self._placed = (key, {})
         placed = self._placed[1]
         inked: tuple[list[str], list[str]] = ([], [])
-        positions: tuple[list[QPointF], list[QPointF]] = ([], [])
+        positions: tuple[list[bytes], list[bytes]] = ([], [])
         left_over = []
         for index, (text, shape) in enumerate(zip(texts, glyphs.shapes(texts), strict=True)):
             if not text:
@@ -313,10 +317,11 @@ class CellTextItem(QGraphicsItem):
                 row, col = divmod(index, cols)
                 x = sx * (col + 0.5) + dx
                 y = sy * (row + 0.5) + dy + baseline
-                points = placed[index, shape] = [QPointF(x + offset, y) for offset in offsets]
+                xy = [coordinate for offset in offsets for coordinate in (x + offset, y)]
+                points = placed[index, shape] = array("d", xy).tobytes()
             ink = dark[index]
             inked[ink].append(text)
-            positions[ink].extend(points)
+            positions[ink].append(points)
         runs = []
         for ink in (0, 1):
             run = None
@@ -324,11 +329,30 @@ class CellTextItem(QGraphicsItem):
                 run = QGlyphRun()
                 run.setRawFont(glyphs.raw)
                 run.setGlyphIndexes(glyphs.indexes("".join(inked[ink])))
-                run.setPositions(positions[ink])
+                run.setPositions(_filled(self._positions[ink], b"".join(positions[ink])))
             runs.append(run)
         return (runs[0], runs[1]), left_over
 
 
+def _filled(pool: QPointFList, packed: bytes) -> QPointFList:
+    """`pool`, holding the points whose x and y are the doubles of `packed`.
+
+    They are copied into the list's own memory: a Python list of QPointFs is converted
+    point by point on its way to Qt (some 550 instructions a point, and a seed move at 6
+    tokens draws some 800 glyphs). The list changes length by the few points that differ
+    from its last use; a glyph run given it shares its memory, which Qt copies before the
+    next write (`data()` detaches a shared list)."""
+    size, count = len(pool), len(packed) // _POINT_BYTES
+    for _ in range(size, count):
+        pool.append(_ORIGIN)
+    for _ in range(count, size):
+        pool.pop_back()
+    memory = pool.data()
+    memory[:] = packed
+    return pool
+
+
+_POINT_BYTES = 2 * array("d").itemsize
 _DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
 _widths: dict[tuple[str, str], float] = {}  # by font and text with its digits as zeros
 _tabular: dict[str, bool] = {}  # by font: its digits measure alike, beside anything

@@ -86,6 +86,44 @@ def test_glyph_runs_put_every_value_where_draw_text_does(view, monkeypatch):
         assert np.abs(np.subtract(on_screen, in_file)).max() <= 1
 
 
+def test_each_glyph_run_keeps_its_own_positions_as_the_next_values_come(qapp):
+    """The runs' points are written into two lists kept for the next values: a run made
+    before (kept for repaints) keeps its points when the next values, fewer, more or of
+    other inks, are written; every glyph sits where its cell's centre and its text put
+    it."""
+    item = CellTextItem()
+    font, place = item._fonts[0], (60.0, 40.0, 5.0, 7.0)
+    glyphs = _glyphs_of(font)
+
+    def expected(texts, dark, ink):
+        points = []
+        for index, text in enumerate(texts):
+            if text and dark[index] == ink:
+                _, offsets = glyphs.offsets(text, glyphs.shapes([text])[0])
+                row, col = divmod(index, 2)
+                x, y = 60.0 * (col + 0.5) + 5.0, 40.0 * (row + 0.5) + 7.0 + glyphs.baseline
+                points += [(x + offset, y) for offset in offsets]
+        return points
+
+    made = []
+    for texts, dark in (
+        (["0.1234", "-0.5678", "", "12.5000"], [False, True, False, False]),
+        (["-0.1234", "0.5678", "1.0000", "−∞"], [True, True, False, True]),
+        (["0.1", "2", "", "0.25"], [False, False, False, False]),
+    ):
+        item.set_cells(texts, texts, np.array(dark), (2, 2))
+        runs, left_over = item._glyph_runs(font, texts, place)
+        assert left_over == []
+        made.append((texts, dark, runs))
+    for texts, dark, runs in made:
+        for ink, run in enumerate(runs):
+            want = expected(texts, dark, ink)
+            got = [] if run is None else [(p.x(), p.y()) for p in run.positions()]
+            assert got == want
+            if run is not None:
+                assert len(run.glyphIndexes()) == len(want)
+
+
 def test_a_character_the_font_lacks_falls_back_to_draw_text(view, monkeypatch):
     glyphs = _glyphs_of(QFont())
     assert glyphs.of("-1.25") is not None
