@@ -63,7 +63,11 @@ LEFT_OUT = COUNTERS | MADE_ON_THE_WAY | CACHES
 # attributes only: a matrix cell image's `_grid`, where its cells' device pixels come from
 # under the transform it was last painted under (worked out again when that changes; the
 # sibling of its `_device`), where the board's `_grid` is its all-heads page.
-CACHES_OF = {"CellImage": LEFT_OUT | {"_grid"}}
+# A matrix's values in two decimals, and the longest texts of each precision, are made where
+# they are first needed (a cell too narrow for four decimals, the stage figure's widths):
+# until then the two decimals are a function that writes them. The values themselves are
+# in the four decimals, which are compared.
+CACHES_OF = {"CellImage": LEFT_OUT | {"_grid"}, "CellTextItem": LEFT_OUT | {"_coarse", "_longest"}}
 # Qt's animations of a style (a scroll bar fading), which end and delete themselves.
 TRANSIENT = {"QPropertyAnimation"}
 
