@@ -153,8 +153,9 @@ class CellTextItem(QGraphicsItem):
         if not coarse:
             return self._fine
         if callable(self._coarse):
-            # Two decimals are written only where four do not fit: at 6 tokens, never on
-            # the board, and a value formatted costs some 1,000 instructions.
+            # Two decimals are written only where four do not fit (the board at 6 tokens,
+            # 1500 × 940, writes four in every view), and a value formatted costs some
+            # 1,000 instructions.
             self._coarse = self._coarse()
         return self._coarse
 
