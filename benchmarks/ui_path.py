@@ -110,6 +110,8 @@ def main() -> None:
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
         folder = args.keep.resolve()
+        if any(folder.glob("callgrind.out.*")):  # another run's segments would be counted
+            sys.exit(f"{folder} already holds callgrind files: give an empty folder")
     else:
         folder = Path(tempfile.mkdtemp(prefix="ui-path-"))
     command = [
