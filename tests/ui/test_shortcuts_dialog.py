@@ -26,8 +26,9 @@ def test_the_list_says_where_each_key_works(window, qtbot):
     assert ("Edit", "Undo the last edit", "Ctrl+Z") in rows
     assert ("Edit", "Redo the edit last undone", "Ctrl+Shift+Z, Ctrl+Y") in rows
     assert ("View", "Larger text", "Ctrl++, Ctrl+=") in rows
-    assert (STEPS, "Next stage", "Right") in rows
-    assert (STEPS, "Play or pause the walk through the stages", "Space") in rows
+    steps = [row for row in rows if row[0] == STEPS]  # shown whole when one is missing
+    assert (STEPS, "Next stage", "Right") in steps, steps
+    assert (STEPS, "Play or pause the walk through the stages", "Space") in steps, steps
     assert (TABLE, "Insert a token after the current one", "Ctrl+I") in rows
     assert (TABLE, "Set the selected values to 0", "Del, Backspace") in rows
     assert (TABLE, "Paste a block at the current cell", "Ctrl+V") in rows
