@@ -11,6 +11,7 @@ import contextlib
 import gettext
 import os
 import shutil
+import sys
 import tempfile
 import warnings
 
@@ -330,3 +331,18 @@ def vietnamese():
     i18n.set_language("vi")
     yield
     i18n.set_language("en")
+
+
+@pytest.fixture(autouse=True)
+def qt_words_in_our_language():
+    """After every test, Qt's own words (key names in the shortcuts list, "Cancel") are in the
+    language our words are in: a test that leaves Qt's translator of another language
+    installed fails here, not some later test on the same worker that lists a key."""
+    yield
+    if "PySide6.QtCore" not in sys.modules:
+        return
+    from PySide6.QtCore import QCoreApplication
+
+    if QCoreApplication.instance() is not None and i18n.language() == "en":
+        right = QCoreApplication.translate("QShortcut", "Right")
+        assert right == "Right", f"Qt's own words left in another language ({right!r})"

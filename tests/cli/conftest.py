@@ -11,7 +11,6 @@ import pytest
 from attn_explorer.engine import preset
 from attn_explorer.io.session import save_session
 from attn_explorer.model.state import ExplorerState
-from attn_explorer.text import i18n
 
 
 def run(*args, env_extra=None):
@@ -53,4 +52,6 @@ def english_afterwards():
     """A command speaks the language of --lang (or the system's) from then on, as a process
     does; the next test starts in English again."""
     yield
-    i18n.set_language("en")
+    from attn_explorer.ui.i18n import use_language
+
+    use_language("en")  # Qt's own words too: the command installed their translator

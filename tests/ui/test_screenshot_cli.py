@@ -12,8 +12,6 @@ import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QTimer
 from PySide6.QtGui import QImage
 
-from attn_explorer.text import i18n
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -22,7 +20,9 @@ def english_afterwards():
     """The command speaks the language it chose (--lang, the saved one or the system's) from
     then on, as its process does; the next test starts in English again."""
     yield
-    i18n.set_language("en")
+    from attn_explorer.ui.i18n import use_language
+
+    use_language("en")  # Qt's own words too: the command installed their translator
 
 
 def run_process(*args: str) -> subprocess.CompletedProcess:
