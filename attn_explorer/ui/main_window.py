@@ -347,18 +347,15 @@ class MainWindow(QMainWindow):
         self.stepper.set_trace(result.trace, summary)
         self.bridge.release(previous)  # freed on the engine thread
         del previous
-        drawn = time.perf_counter()
-        self.status_line.show_shapes(shapes_summary(result.trace))
-        self.status_line.show_times(result.seconds, drawn - start)
-        self._status(summary)
-        self.status_line.settle()
+        shapes = shapes_summary(result.trace)
+        after = self.board.after_picture
+        self.status_line.show_picture(shapes, summary, result.seconds, start, after)
         self.stale_reason = None
         if not self.stale_banner.isHidden():  # (isVisible() is False while the window is)
             self.stale_banner.hide()
         self.traceShown.emit(result.trace)
         self._pictures += 1
         if self._pictures == 1:
-            self.status_line.size_labels()  # for the first summary, not "Starting the engine…"
             self.firstPicture.emit()
 
     def _show_failure(self, failure: Failure) -> None:

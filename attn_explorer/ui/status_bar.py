@@ -10,6 +10,10 @@ text, and the bar then repaints itself whole; in a held one it repaints the labe
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication, QLabel, QSizePolicy, QStatusBar, QWidget
@@ -66,6 +70,8 @@ class StatusLine(QObject):
         self.time_text.installEventFilter(self)
         self._shapes_need = 0
         self._held: tuple[QWidget, ...] = ()
+        self._picture: tuple[str, str, float, float] | None = None  # `show_picture`'s, waiting
+        self._pictures = 0  # pictures whose status was shown
         bar.installEventFilter(self)
         self.size_labels()
         self.time_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -85,8 +91,42 @@ class StatusLine(QObject):
             self._release()
         return super().eventFilter(watched, event)
 
+    def show_picture(
+        self,
+        shapes: str,
+        summary: str,
+        engine_seconds: float,
+        started: float,
+        after_picture: Callable[[Callable[[], None]], None],
+    ) -> None:
+        """The shapes, summary and times of a picture being drawn, written once it is on
+        screen (`after_picture`, the board's): the labels then take no paint pass before the
+        matrices', and "drawn in" is the time from `started` (its result taken up, a
+        `perf_counter` reading) to its pixels. A summary written meanwhile (what is wrong with
+        a later edit) stands: this one is dropped."""
+        self._picture = (shapes, summary, engine_seconds, started)
+        after_picture(self._picture_shown)
+
+    @property
+    def waiting(self) -> bool:
+        """Whether a picture's status waits for its picture to be on screen."""
+        return self._picture is not None
+
+    def _picture_shown(self) -> None:
+        if not shiboken6.isValid(self) or self._picture is None:
+            return  # the window closed, or a later summary stands
+        shapes, summary, engine_seconds, started = self._picture
+        self.show_shapes(shapes)
+        self.show_times(engine_seconds, time.perf_counter() - started)
+        self.show_summary(summary)
+        self.settle()
+        self._pictures += 1
+        if self._pictures == 1:
+            self.size_labels()  # for the first summary, not "Starting the engine…"
+
     def show_summary(self, text: str, error: bool = False) -> None:
         """The settings' summary, or (`error`, in red) why they cannot be computed."""
+        self._picture = None  # written now, it wins over a picture's still waiting
         # Called on every move: only what changed is set (a style sheet, even the same one,
         # re-polishes the label).
         style = "color: #b00020;" if error else ""
@@ -118,8 +158,8 @@ class StatusLine(QObject):
         """Lay the bar out now, after its labels' new texts: a label's new text asks the bar
         for a new layout, and the bar repaints itself whole when it gets one. Left to the
         event loop, that came after the window's paint pass and cost a second pass over
-        the bar on every move; laid out now, the bar is painted once, in the same pass as
-        the matrices."""
+        the bar on every move; laid out now, the bar is painted once, in the pass after the
+        matrices' (`show_picture`)."""
         if self._held:
             return  # nothing to lay out: the labels keep their sizes
         QApplication.sendPostedEvents(self.bar, QEvent.Type.LayoutRequest.value)

@@ -169,12 +169,14 @@ def stepped_window(window, steps, qtbot):
 
 
 def settled(win) -> bool:
-    """The window shows the trace of the document's current config, with nothing pending."""
+    """The window shows the trace of the document's current config, with nothing pending:
+    its status bar too, which is written once the matrices are on screen."""
     return (
         win.trace is not None
         and not win.bridge.busy
         and not win.problems
         and win.trace.config == win.doc.config()
+        and not win.status_line.waiting
     )
 
 

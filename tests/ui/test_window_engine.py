@@ -21,6 +21,8 @@ def test_the_status_bar_says_the_engine_is_starting_until_the_first_picture(qtbo
     assert win.status_text.text() == "Starting the engine (loading PyTorch)…"
     with qtbot.waitSignal(win.firstPicture, timeout=30_000):
         win.show()
+    # Written once the picture is on screen (`StatusLine.show_picture`).
+    qtbot.waitUntil(lambda: not win.status_line.waiting)
     assert win.status_text.text().startswith("linear · d_out 2")
     win.close()
     assert not win.bridge.is_running()

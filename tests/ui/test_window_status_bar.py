@@ -76,6 +76,51 @@ def test_a_seed_move_touches_no_control_tooltip_or_status_style(window, wait_set
     assert "seed 501" in window.status_text.toolTip()
 
 
+def test_the_status_follows_the_picture_and_times_its_drawing(window, wait_settled):
+    """The summary and times are written once the matrices are on screen, not in a paint
+    pass before theirs; "drawn in" is the time from the result to the pixels, so it is at
+    least the time from the trace set to the last changed view painted."""
+    import re
+    import time
+
+    from PySide6.QtCore import QEvent, QObject
+
+    board = window.board
+    changing = {board.views[k].viewport() for k in ("scores", "weights", "queries", "context")}
+    events: list[tuple[str, float]] = []
+
+    class Watch(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint and obj in changing:
+                events.append(("painted", time.perf_counter()))
+            elif event.type() == QEvent.Type.ToolTipChange and obj is window.status_text:
+                events.append(("status", time.perf_counter()))  # the summary names the seed
+            return False
+
+    def shown(_trace):
+        events.append(("set", time.perf_counter()))
+
+    watch = Watch()
+    watched = [*changing, window.status_text]
+    for widget in watched:
+        widget.installEventFilter(watch)
+    window.traceShown.connect(shown)
+    try:
+        window.controls.seed.spin.setValue(640)
+        wait_settled(window)
+    finally:
+        for widget in watched:
+            widget.removeEventFilter(watch)
+        window.traceShown.disconnect(shown)
+    assert "seed 640" in window.status_text.toolTip()
+    kinds = [kind for kind, _ in events]
+    assert kinds[0] == "set" and kinds[-1] == "status" and kinds.count("status") == 1
+    assert kinds.count("painted") >= len(changing)
+    last_paint = max(t for kind, t in events if kind == "painted")
+    drawn_ms = float(re.search(r"drawn in ([0-9.]+) ms", window.time_text.full_text())[1])
+    assert drawn_ms >= (last_paint - events[0][1]) * 1e3 - 0.05
+
+
 def test_loading_an_example_names_it_until_the_next_edit(window, qtbot, wait_settled):
     preset = PRESETS["causal"]
     window.load_preset("causal")

@@ -8,6 +8,7 @@ strip under the matrices, readable from the back of a room. Clicking a cell foll
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -18,7 +19,6 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSplitter,
     QStackedWidget,
-    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -29,7 +29,6 @@ from attn_explorer.text.i18n import N_
 from attn_explorer.ui.heatmap import (
     CATEGORY_LABELS,
     CMAPS,
-    CellHover,
     ColorBar,
     MatrixPlot,
     MatrixView,
@@ -54,9 +53,9 @@ from attn_explorer.ui.matrices.choices import choice_text as choice_text  # wher
 from attn_explorer.ui.matrices.context_menu import install_matrix_menu
 from attn_explorer.ui.matrices.notice_line import NoticeLine, NoticePlace
 from attn_explorer.ui.matrices.paint_pass import OnePaintPass
+from attn_explorer.ui.matrices.pointing import CellPointing
 from attn_explorer.ui.matrices.trace_plots import (
     HeadChoice,
-    Shown,
     kind_of,
     shared_levels,
     show_array,
@@ -65,7 +64,7 @@ from attn_explorer.ui.text_size import text_size
 from attn_explorer.ui.widgets import FormulaText, HeadBox, ShrinkButton, choice_box
 
 
-class MatrixBoard(HeadChoice, QWidget):
+class MatrixBoard(CellPointing, HeadChoice, QWidget):
     """All live heatmaps of the main window and the controls that choose what they show."""
 
     querySelected = Signal(int)
@@ -97,6 +96,7 @@ class MatrixBoard(HeadChoice, QWidget):
         # Each box's tooltip: what it chooses, then what its current item holds under this
         # configuration (`choice_text`, as its item's own tooltip in the list).
         self._named: tuple | None = None  # the `naming_key` the boxes' items were named for
+        self._pass: OnePaintPass | None = None  # the matrices' last paint pass (`after_picture`)
         self._box_help = {
             self.score_box: N_("Which scores the left matrix shows"),
             self.weight_box: N_("Which weights the right matrix shows"),
@@ -385,6 +385,16 @@ class MatrixBoard(HeadChoice, QWidget):
         self.all_heads.setChecked(on)
 
     # ------------------------------------------------------------------ drawing
+    def after_picture(self, call: Callable[[], None]) -> None:
+        """Call `call` once the matrices drawn last are on screen: after the paint pass that
+        shows them, or at once where none is waiting (the all-heads page, a hidden board).
+        What the learner reads beside the matrices (the status bar's summary and times)
+        follows the picture instead of holding it back by a paint pass of its own."""
+        if self._pass is None:
+            call()
+        else:
+            self._pass.then(call)
+
     def _page_chosen(self, grid: bool) -> None:
         self.pages.setCurrentWidget(self.grid if grid else self.pages.widget(0))
         self.heads_array.setVisible(grid)
@@ -397,10 +407,12 @@ class MatrixBoard(HeadChoice, QWidget):
             return
         self._values_may_change()  # new values may be wider (a 1000 among them)
         if self.pages.currentIndex() == 0:
-            with OnePaintPass(list(self.views.values())):
+            self._pass = OnePaintPass(list(self.views.values()))
+            with self._pass:
                 self._draw_matrices(self.trace)
                 self.set_query(self.query)
         else:
+            self._pass = None
             self._draw_grid(self.trace)
             self.set_query(self.query)
 
@@ -472,27 +484,3 @@ class MatrixBoard(HeadChoice, QWidget):
             for p in plots
             if getattr(p, "shown", None) and ARRAY_INFO[p.shown.name].rows == "q_tokens"
         ]
-
-    # ------------------------------------------------------------------ pointing
-    def explain_cell(self, plot: MatrixPlot, row: int, col: int) -> str:
-        shown: Shown = plot.shown
-        return self.explainer(self.trace, shown.name, shown.head, row, col)
-
-    def _hovered(self, plot: MatrixPlot, hover: CellHover | None) -> None:
-        if hover is None or self.trace is None or getattr(plot, "shown", None) is None:
-            QToolTip.hideText()
-            return
-        text = self.explain_cell(plot, hover.row, hover.col)
-        self.explanation.setText(text)
-        if hover.screen_pos is not None:
-            QToolTip.showText(hover.screen_pos.toPoint(), text)
-        self.explained.emit(text)
-
-    def _clicked(self, plot: MatrixPlot, row: int, col: int) -> None:
-        if getattr(plot, "shown", None) is None:
-            return
-        if ARRAY_INFO[plot.shown.name].rows == "q_tokens":
-            self.set_query(row)
-            self.querySelected.emit(row)
-        if self.trace is not None:
-            self.explanation.setText(self.explain_cell(plot, row, col))

@@ -48,6 +48,25 @@ class OnePaintPass:
         self._frames: list[tuple] = []
         self._layouts: list[tuple[MatrixView, tuple]] = []
         self._areas: list[tuple[MatrixView, QRect | None]] = []  # to repaint (None: whole)
+        self._then: list[Callable[[], None]] | None = []  # None once painted (`then`)
+
+    @property
+    def painted(self) -> bool:
+        """Whether what changed inside the block is on screen (or nothing was to paint)."""
+        return self._then is None
+
+    def then(self, call: Callable[[], None]) -> None:
+        """Call `call` once what changed inside the block is on screen: from the turn of the
+        event loop after the views' paint, or at once if that has happened."""
+        if self._then is None:
+            call()
+        else:
+            self._then.append(call)
+
+    def _done(self) -> None:
+        calls, self._then = self._then or [], None
+        for call in calls:
+            call()
 
     def __enter__(self) -> OnePaintPass:
         self._revisions = [view.plot.revision for view in self.views]
@@ -87,6 +106,7 @@ class OnePaintPass:
                 area |= view.mapFromScene(rect).boundingRect()
             self._areas.append((view, area.adjusted(-2, -2, 2, 2)))
         if not self.views:
+            self._done()
             return
         # After the timers already due: see the module's docstring.
         _after_due_timers(self._paint)
@@ -107,6 +127,7 @@ class OnePaintPass:
                 waiting.add(view.viewport())
         if not waiting:
             self._resume()
+            self._done()
             return
         self._watch = _PaintWatch(waiting, self._painted)
 
@@ -114,6 +135,10 @@ class OnePaintPass:
         self._watch = None
         # Posted: after what the paint itself posted.
         QTimer.singleShot(0, self._resume)
+        # Seen by the last view's paint event before it is delivered: on the next turn, once
+        # the window's paint pass is over, so that `then`'s calls neither lay out nor mark
+        # widgets for repaint in its middle.
+        QTimer.singleShot(0, self._done)
 
     def _resume(self) -> None:
         alive = [view for view in self.views if shiboken6.isValid(view)]
