@@ -229,6 +229,14 @@ def written(
     return result
 
 
+def arranged_for(width: int, height: int, plots: dict[str, MatrixPlot]) -> tuple:
+    """What the arrangement is chosen for: the room, the text size, each matrix's labels and
+    shape. Not the values: a seed's wider scores ("-0.1473") must not move every matrix on a
+    slider move."""
+    shapes = tuple((p.labels, None if p.matrix is None else p.matrix.shape) for p in plots.values())
+    return (width, height, text_size.factor, shapes)
+
+
 def choose(
     plots: dict[str, MatrixPlot], width: float, height: float, spacing: float, handle: float
 ) -> Arrangement:

@@ -38,6 +38,7 @@ from attn_explorer.ui.matrices.arrangement import (
     FULL,
     Arrangement,
     SharedFor,
+    arranged_for,
     choose,
     notice_text,
     widths,
@@ -97,6 +98,7 @@ class MatrixBoard(CellPointing, HeadChoice, QWidget):
         # configuration (`choice_text`, as its item's own tooltip in the list).
         self._named: tuple | None = None  # the `naming_key` the boxes' items were named for
         self._pass: OnePaintPass | None = None  # the matrices' last paint pass (`after_picture`)
+        self._check_waits = False  # the values' notice is checked after the picture
         self._box_help = {
             self.score_box: N_("Which scores the left matrix shows"),
             self.weight_box: N_("Which weights the right matrix shows"),
@@ -255,7 +257,7 @@ class MatrixBoard(CellPointing, HeadChoice, QWidget):
     def settled(self) -> bool:
         """Whether the arrangement and the values' notice are those of the room of now (no
         check of them is waiting for the next turn of the event loop)."""
-        return not self._values_check.isActive()
+        return not self._values_check.isActive() and not self._check_waits
 
     def values_written(self) -> list[str]:
         """How each matrix on the page shown writes its values (`MatrixPlot.values_written`),
@@ -297,14 +299,7 @@ class MatrixBoard(CellPointing, HeadChoice, QWidget):
             return False
         plots = {key: view.plot for key, view in self.views.items()}
         room = self.pages.size()
-        # Chosen again for a new room, text size or shape, not for new values: a seed's
-        # wider scores ("-0.1473") must not move every matrix on a slider move.
-        key = (
-            room.width(),
-            room.height(),
-            text_size.factor,
-            tuple((p.labels, None if p.matrix is None else p.matrix.shape) for p in plots.values()),
-        )
+        key = arranged_for(room.width(), room.height(), plots)
         if key == self._arranged_for:
             return False
         self._arranged_for = key
@@ -321,6 +316,7 @@ class MatrixBoard(CellPointing, HeadChoice, QWidget):
         return True
 
     def _check_values(self) -> None:
+        self._check_waits = False
         if self._rearrange():
             self._values_may_change()  # once the views have their new sizes
             return
@@ -405,16 +401,29 @@ class MatrixBoard(CellPointing, HeadChoice, QWidget):
     def _redraw(self) -> None:
         if self.trace is None:
             return
+        waiting = self._values_check.isActive()
         self._values_may_change()  # new values may be wider (a 1000 among them)
         if self.pages.currentIndex() == 0:
             self._pass = OnePaintPass(list(self.views.values()))
             with self._pass:
                 self._draw_matrices(self.trace)
                 self.set_query(self.query)
+            plots, room = {k: v.plot for k, v in self.views.items()}, self.pages.size()
+            arranged = arranged_for(room.width(), room.height(), plots) == self._arranged_for
+            if arranged and not waiting:
+                # New values only (a seed move): the arrangement stands, and the values'
+                # notice is checked once they are on screen, not in the same stretch.
+                self._values_check.stop()
+                self._check_waits = True
+                self._pass.then(self._check_values_waiting)
         else:
             self._pass = None
             self._draw_grid(self.trace)
             self.set_query(self.query)
+
+    def _check_values_waiting(self) -> None:
+        if self._check_waits:  # (not checked meanwhile, after a resize)
+            self._check_values()
 
     def _draw_matrices(self, trace: Trace) -> None:
         head = self.shown_head

@@ -66,6 +66,40 @@ def test_a_slider_move_repaints_every_changed_view_in_one_pass(window, paint_log
         assert paint_log.passes() == [changing]
 
 
+def test_the_values_notice_is_checked_after_a_seeds_picture_before_a_new_shape(
+    window, paint_log, qtbot, monkeypatch
+):
+    """A seed move changes only values: the arrangement stands, and the notice of how the
+    values are written is checked once the matrices are on screen, not in the stretch before
+    their paint. A new token changes the matrices' shapes: the arrangement is chosen for
+    them before anything is painted."""
+    board = window.board
+    check = type(board)._check_values
+
+    def logged(self):
+        paint_log.events.append("check")
+        check(self)
+
+    monkeypatch.setattr(type(board), "_check_values", logged)
+    window.controls.seed.spin.setValue(7)
+    qtbot.waitUntil(lambda: settled(window) and board.settled(), timeout=30_000)
+    qtbot.wait(300)
+    changing = {"scores", "weights", "queries", "keys", "values", "context"}
+    paint_log.events.clear()
+    window.controls.seed.spin.setValue(8)
+    qtbot.waitUntil(lambda: settled(window) and board.settled(), timeout=30_000)
+    events = paint_log.events
+    assert events.count("check") == 1
+    assert changing <= set(events[: events.index("check")])  # the picture, then the check
+
+    paint_log.events.clear()
+    window.doc.queries.insert_tokens(6, 1, np.random.default_rng(3))
+    qtbot.waitUntil(lambda: settled(window) and board.settled(), timeout=30_000)
+    events = paint_log.events
+    first_paint = min(events.index(key) for key in changing if key in events)
+    assert "check" in events[:first_paint]
+
+
 def test_a_new_trace_is_painted_after_the_timers_that_were_due(window, paint_log, qtbot):
     """Setting a trace into the views and painting it are two stretches of the event loop:
     the timers due in between (input, animations, a burst's clock) run between them, so the
@@ -100,6 +134,10 @@ def test_a_new_trace_is_painted_after_the_timers_that_were_due(window, paint_log
             first_paint = min(paint_log.events.index(key) for key in changing)
             assert "due" in paint_log.events[:first_paint]
             assert paint_log.passes()[0] == changing
+            # The values' notice is checked once the picture is on screen, and repainted in
+            # a pass of its own if it changed: over before the next seed.
+            qtbot.waitUntil(board.settled)
+            qtbot.wait(50)
     finally:
         board.set_trace(shown)
         qtbot.waitUntil(
