@@ -113,8 +113,9 @@ class StatusLine(QObject):
         return self._picture is not None
 
     def _picture_shown(self) -> None:
-        if not shiboken6.isValid(self) or self._picture is None:
-            return  # the window closed, or a later summary stands
+        if not (shiboken6.isValid(self) and shiboken6.isValid(self.bar)) or self._picture is None:
+            return  # the window closed (or was rebuilt in another language), or a later
+            # summary stands
         shapes, summary, engine_seconds, started = self._picture
         self.show_shapes(shapes)
         self.show_times(engine_seconds, time.perf_counter() - started)

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable
 
 import pyqtgraph as pg
+import shiboken6
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -422,7 +423,8 @@ class MatrixBoard(CellPointing, HeadChoice, QWidget):
             self.set_query(self.query)
 
     def _check_values_waiting(self) -> None:
-        if self._check_waits:  # (not checked meanwhile, after a resize)
+        # (Not checked meanwhile, after a resize; not a board a new language replaced.)
+        if self._check_waits and shiboken6.isValid(self):
             self._check_values()
 
     def _draw_matrices(self, trace: Trace) -> None:
