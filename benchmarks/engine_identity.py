@@ -2,14 +2,14 @@
 from each, then compare the dumps.
 
 The engine reproduces the tutorials digit for digit, so a change meant to make it faster must
-change no number: this computes the presets (each at its seed and the next), 400 random
-configs over every option (projection, heads, layout, biases, output projection, causal and
-padding masks, both masking methods and orders, scaling, temperature down to 1e-30, dropout
-continued or reseeded, cross-attention, a real head's given weights, switched-off heads, 1 to
-300 tokens) and four 512-token ones through a buffer pool that lends its buffers again, each
-with and without the comparison of the masking methods. Every array is kept as its bytes,
-dtype, shape and whether it is read-only; every step as its fields; a refused config as its
-problem's code and field.
+change no number: this computes the presets (each at its seed and the next), 400 random configs
+over every option (projection, heads, layout, biases, output projection, causal and padding
+masks, both masking methods and orders, scaling, temperature down to 1e-30, dropout continued or
+reseeded, cross-attention, a real head's given weights, switched-off heads, 1 to 300 tokens),
+four 512-token ones and 28 with values up to float32's largest (computed, or refused as an
+overflow) through a buffer pool that lends its buffers again, each with and without the
+comparison of the masking methods. Every array is kept as its bytes, dtype, shape and whether it
+is read-only; every step as its fields; a refused config as its problem's code and field.
 
     cd OLD_TREE && PYTHONPATH=$PWD python NEW_TREE/benchmarks/engine_identity.py dump /tmp/old.pkl
     cd NEW_TREE && PYTHONPATH=$PWD python -m benchmarks.engine_identity dump /tmp/new.pkl
@@ -105,6 +105,26 @@ def configs() -> list:
         dataclasses.replace(big, seed=s, mask_method=("neg_inf", "renormalize")[s % 2])
         for s in range(4)
     ]
+    # Huge values, up to float32's largest: computed, or refused as an overflow of the scores
+    # (to +inf or to −inf), of the scaled scores (a tiny temperature) or of the projections.
+    for magnitude in (1e15, 1e17, 1e18, 3e18, 1e19, 1e20, 3e38):
+        numbers = np.random.default_rng(int(np.log10(magnitude)))
+        rows = (numbers.uniform(-1, 1, (6, 3)) * magnitude).astype(np.float32).tolist()
+        rows[0][0] = magnitude  # one value exactly as large
+        huge = AttentionConfig(
+            tokens=tuple(f"t{j}" for j in range(6)),
+            embeddings=tuple(map(tuple, rows)),
+            projection="none" if magnitude < 1e18 else "linear",
+            d_out=2,
+            num_heads=2 if magnitude >= 1e18 else 1,
+            causal=True,
+        )
+        out += [
+            huge,
+            dataclasses.replace(huge, mask_before_scaling=True),
+            dataclasses.replace(huge, temperature=1e-10, valid_len=4),
+            dataclasses.replace(huge, projection="none", num_heads=1, mask_method="renormalize"),
+        ]
     return out
 
 
