@@ -15,7 +15,7 @@ from types import MappingProxyType
 import numpy as np
 import torch
 
-from attn_explorer.engine.buffers import BufferPool
+from attn_explorer.engine.buffers import MIN_POOLED_BYTES, BufferPool
 from attn_explorer.engine.config import AttentionConfig, ConfigError
 from attn_explorer.engine.heads import ablated_concat
 from attn_explorer.engine.params import dropout_keep, parameters_for
@@ -120,6 +120,9 @@ def _project(
     return out
 
 
+# The parameters a trace holds, where the config has them.
+_PARAMETERS = ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value", "w_out", "b_out")
+
 SAFE_SCORE = 1e37  # scores bounded below this cannot overflow float32 (largest 3.4e38)
 
 
@@ -193,7 +196,11 @@ def compute(
     including when float32 overflows on huge embedding values.
     """
     config.validate()
-    if pool is None:
+    # Below the pool's smallest buffer every array is fresh memory anyway: no look-ups then
+    # (a dozen calls of `pool.empty`, 5 µs, at the tutorials' size). No array is bigger than
+    # (heads, n, n) or (heads, n, d_head), n the longer of the two sequences.
+    n = max(config.n_q, config.n_k)
+    if pool is None or config.heads * n * max(n, config.d_head) * 4 < MIN_POOLED_BYTES:
         return _compute(config, compare_mask_methods, torch.empty)[0]
     try:
         trace, tensors, arrays = _compute(config, compare_mask_methods, pool.empty)
@@ -216,6 +223,7 @@ def _compute(
     """
     params = parameters_for(config)
     heads, n_q, n_k = config.heads, config.n_q, config.n_k
+    mask_first, has_mask = config.mask_first, config.has_mask  # properties: asked once
 
     x = _rows_tensor(config.embeddings)  # (n_q, d_in)
     x_kv = _rows_tensor(config.kv_embeddings) if config.is_cross else x
@@ -230,7 +238,7 @@ def _compute(
     shared_mask, additive, visible = _mask_and_additive(n_q, n_k, config.causal, config.valid_len)
     mask = shared_mask.clone()  # each trace its own (a copy of 1 MB at 1024 tokens, 0.1 ms)
     arrays: dict[str, torch.Tensor] = {}
-    if config.mask_first:
+    if mask_first:
         # Tutorial 000's order: masked = ω.masked_fill(mask, −inf), then softmax(masked / √d_k).
         # −∞ / √d_k is −∞ and the visible scores are divided as they are either way, so the
         # weights are bitwise those of the other order; the matrix between differs.
@@ -246,7 +254,7 @@ def _compute(
             arrays["weights_renormalize"] = zeroed.div_(zeroed.sum(dim=-1, keepdim=True))
     else:
         scaled = torch.div(scores, divisor, out=new(big)) if divisor != 1 else scores
-    if config.has_mask and not config.mask_first:
+    if has_mask and not mask_first:
         methods = {"neg_inf", "renormalize"} if compare_mask_methods else {config.mask_method}
         if "neg_inf" in methods:
             # Adding 0 / −∞ is the tutorial's masked_fill(mask, −inf), in one fast broadcast add.
@@ -275,7 +283,7 @@ def _compute(
         weights = arrays[f"weights_{config.mask_method}"]
         if not compare_mask_methods:
             del arrays[f"weights_{config.mask_method}"]  # it is `weights`; no comparison asked
-    elif not config.mask_first:
+    elif not mask_first:
         masked = scaled
         weights = torch.softmax(scaled, dim=-1, out=new(big))
 
@@ -318,10 +326,9 @@ def _compute(
     )
     if config.is_cross:
         arrays["x_kv"] = x_kv
-    for name in ("w_query", "w_key", "w_value", "b_query", "b_key", "b_value", "w_out", "b_out"):
-        tensor = getattr(params, name)
-        if tensor is not None:
-            arrays[name] = tensor
+    arrays.update(
+        {name: tensor for name in _PARAMETERS if (tensor := getattr(params, name)) is not None}
+    )
 
     # Each array read-only as it is made: an array made by `.numpy()` cannot be made writable
     # again, which a view of it (`trace.freeze`) could, and one object per array instead of two.
@@ -340,7 +347,7 @@ def _compute(
             scaled,
             context,
             config.temperature,
-            mask if config.mask_first else None,
+            mask if mask_first else None,
         )
     trace = Trace(
         config=config,

@@ -11,10 +11,11 @@ a slider move that changes the temperature or an embedding value does not redraw
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import torch
 
@@ -42,11 +43,9 @@ class Parameters:
     rng_state: torch.Tensor
 
     def nbytes(self) -> int:
-        tensors = (getattr(self, name) for name in _FIELDS)
-        return sum(t.numel() * t.element_size() for t in tensors if t is not None)
-
-
-_FIELDS = tuple(f.name for f in fields(Parameters))
+        tensors = (self.w_query, self.w_key, self.w_value, self.b_query, self.b_key)
+        tensors += (self.b_value, self.w_out, self.b_out, self.rng_state)
+        return sum([t.nbytes for t in tensors if t is not None])
 
 
 # The cache is bounded by size, not by count: 64 entries are kilobytes at the tutorials' size
@@ -96,6 +95,7 @@ def cached_bytes() -> int:
     return _cache_bytes
 
 
+@functools.cache  # the same few widths at every seed
 def _linear_bounds(fan_in: int) -> tuple[float, float]:
     """The uniform bounds `nn.Linear(fan_in, ...)` draws its weight and its bias from.
 
@@ -196,7 +196,7 @@ def _draw(
             if projection == "rand":
                 w = w.view(blocks, 3, d_in, d_out).permute(1, 0, 2, 3)
             else:
-                w = w.unflatten(-1, (d_out, d_in)).permute(1, 0, 3, 2)
+                w = w.view(blocks, 3, d_out, d_in).permute(1, 0, 3, 2)
             b = per[..., weight:].transpose(0, 1) if bias_size else None
         else:
             # One (d_in, d_out) per role, its columns split into heads: (role, heads, d_in,
@@ -204,10 +204,10 @@ def _draw(
             # (d_out, d_in) weight is (heads, d_head, d_in), each head's block transposed.
             d_head = d_out // heads
             if projection == "rand":
-                w = w[0].unflatten(-1, (d_in, heads, d_head)).permute(0, 2, 1, 3)
+                w = w[0].view(3, d_in, heads, d_head).permute(0, 2, 1, 3)
             else:
-                w = w[0].unflatten(-1, (heads, d_head, d_in)).transpose(-1, -2)
-            b = per[0, :, weight:].unflatten(-1, (heads, d_head)) if bias_size else None
+                w = w[0].view(3, heads, d_head, d_in).transpose(-1, -2)
+            b = per[0, :, weight:].view(3, heads, d_head) if bias_size else None
         # Copied out in the row-major strides the matrix products are given (`contiguous()`
         # would keep a view whose only odd stride is that of a size-1 axis).
         w_roles = w.clone(memory_format=torch.contiguous_format)
