@@ -17,6 +17,7 @@ import torch
 
 from attn_explorer.engine.buffers import MIN_POOLED_BYTES, BufferPool
 from attn_explorer.engine.config import AttentionConfig, ConfigError
+from attn_explorer.engine.given import ArrayRows
 from attn_explorer.engine.heads import ablated_concat
 from attn_explorer.engine.params import dropout_keep, parameters_for
 from attn_explorer.engine.steps import build_steps
@@ -370,9 +371,8 @@ def _rows_tensor(rows: tuple) -> torch.Tensor:
     7.9, the same float32 numbers), once while the rows stay the same (then a copy, 0.05 ms):
     the trace hands its `x` out, and no two traces share memory."""
     global _last_rows
-    array = getattr(rows, "array", None)
-    if isinstance(array, np.ndarray):
-        return torch.from_numpy(array.astype(np.float32))
+    if isinstance(rows, ArrayRows):  # (not getattr: a tuple's miss formats an AttributeError)
+        return torch.from_numpy(rows.array.astype(np.float32))
     last = _last_rows
     # The same object only: tuples compare -0.0 equal to 0.0, and a cell typed "-0" must
     # reach the trace as −0.0 (a seed, temperature or mask move hands the same rows object).

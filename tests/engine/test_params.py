@@ -1,5 +1,7 @@
 """The parameter cache: reused for a repeated structure, bounded in memory, never stale."""
 
+from dataclasses import replace
+
 import numpy as np
 import torch
 
@@ -29,6 +31,14 @@ def test_the_cache_stays_within_its_budget():
         params_module.parameters_for(wide_config(seed))
         assert params_module.cached_bytes() <= params_module.CACHE_BYTES
     assert params_module.cached_bytes() > params_module.CACHE_BYTES - one
+
+
+def test_the_cache_keeps_a_bounded_number_of_small_entries():
+    small = AttentionConfig(tokens=("a", "b"), embeddings=((1.0, 2.0), (3.0, 4.0)), seed=0)
+    one = params_module.parameters_for(small).nbytes()
+    for seed in range(1, 3 * params_module.CACHE_ENTRIES):
+        params_module.parameters_for(replace(small, seed=seed))
+    assert params_module.cached_bytes() <= params_module.CACHE_ENTRIES * one
 
 
 def test_an_evicted_structure_is_drawn_again_identically():
