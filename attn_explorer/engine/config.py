@@ -306,16 +306,19 @@ class AttentionConfig:
             raise ConfigError.of(found[0])
 
     def _choice_problems(self) -> list[Problem]:
-        out = [
-            problem(name, f"unknown_{name}", value=repr(value), choices=allowed)
-            for name, allowed in _CHOICES
-            if (value := getattr(self, name)) not in allowed
-        ]
-        out += [
-            problem(name, "not_bool", name=name)
-            for name in _FLAGS
-            if not isinstance(getattr(self, name), bool)
-        ]
+        out = []
+        for name, allowed in (
+            ("projection", PROJECTIONS),
+            ("head_layout", HEAD_LAYOUTS),
+            ("mask_method", MASK_METHODS),
+            ("ablate_mode", ABLATE_MODES),
+        ):
+            value = getattr(self, name)
+            if value not in allowed:
+                out.append(problem(name, f"unknown_{name}", value=repr(value), choices=allowed))
+        for name in ("out_proj", "qkv_bias", "causal", "scale", "training", "mask_before_scaling"):
+            if not isinstance(getattr(self, name), bool):
+                out.append(problem(name, "not_bool", name=name))
         return out
 
     def _number_problems(self) -> list[Problem]:
@@ -397,16 +400,6 @@ class AttentionConfig:
         if self.heads > 1:
             return [problem("num_heads", "too_big_heads", heads=self.heads, **sizes)]
         return [problem("tokens", "too_big", **sizes)]
-
-
-# The fields of fixed choices, and the switches (bools), in the order of the controls.
-_CHOICES = (
-    ("projection", PROJECTIONS),
-    ("head_layout", HEAD_LAYOUTS),
-    ("mask_method", MASK_METHODS),
-    ("ablate_mode", ABLATE_MODES),
-)
-_FLAGS = ("out_proj", "qkv_bias", "causal", "scale", "training", "mask_before_scaling")
 
 
 def _sequence_problems(
