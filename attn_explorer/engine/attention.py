@@ -206,7 +206,10 @@ def compute(
     # (heads, n, n) or (heads, n, d_head), n the longer of the two sequences.
     n = max(config.n_q, config.n_k)
     if pool is None or config.heads * n * max(n, config.d_head) * 4 < MIN_POOLED_BYTES:
-        return _compute(config, compare_mask_methods, torch.empty)[0]
+        trace = _compute(config, compare_mask_methods, torch.empty)[0]
+        if pool is not None:
+            pool.let_go()
+        return trace
     try:
         trace, tensors, arrays = _compute(config, compare_mask_methods, pool.empty)
     except BaseException:

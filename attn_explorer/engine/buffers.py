@@ -53,12 +53,7 @@ class BufferPool:
         Buffers nobody reads any more and this computation did not need are let go, so the
         pool never holds more than the traces on screen and the one being computed.
         """
-        if self._lent:
-            self._lent = [
-                (tensor, arrays)
-                for tensor, arrays in self._lent
-                if any(ref() is not None for ref in arrays)
-            ]
+        self.let_go()
         if not self._given:  # all small: nothing to look up (18 storages, 15 µs a move)
             return
         given = {_storage(t): t for t in self._given}
@@ -69,6 +64,16 @@ class BufferPool:
             if key in out:
                 out[key].append(weakref.ref(arrays[name]))
         self._lent += [(given[key], refs) for key, refs in out.items()]
+
+    def let_go(self) -> None:
+        """Free the buffers nobody reads any more: after every computation, including one too
+        small to take any (the traces of a bigger one may have been dropped meanwhile)."""
+        if self._lent:
+            self._lent = [
+                (tensor, arrays)
+                for tensor, arrays in self._lent
+                if any(ref() is not None for ref in arrays)
+            ]
 
     def abandon(self) -> None:
         """A computation failed: what it was given is simply freed."""

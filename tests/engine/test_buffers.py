@@ -98,3 +98,17 @@ def test_a_failed_computation_leaves_the_pool_usable(big):
     with pytest.raises(ConfigError):
         compute(huge, pool=pool)
     assert_same_trace(compute(big, pool=pool), compute(big))
+
+
+def test_small_traces_after_big_ones_let_the_big_buffers_go(big, journey):
+    """The window switched from 512 tokens to the tutorials' six: once the big traces are no
+    longer shown, their memory is freed, though no small computation takes any of it."""
+    pool = BufferPool()
+    shown = compute(big, pool=pool)
+    assert pool.nbytes >= MIN_POOLED_BYTES
+    compute(journey(seed=1), pool=pool)
+    assert pool.nbytes >= MIN_POOLED_BYTES  # the big trace is still on screen
+    del shown
+    gc.collect()
+    compute(journey(seed=2), pool=pool)
+    assert pool.nbytes == 0
