@@ -50,11 +50,6 @@ class OnePaintPass:
         self._areas: list[tuple[MatrixView, QRect | None]] = []  # to repaint (None: whole)
         self._then: list[Callable[[], None]] | None = []  # None once painted (`then`)
 
-    @property
-    def painted(self) -> bool:
-        """Whether what changed inside the block is on screen (or nothing was to paint)."""
-        return self._then is None
-
     def then(self, call: Callable[[], None]) -> None:
         """Call `call` once what changed inside the block is on screen: from the turn of the
         event loop after the views' paint, or at once if that has happened."""
